@@ -1,0 +1,151 @@
+// The record contract between the producers of warp-level events (the PTX
+// emulator's tracer, the device-side logger on a GPU) and their consumer (the
+// host detector). See DESIGN.md, "The record contract".
+//
+// This header is included by C++ host code and by the CUDA device logger, so it
+// uses only fixed-width integers, plain structs and constexpr helpers.
+//
+// Layout: one fixed 280-byte slot per warp-level event:
+//   16-byte header | 8-byte sequence stamp | 32 x 8-byte payload words.
+// DESIGN.md asks for a 16-byte header "with room for a sequence stamp"; the
+// operation, flags, access size, space/scope, active mask, warp id and site id
+// already fill 16 bytes, so the 64-bit stamp gets its own word after the header
+// (a 32-bit stamp would wrap within minutes of a lock-heavy kernel).
+#ifndef BARRACUDA_DEVICE_LOGGER_PROTOCOL_H_
+#define BARRACUDA_DEVICE_LOGGER_PROTOCOL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace barracuda::protocol {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kWarpSize = 32;
+
+// What a warp did. Memory operations carry one address per lane in the payload;
+// control and barrier operations carry an op-specific payload struct.
+enum class Op : uint8_t {
+  kRead = 0,        // rd(t,x) per active lane, then endi(w)
+  kWrite = 1,       // wr(t,x) per active lane, then endi(w)
+  kAtomic = 2,      // atm(t,x): atom.* / red.* without acquire/release meaning
+  kAcquire = 3,     // acq(t,x) at header scope (ld.acquire, load+fence, cas+fence)
+  kRelease = 4,     // rel(t,x) at header scope (st.release, fence+store, fence+exch)
+  kAcqRel = 5,      // ar(t,x) at header scope (atom.acq_rel, fence+atom+fence)
+  kFence = 6,       // a fence not bundled with any access (fence.*, membar.*)
+  kBarrier = 7,     // bar.sync / barrier.sync / bar.red: payload BarrierPayload
+  kBarrierArrive = 8,  // bar.arrive / barrier.arrive: payload BarrierPayload
+  kIf = 9,          // conditional branch splits the warp: payload BranchPayload
+  kElse = 10,       // second path of the innermost divergence starts
+  kFi = 11,         // reconvergence of the innermost divergence
+  kWarpSync = 12,   // bar.warp.sync and *.sync warp primitives: mask = members
+  kKernelBegin = 13,  // first record of a launch: payload KernelPayload
+  kKernelEnd = 14,    // last record of a launch (after every warp exited)
+  kCount
+};
+
+// PTX memory-model scope of a synchronisation operation.
+enum class Scope : uint8_t { kNone = 0, kCta = 1, kCluster = 2, kGpu = 3, kSys = 4 };
+
+// Where a logged access went. Generic addresses are classified before logging
+// (isspacep on the GPU, the emulator's address map on the CPU); local, const and
+// param accesses are thread-private or read-only and are never logged.
+enum class Space : uint8_t { kGlobal = 0, kShared = 1 };
+
+// Header flag bits.
+enum Flag : uint8_t {
+  kFlagSameValue = 1u << 0,  // every active lane stored the same value (paper: not an intra-warp race)
+  kFlagLoad = 1u << 1,       // for kAcquire/kRelease/kAcqRel: the underlying access reads memory
+  kFlagStore = 1u << 2,      // ... writes memory (both bits: a read-modify-write)
+  kFlagVolatile = 1u << 3,   // ld.volatile / st.volatile (flag-based message passing)
+  kFlagInferred = 1u << 4,   // acquire/release inferred from fence adjacency (paper §3.1), not explicit
+};
+
+struct RecordHeader {
+  uint8_t op;            // Op
+  uint8_t flags;         // Flag bits
+  uint8_t access_size;   // bytes per lane for memory ops (1, 2, 4, 8, 16); 0 otherwise
+  uint8_t space_scope;   // low nibble Space, high nibble Scope
+  uint32_t active_mask;  // lanes that executed the operation
+  uint32_t warp_id;      // grid-unique: block_linear * warps_per_block + warp_in_block
+  uint32_t site_id;      // static site (ptx_rewriter site table); kNoSite when none
+};
+static_assert(sizeof(RecordHeader) == 16, "the header is 16 bytes (DESIGN.md)");
+
+inline constexpr uint32_t kNoSite = 0xffffffffu;
+
+// Shared-memory addresses are offsets in a block's window tagged with the
+// (grid-linear) block id, so distributed shared memory of a cluster can name a
+// neighbour's window: address = block << 32 | offset.
+constexpr uint64_t SharedAddress(uint32_t block_linear, uint32_t offset) {
+  return (static_cast<uint64_t>(block_linear) << 32) | offset;
+}
+constexpr uint32_t SharedBlock(uint64_t address) { return static_cast<uint32_t>(address >> 32); }
+constexpr uint32_t SharedOffset(uint64_t address) { return static_cast<uint32_t>(address); }
+
+// Payload of kBarrier / kBarrierArrive.
+struct BarrierPayload {
+  uint32_t barrier_id;    // 0..15 (bar.sync 0 is __syncthreads)
+  uint32_t thread_count;  // expected threads; 0 means every thread of the block
+};
+
+// Payload of kIf: the header's active_mask is the mask before the split.
+// then_mask lanes run first; the else lanes (active_mask & ~then_mask) after
+// the matching kElse. Either side may be empty.
+struct BranchPayload {
+  uint32_t then_mask;
+  uint32_t reserved;
+};
+
+// Payload of kKernelBegin. Dimensions are in threads/blocks; the kernel name is
+// resolved through the producer's side table (name_id) so records stay fixed size.
+struct KernelPayload {
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t static_shared_bytes;
+  uint32_t dynamic_shared_bytes;
+  uint64_t launch_id;    // per-process launch counter, from 1
+  uint64_t stream_id;    // 0 = legacy default stream
+  uint32_t name_id;      // index into the producer's kernel-name table
+  uint32_t process_id;   // pid of the app process (several processes may share a daemon)
+};
+
+struct Record {
+  RecordHeader header;
+  uint64_t stamp;  // global sequence stamp for synchronisation ops (0 when unused)
+  union {
+    uint64_t addr[kWarpSize];  // per-lane address for memory ops (only active lanes meaningful)
+    BarrierPayload barrier;
+    BranchPayload branch;
+    KernelPayload kernel;
+  };
+};
+static_assert(sizeof(Record) == 280, "fixed-size queue slots");
+static_assert(offsetof(Record, addr) == 24, "payload follows header and stamp");
+static_assert(sizeof(KernelPayload) <= sizeof(uint64_t) * kWarpSize, "payload fits");
+
+// Accessors and builders: keep bit packing in one place.
+constexpr Op OpOf(const RecordHeader& h) { return static_cast<Op>(h.op); }
+constexpr Space SpaceOf(const RecordHeader& h) { return static_cast<Space>(h.space_scope & 0x0f); }
+constexpr Scope ScopeOf(const RecordHeader& h) { return static_cast<Scope>(h.space_scope >> 4); }
+constexpr uint8_t PackSpaceScope(Space space, Scope scope) {
+  return static_cast<uint8_t>(static_cast<uint8_t>(space) | (static_cast<uint8_t>(scope) << 4));
+}
+
+constexpr bool IsMemoryOp(Op op) {
+  return op == Op::kRead || op == Op::kWrite || op == Op::kAtomic || op == Op::kAcquire ||
+         op == Op::kRelease || op == Op::kAcqRel;
+}
+constexpr bool IsSyncOp(Op op) {
+  return op == Op::kAcquire || op == Op::kRelease || op == Op::kAcqRel || op == Op::kFence;
+}
+
+// Warps per block for a block shape, as used in warp ids.
+constexpr uint32_t WarpsPerBlock(uint32_t threads_per_block) {
+  return (threads_per_block + kWarpSize - 1) / kWarpSize;
+}
+
+const char* OpName(Op op);  // defined in protocol.cpp (host only)
+
+}  // namespace barracuda::protocol
+
+#endif  // BARRACUDA_DEVICE_LOGGER_PROTOCOL_H_
