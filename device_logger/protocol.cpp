@@ -19,6 +19,7 @@ const char* OpName(Op op) {
     case Op::kWarpSync: return "warpsync";
     case Op::kKernelBegin: return "kernel.begin";
     case Op::kKernelEnd: return "kernel.end";
+    case Op::kExit: return "exit";
     case Op::kCount: break;
   }
   return "?";

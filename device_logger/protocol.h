@@ -40,6 +40,8 @@ enum class Op : uint8_t {
   kWarpSync = 12,   // bar.warp.sync and *.sync warp primitives: mask = members
   kKernelBegin = 13,  // first record of a launch: payload KernelPayload
   kKernelEnd = 14,    // last record of a launch (after every warp exited)
+  kExit = 15,         // lanes in active_mask exited (ret/exit of the kernel); they no
+                      // longer count towards whole-block barriers
   kCount
 };
 
@@ -53,7 +55,8 @@ enum class Space : uint8_t { kGlobal = 0, kShared = 1 };
 
 // Header flag bits.
 enum Flag : uint8_t {
-  kFlagSameValue = 1u << 0,  // every active lane stored the same value (paper: not an intra-warp race)
+  kFlagSameValue = 1u << 0,  // store: no two active lanes wrote different values to overlapping
+                             // bytes (paper §3.3.1: such intra-warp write-write pairs are not races)
   kFlagLoad = 1u << 1,       // for kAcquire/kRelease/kAcqRel: the underlying access reads memory
   kFlagStore = 1u << 2,      // ... writes memory (both bits: a read-modify-write)
   kFlagVolatile = 1u << 3,   // ld.volatile / st.volatile (flag-based message passing)
