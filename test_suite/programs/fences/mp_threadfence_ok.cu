@@ -1,0 +1,50 @@
+/*@barracuda
+{
+  "what": "inter-block message passing with __threadfence on both sides (gpu-scope release/acquire)",
+  "arch": 75,
+  "expect": {
+    "its": {"verdict": "no-race", "races": []},
+    "lockstep": {"verdict": "no-race", "races": []}
+  }
+}
+@*/
+// Message passing between two blocks (paper §3.3.3 litmus test "mp"): thread 0 of
+// block 0 writes data then sets a volatile flag; thread 0 of block 1 polls the flag,
+// then reads data. A fence right before the flag store makes the store a release, a
+// fence right after the polling load makes the load an acquire (paper §3.1); the
+// scope is the fence's. Twins: mp_no_fence_racy.cu, mp_threadfence_block_racy.cu.
+#include <cstdio>
+#include <cuda_runtime.h>
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
+
+__global__ void MessagePass(int *data, volatile int *flag, int *out) {
+  if (threadIdx.x != 0) return;
+  if (blockIdx.x == 0) {
+    data[0] = 42;
+    __threadfence();
+    *flag = 1;
+  } else {
+    int f;
+    do {
+      f = *flag;
+      __threadfence();
+    } while (f == 0);
+    out[0] = data[0];
+  }
+}
+
+int main() {
+  int *d_data, *d_flag, *d_out;
+  CK(cudaMalloc(&d_data, sizeof(int)));
+  CK(cudaMalloc(&d_flag, sizeof(int)));
+  CK(cudaMalloc(&d_out, sizeof(int)));
+  CK(cudaMemset(d_data, 0, sizeof(int)));
+  CK(cudaMemset(d_flag, 0, sizeof(int)));
+  MessagePass<<<2, 32>>>(d_data, d_flag, d_out);
+  CK(cudaGetLastError());
+  int h;
+  CK(cudaMemcpy(&h, d_out, sizeof(int), cudaMemcpyDeviceToHost));
+  if (h != 42) { std::printf("FAIL out=%d\n", h); return 1; }
+  std::printf("PASS\n");
+  return 0;
+}

@@ -1,0 +1,43 @@
+/*@barracuda
+{
+  "what": "loop of lane exchanges with __syncwarp after the store and after the load",
+  "arch": 75,
+  "expect": {
+    "its": {"verdict": "no-race", "races": []},
+    "lockstep": {"verdict": "no-race", "races": []}
+  }
+}
+@*/
+// Twin: exchange_loop_missing_syncwarp_racy.cu.
+#include <cstdio>
+#include <cuda_runtime.h>
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
+
+__global__ void Rotate(const int *in, int *out) {
+  __shared__ int s[32];
+  int lane = threadIdx.x;
+  int v = in[lane];
+  for (int it = 0; it < 3; ++it) {
+    s[lane] = v;
+    __syncwarp();
+    v += s[(lane + 1) % 32];
+    __syncwarp();
+  }
+  out[lane] = v;
+}
+
+int main() {
+  int h[32];
+  for (int i = 0; i < 32; ++i) h[i] = 1;
+  int *d_in, *d_out;
+  CK(cudaMalloc(&d_in, sizeof(h)));
+  CK(cudaMalloc(&d_out, sizeof(h)));
+  CK(cudaMemcpy(d_in, h, sizeof(h), cudaMemcpyHostToDevice));
+  Rotate<<<1, 32>>>(d_in, d_out);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(h, d_out, sizeof(h), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 32; ++i)
+    if (h[i] != 8) { std::printf("FAIL out[%d]=%d\n", i, h[i]); return 1; }
+  std::printf("PASS\n");
+  return 0;
+}

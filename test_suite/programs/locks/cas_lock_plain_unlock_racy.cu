@@ -1,0 +1,45 @@
+/*@barracuda
+{
+  "what": "the hashtable bug from paper \u00a76.3: atomicCAS lock without fence, released by a plain store without fence: the critical sections race and so do the unlocking store and the other blocks' CAS (atomic vs plain)",
+  "arch": 75,
+  "expect": {
+    "its": {"verdict": "race", "races": [
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [29, 28]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [29, 29]},
+      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [26, 30]}
+    ]},
+    "lockstep": {"verdict": "race", "races": [
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [29, 28]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [29, 29]},
+      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [26, 30]}
+    ]}
+  }
+}
+@*/
+// Twin: cas_lock_volatile_store_unlock_ok.cu (the same store with a fence before it).
+#include <cstdio>
+#include <cuda_runtime.h>
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
+
+__global__ void Increment(volatile int *counter, int *mutex) {
+  if (threadIdx.x != 0) return;
+  while (atomicCAS(mutex, 0, 1) != 0) {  // @cas
+  }
+  int v = *counter;  // @r
+  *counter = v + 1;  // @w
+  *(volatile int *)mutex = 0;  // @unlock
+}
+
+int main() {
+  int *dc, *dm;
+  CK(cudaMalloc(&dc, sizeof(int)));
+  CK(cudaMalloc(&dm, sizeof(int)));
+  CK(cudaMemset(dc, 0, sizeof(int)));
+  CK(cudaMemset(dm, 0, sizeof(int)));
+  Increment<<<4, 32>>>(dc, dm);
+  CK(cudaGetLastError());
+  int h;
+  CK(cudaMemcpy(&h, dc, sizeof(int), cudaMemcpyDeviceToHost));
+  std::printf("counter=%d (want 4; racy)\n", h);
+  return 0;
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Validate the @barracuda headers of the concurrency bug suite and print its table.
+
+Usage:
+  make_table.py                  validate every program, print the Markdown table
+  make_table.py --update-readme  validate, then rewrite the table in README.md
+                                 (between the table:begin / table:end markers)
+  make_table.py --cuda-include DIR
+                                 where CUDA's headers live (default /usr/local/cuda/include);
+                                 used to check the header lines of "files" entries
+
+Exit status: 0 when every header is valid, 1 when any is not (each problem is printed
+as file:line: message on stderr), 2 on a usage error.
+"""
+import argparse
+import json
+import pathlib
+import re
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
+KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'BARRIER_DIVERGENCE'}
+SPACES = {'shared', 'global'}
+CLASSES = {'intra-warp', 'divergence', 'intra-block', 'inter-block'}
+MODELS = ('its', 'lockstep')
+ARCHES = {75, 90}
+# A racing access line must show an access: an array subscript, a dereference, an
+# assignment, an atomic, or (for barrier divergence) a barrier.
+ACCESS_RE = re.compile(r'\[|\*|=|atomic|\.(load|store|exchange|fetch_\w+)\(')
+BARRIER_RE = re.compile(r'__syncthreads|\bbar(rier)?\.sync|\.sync\(\)')
+
+
+class Problems:
+    def __init__(self):
+        self.items = []
+
+    def add(self, path, line, msg):
+        self.items.append(f'{path}:{line}: {msg}')
+
+
+def find_header_file(include_dirs, rel):
+    for d in include_dirs:
+        p = pathlib.Path(d) / rel
+        if p.is_file():
+            return p
+    return None
+
+
+def check_program(path, rel, problems, include_dirs):
+    text = path.read_text()
+    m = HEADER_RE.match(text)
+    if not m:
+        problems.add(rel, 1, 'file does not start with a /*@barracuda ... @*/ header')
+        return None
+    header_lines = text[:m.end()].count('\n')
+    try:
+        hdr = json.loads(m.group(1))
+    except json.JSONDecodeError as e:
+        problems.add(rel, 2 + e.lineno - 1, f'header is not valid JSON: {e.msg}')
+        return None
+    src = text.split('\n')
+    nlines = len(src) - (1 if text.endswith('\n') else 0)
+
+    def bad(msg, line=2):
+        problems.add(rel, line, msg)
+
+    if not isinstance(hdr, dict) or set(hdr) != {'what', 'arch', 'expect'}:
+        bad('header must have exactly the keys "what", "arch", "expect"')
+        return None
+    if not isinstance(hdr['what'], str) or not hdr['what'].strip() or '\n' in hdr['what']:
+        bad('"what" must be a non-empty one-line string')
+    if hdr['arch'] not in ARCHES:
+        bad(f'"arch" must be one of {sorted(ARCHES)}')
+    exp = hdr['expect']
+    if not isinstance(exp, dict) or set(exp) != set(MODELS):
+        bad('"expect" must have exactly the keys "its" and "lockstep"')
+        return None
+    for model in MODELS:
+        e = exp[model]
+        if not isinstance(e, dict) or set(e) != {'verdict', 'races'}:
+            bad(f'expect.{model} must have exactly "verdict" and "races"')
+            continue
+        if e['verdict'] not in ('race', 'no-race'):
+            bad(f'expect.{model}.verdict must be "race" or "no-race"')
+        if not isinstance(e['races'], list):
+            bad(f'expect.{model}.races must be a list')
+            continue
+        if (e['verdict'] == 'race') != bool(e['races']):
+            bad(f'expect.{model}: verdict "race" needs races, "no-race" needs an empty list')
+        seen = set()
+        for r in e['races']:
+            if not isinstance(r, dict) or not {'kind', 'space', 'class', 'lines'} <= set(r) or \
+                    not set(r) <= {'kind', 'space', 'class', 'lines', 'files'}:
+                bad(f'expect.{model}: a race has keys kind, space, class, lines (and optional files)')
+                continue
+            if r['kind'] not in KINDS:
+                bad(f'expect.{model}: unknown kind {r["kind"]!r}')
+            if r['space'] not in SPACES:
+                bad(f'expect.{model}: unknown space {r["space"]!r}')
+            if r['class'] not in CLASSES:
+                bad(f'expect.{model}: unknown class {r["class"]!r}')
+            lines = r['lines']
+            if lines == 'cub':
+                continue
+            if not (isinstance(lines, list) and len(lines) == 2 and
+                    all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in lines)):
+                bad(f'expect.{model}: lines must be two positive line numbers (or "cub")')
+                continue
+            key = (r['kind'], r['space'], r['class'], tuple(sorted(lines)),
+                   tuple(r.get('files', [])))
+            if key in seen:
+                bad(f'expect.{model}: duplicate race {key}')
+            seen.add(key)
+            if r['kind'] == 'BARRIER_DIVERGENCE' and lines[0] != lines[1]:
+                bad(f'expect.{model}: BARRIER_DIVERGENCE names the barrier line twice')
+            if 'files' in r:
+                files = r['files']
+                if not (isinstance(files, list) and len(files) == 2 and all(isinstance(f, str) for f in files)):
+                    bad(f'expect.{model}: files must be two header paths')
+                    continue
+                for f, ln in zip(files, lines):
+                    hp = find_header_file(include_dirs, f)
+                    if hp is None:
+                        print(f'note: {rel}: {f} not found under {include_dirs}; line not checked',
+                              file=sys.stderr)
+                    elif ln > len(hp.read_text().split('\n')):
+                        bad(f'expect.{model}: line {ln} is past the end of {f}')
+                continue
+            for ln in lines:
+                if ln <= header_lines or ln > nlines:
+                    bad(f'expect.{model}: line {ln} is not a source line after the header')
+                    continue
+                code = src[ln - 1].split('//')[0]
+                want = BARRIER_RE if r['kind'] == 'BARRIER_DIVERGENCE' else ACCESS_RE
+                if not want.search(code):
+                    bad(f'expect.{model}: line {ln} does not look like a '
+                        f'{"barrier" if r["kind"] == "BARRIER_DIVERGENCE" else "memory access"}: '
+                        f'{src[ln - 1].strip()!r}', ln)
+    # Naming convention: *_ok.cu is race-free under both models, *_racy.cu is racy
+    # under the default model (its).
+    name = path.name
+    if name.endswith('_ok.cu'):
+        if any(exp[m]['verdict'] != 'no-race' for m in MODELS if isinstance(exp.get(m), dict)):
+            bad('*_ok.cu programs must be race-free under both warp models')
+    elif name.endswith('_racy.cu'):
+        if isinstance(exp.get('its'), dict) and exp['its'].get('verdict') != 'race':
+            bad('*_racy.cu programs must be racy under the its model')
+    else:
+        bad('file name must end in _ok.cu or _racy.cu')
+    return hdr
+
+
+def verdict_cell(e):
+    if e['verdict'] == 'no-race':
+        return 'no-race'
+    kinds = []
+    for r in e['races']:
+        k = r['kind'] if r['kind'] != 'BARRIER_DIVERGENCE' else 'BARRIER_DIV'
+        if k not in kinds:
+            kinds.append(k)
+    n = len(e['races'])
+    return f'race ({n}: {", ".join(kinds)})'.replace('_', '\\_')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--update-readme', action='store_true')
+    ap.add_argument('--cuda-include', action='append', default=None)
+    args = ap.parse_args()
+    include_dirs = args.cuda_include or ['/usr/local/cuda/include']
+
+    problems = Problems()
+    rows, per_topic = [], {}
+    for path in sorted(HERE.rglob('*.cu')):
+        rel = path.relative_to(HERE).as_posix()
+        hdr = check_program(path, rel, problems, include_dirs)
+        topic = rel.split('/')[0] if '/' in rel else '.'
+        t = per_topic.setdefault(topic, [0, 0, 0])
+        t[0] += 1
+        if hdr is None:
+            continue
+        its, lock = hdr['expect']['its'], hdr['expect']['lockstep']
+        t[1] += its['verdict'] == 'race'
+        t[2] += its['verdict'] != lock['verdict']
+        what = hdr['what'].replace('|', '\\|').replace('_', '\\_')
+        rows.append(f'| `{rel}` | {what} | {verdict_cell(its)} | {verdict_cell(lock)} |')
+
+    table = ['| program | what it tests | its | lockstep |', '|---|---|---|---|'] + rows
+    total = sum(v[0] for v in per_topic.values())
+    summary = ['| folder | programs | racy under its | verdicts differ between its and lockstep |', '|---|---|---|---|']
+    for topic, (n, racy, diff) in sorted(per_topic.items()):
+        summary.append(f'| `{topic}/` | {n} | {racy} | {diff} |')
+    summary.append(f'| **total** | **{total}** | **{sum(v[1] for v in per_topic.values())}** | '
+                   f'**{sum(v[2] for v in per_topic.values())}** |')
+    out = '\n'.join(summary + [''] + table) + '\n'
+
+    for p in problems.items:
+        print(p, file=sys.stderr)
+    if args.update_readme:
+        readme = HERE / 'README.md'
+        text = readme.read_text()
+        begin, end = '<!-- table:begin -->\n', '<!-- table:end -->'
+        i, j = text.find(begin), text.find(end)
+        if i < 0 or j < i:
+            print(f'{readme}: missing the table:begin / table:end markers', file=sys.stderr)
+            return 1
+        readme.write_text(text[:i + len(begin)] + out + text[j:])
+    else:
+        sys.stdout.write(out)
+    if problems.items:
+        print(f'{len(problems.items)} problem(s) in {total} programs', file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,52 @@
+/*@barracuda
+{
+  "what": "spin-lock with relaxed exchanges: mutual exclusion without ordering, so the critical sections race",
+  "arch": 75,
+  "expect": {
+    "its": {"verdict": "race", "races": [
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [36, 35]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [36, 36]}
+    ]},
+    "lockstep": {"verdict": "race", "races": [
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [36, 35]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [36, 36]}
+    ]}
+  }
+}
+@*/
+// Spin-lock on a cuda::atomic_ref<int, cuda::thread_scope_device>: exchange(1,
+// cuda::memory_order_relaxed) until it returns 0,
+// unlock with exchange(0, cuda::memory_order_relaxed). Thread 0 of each of four blocks
+// increments a
+// volatile counter in the critical section. Relaxed atom.exch is a plain atomic: it
+// neither races nor synchronises.
+#include <cstdio>
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
+
+using Mutex = cuda::atomic_ref<int, cuda::thread_scope_device>;
+
+__global__ void Increment(volatile int *counter, int *mutex) {
+  if (threadIdx.x != 0) return;
+  Mutex m(*mutex);
+  while (m.exchange(1, cuda::memory_order_relaxed) != 0) {
+  }
+  int v = *counter;  // @r
+  *counter = v + 1;  // @w
+  m.exchange(0, cuda::memory_order_relaxed);
+}
+
+int main() {
+  int *dc, *dm;
+  CK(cudaMalloc(&dc, sizeof(int)));
+  CK(cudaMalloc(&dm, sizeof(int)));
+  CK(cudaMemset(dc, 0, sizeof(int)));
+  CK(cudaMemset(dm, 0, sizeof(int)));
+  Increment<<<4, 32>>>(dc, dm);
+  CK(cudaGetLastError());
+  int h;
+  CK(cudaMemcpy(&h, dc, sizeof(int), cudaMemcpyDeviceToHost));
+  std::printf("counter=%d (want 4; racy)\n", h);
+  return 0;
+}

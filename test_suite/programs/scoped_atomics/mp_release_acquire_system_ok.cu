@@ -1,0 +1,47 @@
+/*@barracuda
+{
+  "what": "inter-block message passing with atomic_ref<thread_scope_system> release/acquire (.sys scope counts as gpu scope here)",
+  "arch": 75,
+  "expect": {
+    "its": {"verdict": "no-race", "races": []},
+    "lockstep": {"verdict": "no-race", "races": []}
+  }
+}
+@*/
+// Message passing with cuda::atomic_ref on the flag between thread 0 of block 0 and thread
+// 0 of block 1:
+// store(1, cuda::memory_order_release) / polling load(cuda::memory_order_acquire) at
+// cuda::thread_scope_system.
+#include <cstdio>
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
+
+using Flag = cuda::atomic_ref<int, cuda::thread_scope_system>;
+
+__global__ void MessagePass(int *data, int *flag, int *out) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    data[0] = 42;
+    Flag(*flag).store(1, cuda::memory_order_release);
+  } else if (blockIdx.x == 1 && threadIdx.x == 0) {
+    while (Flag(*flag).load(cuda::memory_order_acquire) == 0) {
+    }
+    out[0] = data[0];
+  }
+}
+
+int main() {
+  int *d_data, *d_flag, *d_out;
+  CK(cudaMalloc(&d_data, sizeof(int)));
+  CK(cudaMalloc(&d_flag, sizeof(int)));
+  CK(cudaMalloc(&d_out, sizeof(int)));
+  CK(cudaMemset(d_data, 0, sizeof(int)));
+  CK(cudaMemset(d_flag, 0, sizeof(int)));
+  MessagePass<<<2, 32>>>(d_data, d_flag, d_out);
+  CK(cudaGetLastError());
+  int h;
+  CK(cudaMemcpy(&h, d_out, sizeof(int), cudaMemcpyDeviceToHost));
+  if (h != 42) { std::printf("FAIL out=%d\n", h); return 1; }
+  std::printf("PASS\n");
+  return 0;
+}
