@@ -1,0 +1,237 @@
+// One shadow cell: the BARRACUDA/FastTrack metadata of one byte of device
+// memory (paper §4.3.3, Figure 8), packed into 32 bytes like ThreadSanitizer's
+// shadow words (compiler-rt/lib/tsan/rtl/tsan_shadow.h).
+//
+//  byte  0      2      4              8             12             16
+//        +------+------+--------------+--------------+--------------+
+//  w0/w1 |ctrl  |wclkhi| write tid    | write clk lo | write site   |   write half
+//        +------+------+--------------+--------------+--------------+
+//  w2/w3 |rsvd  |rclkhi| read tid     | read clk lo  | read site    |   read half
+//        +------+------+--------------+--------------+--------------+
+//       16     18     20             24             28             32
+//
+//  ctrl (16 bits): bit 0 spin lock, then the CellFlag bits below.
+//  write epoch = (write tid, wclkhi:wclklo) - 48-bit clock, see epoch.h;
+//    when kCellWriteShared is set, "write tid" holds a VcHandle instead (the
+//    writers are in an out-of-line SparseVc) and the clock is unused.
+//  read epoch  = (read tid, rclkhi:rclklo); when kCellReadShared is set,
+//    "read tid" holds a VcHandle of the concurrent readers.
+//  write/read site: static site id of the last write/read, for reports (an
+//    epoch only gives thread and clock). Inside a SparseVc every entry has its own.
+// An all-zero cell is the initial state: bottom write and read epochs, no flags.
+//
+// Thread safety: a Cell is plain data. Global-memory cells can be reached by
+// several detector workers at once (different blocks): hold the cell's lock
+// (CellLockGuard) around every read-check-update. Shared-memory cells of a
+// block are only touched by the one worker that processes that block, so they
+// need no lock (with distributed shared memory across a cluster this would no
+// longer hold: clusters count as one block for now, see detector_semantics.md).
+// Flag setters are plain stores of the control word, not atomic RMWs: call
+// them under the lock (global) or from the block's worker (shared).
+#ifndef BARRACUDA_SHADOW_MEMORY_CELL_H_
+#define BARRACUDA_SHADOW_MEMORY_CELL_H_
+
+#include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+
+#include "shadow_memory/epoch.h"
+
+namespace barracuda::shadow {
+
+// Index of an out-of-line SparseVc in a SparseVcPool (vc_pool.h). 0 is never
+// handed out, so a stray zero cannot alias a live clock.
+using VcHandle = uint32_t;
+inline constexpr VcHandle kNoVc = 0;
+
+enum CellFlag : uint16_t {
+  kCellLocked = 1u << 0,       // spin lock bit (CellLockGuard); not a metadata flag
+  kCellWriteAtomic = 1u << 1,  // the last write was an atomic (paper's atomic bit)
+  kCellReadShared = 1u << 2,   // concurrently read: read metadata is a SparseVc
+  kCellWriteShared = 1u << 3,  // concurrent non-racing writers (atomic/atomic or a
+                               // same-value pair): write metadata is a SparseVc
+  kCellSharedSpace = 1u << 4,  // shadows shared memory (set by MarkSpace)
+  kCellSyncLocation = 1u << 5,  // used by an acquire/release (its clocks live in
+                                // SyncLocationMap, not here)
+  kCellRaced = 1u << 6,        // a race on this byte was reported (detector's use)
+};
+
+class alignas(32) Cell {
+ public:
+  // --- flags (relaxed atomics on the control word; see Lock) ---------------
+  uint16_t flags() const { return Control().load(std::memory_order_relaxed); }
+  bool Has(CellFlag f) const { return (flags() & f) != 0; }
+  void SetFlag(CellFlag f) { StoreControl(flags() | f); }
+  void ClearFlag(CellFlag f) { StoreControl(flags() & ~f); }
+  void MarkSpace(Space s) {
+    if (s == Space::kShared) SetFlag(kCellSharedSpace);
+  }
+  Space space() const { return Has(kCellSharedSpace) ? Space::kShared : Space::kGlobal; }
+
+  // --- write metadata -------------------------------------------------------
+  bool write_shared() const { return Has(kCellWriteShared); }
+  bool write_atomic() const { return Has(kCellWriteAtomic); }
+  // Precondition: !write_shared().
+  Epoch write_epoch() const {
+    assert(!write_shared());
+    return {write_tid_, Join48(write_clock_hi_, write_clock_lo_)};
+  }
+  SiteId write_site() const { return write_site_; }
+  // Precondition: write_shared().
+  VcHandle write_vc() const {
+    assert(write_shared());
+    return write_tid_;
+  }
+  // W := (e, atomic). The caller must have released a write VC first (cell_vc.h
+  // does both); asserting keeps a leaked VC from going unnoticed.
+  void SetWrite(Epoch e, SiteId site, bool atomic) {
+    assert(!write_shared() && FitsClock(e.clock));
+    write_tid_ = e.tid;
+    write_clock_lo_ = static_cast<uint32_t>(e.clock);
+    write_clock_hi_ = static_cast<uint16_t>(e.clock >> 32);
+    write_site_ = site;
+    uint16_t f = flags() & ~kCellWriteAtomic;
+    StoreControl(atomic ? (f | kCellWriteAtomic) : f);
+  }
+  // W := writers in SparseVc h (write_site() keeps the latest writer's site).
+  void SetWriteVc(VcHandle h, SiteId latest_site, bool atomic) {
+    assert(h != kNoVc);
+    write_tid_ = h;
+    write_clock_lo_ = 0;
+    write_clock_hi_ = 0;
+    write_site_ = latest_site;
+    uint16_t f = (flags() & ~kCellWriteAtomic) | kCellWriteShared;
+    StoreControl(atomic ? (f | kCellWriteAtomic) : f);
+  }
+  // Drop the write VC reference (the pool frees it); W becomes bottom.
+  void ClearWriteVc() {
+    write_tid_ = 0;
+    ClearFlag(kCellWriteShared);
+  }
+
+  // --- read metadata --------------------------------------------------------
+  bool read_shared() const { return Has(kCellReadShared); }
+  // Precondition: !read_shared().
+  Epoch read_epoch() const {
+    assert(!read_shared());
+    return {read_tid_, Join48(read_clock_hi_, read_clock_lo_)};
+  }
+  SiteId read_site() const { return read_site_; }
+  // Precondition: read_shared().
+  VcHandle read_vc() const {
+    assert(read_shared());
+    return read_tid_;
+  }
+  void SetRead(Epoch e, SiteId site) {
+    assert(!read_shared() && FitsClock(e.clock));
+    read_tid_ = e.tid;
+    read_clock_lo_ = static_cast<uint32_t>(e.clock);
+    read_clock_hi_ = static_cast<uint16_t>(e.clock >> 32);
+    read_site_ = site;
+  }
+  void SetReadVc(VcHandle h, SiteId latest_site) {
+    assert(h != kNoVc);
+    read_tid_ = h;
+    read_clock_lo_ = 0;
+    read_clock_hi_ = 0;
+    read_site_ = latest_site;
+    SetFlag(kCellReadShared);
+  }
+  // R := bottom epoch (after a write; WRITEEXCL/WRITESHARED). With a read VC,
+  // free it first (cell_vc.h: DeflateReads).
+  void ClearRead() {
+    assert(!read_shared());
+    read_tid_ = 0;
+    read_clock_lo_ = 0;
+    read_clock_hi_ = 0;
+  }
+  void ClearReadVc() {
+    read_tid_ = 0;
+    ClearFlag(kCellReadShared);
+  }
+
+  // True for a cell in its initial state (nothing recorded, no flags; the
+  // lock bit does not count).
+  bool IsPristine() const {
+    return (flags() & ~kCellLocked) == 0 && write_tid_ == 0 && write_clock_lo_ == 0 && write_clock_hi_ == 0 &&
+           read_tid_ == 0 && read_clock_lo_ == 0 && read_clock_hi_ == 0;
+  }
+
+  // --- per-cell spin lock (paper: "a spinlock" in each location) ------------
+  // Acquire/release ordering on the control word publishes the other fields.
+  // While held, only the holder writes the control word (flag updates above go
+  // through StoreControl and keep the lock bit).
+  bool TryLock() {
+    uint16_t v = Control().load(std::memory_order_relaxed);
+    return (v & kCellLocked) == 0 &&
+           Control().compare_exchange_weak(v, static_cast<uint16_t>(v | kCellLocked),
+                                           std::memory_order_acquire, std::memory_order_relaxed);
+  }
+  void Lock() {
+    if (TryLock()) return;
+    LockSlow();
+  }
+  void Unlock() {
+    assert(Has(kCellLocked));
+    Control().store(static_cast<uint16_t>(flags() & ~kCellLocked), std::memory_order_release);
+  }
+
+ private:
+  static Clock Join48(uint16_t hi, uint32_t lo) { return (Clock{hi} << 32) | lo; }
+  std::atomic_ref<uint16_t> Control() const {
+    return std::atomic_ref<uint16_t>(const_cast<uint16_t&>(control_));
+  }
+  void StoreControl(unsigned v) {
+    Control().store(static_cast<uint16_t>(v), std::memory_order_relaxed);
+  }
+  void LockSlow();  // cell.cpp: spin with pause, then yield
+
+  // Write half (bytes 0..15).
+  uint16_t control_ = 0;
+  uint16_t write_clock_hi_ = 0;
+  uint32_t write_tid_ = 0;  // or VcHandle (kCellWriteShared)
+  uint32_t write_clock_lo_ = 0;
+  uint32_t write_site_ = 0;
+  // Read half (bytes 16..31).
+  uint16_t reserved_ = 0;
+  uint16_t read_clock_hi_ = 0;
+  uint32_t read_tid_ = 0;  // or VcHandle (kCellReadShared)
+  uint32_t read_clock_lo_ = 0;
+  uint32_t read_site_ = 0;
+
+  friend struct CellLayoutCheck;
+};
+
+// The paper's cell is 28 bytes padded to 32; ours uses all 32 and must not grow:
+// page sizes, the memory limit and the benchmarks assume it.
+inline constexpr size_t kCellSize = 32;
+static_assert(sizeof(Cell) == kCellSize, "a shadow cell is 32 bytes");
+static_assert(alignof(Cell) == kCellSize, "cells never straddle cache lines");
+static_assert(std::atomic_ref<uint16_t>::required_alignment <= alignof(uint16_t),
+              "the control word can be used atomically in place");
+static_assert(std::atomic_ref<uint16_t>::is_always_lock_free, "the cell lock must not allocate");
+
+struct CellLayoutCheck {
+  static_assert(offsetof(Cell, control_) == 0);
+  static_assert(offsetof(Cell, write_tid_) == 4);
+  static_assert(offsetof(Cell, write_site_) == 12);
+  static_assert(offsetof(Cell, read_tid_) == 20);
+  static_assert(offsetof(Cell, read_site_) == 28);
+};
+
+// RAII lock of one cell. Hold it for the whole check-and-update of the cell.
+class CellLockGuard {
+ public:
+  explicit CellLockGuard(Cell& c) : cell_(c) { cell_.Lock(); }
+  ~CellLockGuard() { cell_.Unlock(); }
+  CellLockGuard(const CellLockGuard&) = delete;
+  CellLockGuard& operator=(const CellLockGuard&) = delete;
+
+ private:
+  Cell& cell_;
+};
+
+}  // namespace barracuda::shadow
+
+#endif  // BARRACUDA_SHADOW_MEMORY_CELL_H_

@@ -1,0 +1,80 @@
+#include "shadow_memory/cell_vc.h"
+
+namespace barracuda::shadow {
+
+void ClearReads(Cell& cell, SparseVcPool& pool) {
+  if (cell.read_shared()) {
+    pool.Free(cell.read_vc());
+    cell.ClearReadVc();
+  }
+  cell.ClearRead();
+}
+
+void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site) {
+  if (cell.read_shared()) {
+    pool.Free(cell.read_vc());
+    cell.ClearReadVc();
+  }
+  cell.SetRead(reader, site);
+}
+
+void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site) {
+  if (cell.read_shared()) {  // READSHARED
+    pool.Get(cell.read_vc()).Set(reader.tid, {reader.clock, site, false});
+    cell.SetReadVc(cell.read_vc(), site);
+    return;
+  }
+  Epoch old = cell.read_epoch();
+  if (old.IsBottom() || old.tid == reader.tid) {
+    cell.SetRead(reader, site);
+    return;
+  }
+  VcHandle h = pool.Allocate();  // READINFLATE
+  if (h == kNoVc) {
+    cell.SetRead(reader, site);
+    return;
+  }
+  SparseVc& vc = pool.Get(h);
+  vc.Set(old.tid, {old.clock, cell.read_site(), false});
+  vc.Set(reader.tid, {reader.clock, site, false});
+  cell.SetReadVc(h, site);
+}
+
+void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic) {
+  if (cell.write_shared()) {
+    pool.Free(cell.write_vc());
+    cell.ClearWriteVc();
+  }
+  cell.SetWrite(writer, site, atomic);
+}
+
+void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic) {
+  if (cell.write_shared()) {
+    pool.Get(cell.write_vc()).Set(writer.tid, {writer.clock, site, atomic});
+    cell.SetWriteVc(cell.write_vc(), site, atomic);
+    return;
+  }
+  Epoch old = cell.write_epoch();
+  if (old.IsBottom() || old.tid == writer.tid) {
+    cell.SetWrite(writer, site, atomic);
+    return;
+  }
+  VcHandle h = pool.Allocate();
+  if (h == kNoVc) {
+    cell.SetWrite(writer, site, atomic);
+    return;
+  }
+  SparseVc& vc = pool.Get(h);
+  vc.Set(old.tid, {old.clock, cell.write_site(), cell.write_atomic()});
+  vc.Set(writer.tid, {writer.clock, site, atomic});
+  cell.SetWriteVc(h, site, atomic);
+}
+
+void ResetCell(Cell& cell, SparseVcPool& pool) {
+  ClearReads(cell, pool);
+  SetWriteEpoch(cell, pool, Epoch{}, 0, false);
+  cell.ClearFlag(kCellRaced);
+  cell.SetRead(Epoch{}, 0);
+}
+
+}  // namespace barracuda::shadow

@@ -1,0 +1,63 @@
+// Transitions of a cell's read and write metadata between an epoch and an
+// out-of-line SparseVc (inflation, deflation), with the clock bookkeeping in
+// one place. Race checks (is R_x ⊑ C_t?) stay in the detector: these only
+// store what the FastTrack rules decided to store.
+//
+// For a global cell the caller holds the cell lock (CellLockGuard).
+#ifndef BARRACUDA_SHADOW_MEMORY_CELL_VC_H_
+#define BARRACUDA_SHADOW_MEMORY_CELL_VC_H_
+
+#include "shadow_memory/cell.h"
+#include "shadow_memory/vc_pool.h"
+
+namespace barracuda::shadow {
+
+// READEXCL: R := E(t) (an epoch; a read VC, if any, is freed).
+void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site);
+
+// READINFLATE / READSHARED: the read is concurrent with the recorded reads, so
+// R keeps them all. R bottom or an epoch of the same thread: R := E(t).
+// R an epoch of another thread: inflates to {that reader, t}. R a VC: R[t] := c.
+// If the pool is exhausted the cell keeps only the newer epoch (counted as
+// kVcAllocFailures: a later write may then miss a race with the older read).
+void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site);
+
+// After a write (WRITEEXCL, WRITESHARED, INITATOM*, ATOM*): R := bottom.
+void ClearReads(Cell& cell, SparseVcPool& pool);
+
+// W := (E(t), atomic): the write is ordered after every recorded writer, so a
+// write VC deflates back to an epoch.
+void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic);
+
+// A write concurrent with the recorded writer(s) but not racing with them
+// (atomic after atomic, or a same-value pair within one record): W keeps all
+// of them (detector_semantics.md, "past the paper"). W bottom or an epoch of
+// the same thread: W := (E(t), atomic). Pool exhausted: as AddReader.
+void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic);
+
+// Frees both clocks (if any) and returns the metadata to bottom, keeping the
+// lock bit and the kCellSharedSpace / kCellSyncLocation attributes.
+void ResetCell(Cell& cell, SparseVcPool& pool);
+
+// For reports and tests: f(Tid, const VcEntry&) for every recorded reader /
+// writer, whether the cell holds an epoch (one call, none if bottom) or a VC.
+template <class F>
+void ForEachReader(const Cell& cell, const SparseVcPool& pool, F&& f) {
+  if (cell.read_shared()) {
+    pool.Get(cell.read_vc()).ForEach(f);
+  } else if (Epoch e = cell.read_epoch(); !e.IsBottom()) {
+    f(e.tid, VcEntry{e.clock, cell.read_site(), false});
+  }
+}
+template <class F>
+void ForEachWriter(const Cell& cell, const SparseVcPool& pool, F&& f) {
+  if (cell.write_shared()) {
+    pool.Get(cell.write_vc()).ForEach(f);
+  } else if (Epoch e = cell.write_epoch(); !e.IsBottom()) {
+    f(e.tid, VcEntry{e.clock, cell.write_site(), cell.write_atomic()});
+  }
+}
+
+}  // namespace barracuda::shadow
+
+#endif  // BARRACUDA_SHADOW_MEMORY_CELL_VC_H_

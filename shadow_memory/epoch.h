@@ -1,0 +1,50 @@
+// Thread ids, clocks, site ids and epochs as stored in shadow cells.
+//
+// Widths (and why):
+//  - Tid: 32 bits. The detector API passes 64-bit thread ids, but a shadow cell
+//    stores 32: a launch is limited to 2^32 grid-linear threads (the detector
+//    rejects larger launches at kKernelBegin; FitsTid() is the check). 2^32
+//    threads would need 2^32 per-thread clocks, far beyond any host anyway.
+//  - Clock: 48 bits. In the lockstep model a thread's clock grows by one per
+//    warp instruction it executes (ENDINSN); 32 bits would be 4G instructions
+//    per thread per launch, reachable by persistent-thread kernels. 48 bits
+//    cannot overflow in practice (2.8e14 increments) and still packs into a
+//    32-byte cell together with both site ids (see cell.h).
+//  - SiteId: 32 bits, the static site table index (protocol::kNoSite = none).
+// Clock 0 is the bottom epoch: every thread starts at clock 1 (inc_t(bottom)),
+// so a zero-filled cell means "never written, never read".
+#ifndef BARRACUDA_SHADOW_MEMORY_EPOCH_H_
+#define BARRACUDA_SHADOW_MEMORY_EPOCH_H_
+
+#include <cstdint>
+
+namespace barracuda::shadow {
+
+using Tid = uint32_t;
+using Clock = uint64_t;  // only the low kClockBits are stored
+using SiteId = uint32_t;
+
+inline constexpr int kClockBits = 48;
+inline constexpr Clock kMaxClock = (Clock{1} << kClockBits) - 1;
+inline constexpr SiteId kNoSite = 0xffffffffu;  // == protocol::kNoSite
+
+constexpr bool FitsTid(uint64_t tid) { return tid <= 0xffffffffull; }
+constexpr bool FitsClock(uint64_t clock) { return clock <= kMaxClock; }
+
+// c@t. Comparisons with a vector clock (c <= V(t)) are the detector's: the
+// shadow only stores and returns epochs.
+struct Epoch {
+  Tid tid = 0;
+  Clock clock = 0;  // 0: bottom (no access)
+
+  constexpr bool IsBottom() const { return clock == 0; }
+  friend constexpr bool operator==(const Epoch&, const Epoch&) = default;
+};
+
+// Which memory a cell shadows. Values match protocol::Space so a record's
+// space converts with a static_cast.
+enum class Space : uint8_t { kGlobal = 0, kShared = 1 };
+
+}  // namespace barracuda::shadow
+
+#endif  // BARRACUDA_SHADOW_MEMORY_EPOCH_H_

@@ -1,0 +1,198 @@
+// Shadow of global memory: a two-level radix page table over a 57-bit device
+// address space, filled on demand (paper §4.3.3). Each page shadows 1 MiB of
+// device memory with one 32-byte Cell per byte (32 MiB of cells), mapped with
+// mmap(MAP_NORESERVE | MAP_ANONYMOUS): cells never touched cost no memory.
+//
+//   address bits  56 ........ 39 | 38 ........ 20 | 19 ........ 0
+//                 root (2^18)    | leaf (2^19)    | byte in page
+//
+// Lookups are lock-free (two acquire loads). A page is inserted with a CAS on
+// its leaf slot (leaves likewise on the root slot); a loser unmaps its copy.
+//
+// Memory accounting is honest and O(1): each page keeps one bit per 4 KiB of
+// its cells (= 128 device bytes at full granularity); the first lookup that
+// hands out a cell in such a region sets the bit and counts 4 KiB.
+//
+// Limit: when MemoryAccounting is over its limit, NEW pages map at coarse
+// granularity: one cell per `degraded_bytes_per_cell` device bytes (4 or 8).
+// Such a cell merges the bytes it covers, so races there may be missed or
+// reported between distinct bytes (and lanes of one record may share a cell);
+// PageView::bytes_per_cell() says so, and ShadowStats counts degraded pages.
+//
+// Reset() (between launches, callers quiescent) releases every page in
+// O(pages used in this launch): madvise(MADV_DONTNEED) drops its memory (it
+// reads as zeros again) and up to kMaxSparePages mappings are kept for the
+// next launch instead of being unmapped, saving the mmap/munmap churn (and,
+// under ASan, the shadow poisoning of 32 MiB per munmap). Spare mappings cost
+// address space only; their descriptors are accounted as page table.
+#ifndef BARRACUDA_SHADOW_MEMORY_GLOBAL_SHADOW_H_
+#define BARRACUDA_SHADOW_MEMORY_GLOBAL_SHADOW_H_
+
+#include <atomic>
+#include <cassert>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "shadow_memory/cell.h"
+#include "shadow_memory/memory_accounting.h"
+
+namespace barracuda::shadow {
+
+inline constexpr int kAddressBits = 57;
+inline constexpr int kPageBits = 20;  // 1 MiB of device memory per page
+inline constexpr uint64_t kPageBytes = uint64_t{1} << kPageBits;
+inline constexpr int kLeafBits = 19;
+inline constexpr int kRootBits = kAddressBits - kPageBits - kLeafBits;  // 18
+inline constexpr uint64_t kMaxAddress = (uint64_t{1} << kAddressBits) - 1;
+// One touched-bit per 4 KiB of cells.
+inline constexpr int kTouchBits = 12;
+
+// A mapped page (internal layout; use PageView).
+struct GlobalPage {
+  static constexpr uint32_t kMaxTouchWords = (kPageBytes * kCellSize >> kTouchBits) / 64;  // 128
+
+  Cell* cells = nullptr;
+  uint64_t base = 0;          // first device address shadowed
+  uint64_t mapped_bytes = 0;  // size of the cell mapping
+  uint32_t shift = 0;         // log2(device bytes per cell)
+  std::atomic<uint64_t> touched[kMaxTouchWords] = {};
+};
+
+// Cells of one page. Cheap to copy; valid until GlobalShadow::Reset().
+// The warp fast path: take View(addr) for the first active lane, and keep
+// using it while Contains() holds for the other lanes (one lookup per record
+// when the record stays inside 1 MiB, as coalesced accesses do).
+// Measured (shadow_bench, coalesced 32 x 4 B record, resident cells, one core
+// of the loaded dev box): 231 M cells/s with the cell lock, 334 M without;
+// a lookup per lane instead: 205 M; first touch: 32 M (page faults).
+class PageView {
+ public:
+  PageView() = default;
+  explicit PageView(GlobalPage* page, MemoryAccounting* acct) : page_(page), acct_(acct) {}
+
+  bool valid() const { return page_ != nullptr; }
+  explicit operator bool() const { return valid(); }
+  // [addr, addr + size) lies inside this page.
+  bool Contains(uint64_t addr, uint64_t size = 1) const {
+    return page_ != nullptr && addr - page_->base < kPageBytes &&
+           size <= kPageBytes - (addr - page_->base);
+  }
+  uint64_t base() const { return page_->base; }
+  uint32_t bytes_per_cell() const { return 1u << page_->shift; }
+  bool degraded() const { return page_->shift != 0; }
+
+  // The cell of one byte. Precondition: Contains(addr).
+  Cell& CellAt(uint64_t addr) const {
+    assert(Contains(addr));
+    uint64_t index = (addr - page_->base) >> page_->shift;
+    MarkTouched(index, index);
+    return page_->cells[index];
+  }
+  // The cells covering [addr, addr + size): `size` cells at full granularity,
+  // fewer in a degraded page. Precondition: Contains(addr, size), size > 0.
+  std::span<Cell> Cells(uint64_t addr, uint64_t size) const {
+    assert(size > 0 && Contains(addr, size));
+    uint64_t first = (addr - page_->base) >> page_->shift;
+    uint64_t last = (addr + size - 1 - page_->base) >> page_->shift;
+    MarkTouched(first, last);
+    return {page_->cells + first, static_cast<size_t>(last - first + 1)};
+  }
+
+ private:
+  void MarkTouched(uint64_t first_cell, uint64_t last_cell) const {
+    constexpr int kCellsPerBitLog = kTouchBits - 5;  // log2(4096 / 32)
+    static_assert((1u << 5) == kCellSize);
+    uint64_t b0 = first_cell >> kCellsPerBitLog, b1 = last_cell >> kCellsPerBitLog;
+    for (uint64_t b = b0; b <= b1; ++b) {
+      std::atomic<uint64_t>& word = page_->touched[b >> 6];
+      uint64_t bit = uint64_t{1} << (b & 63);
+      // Plain load first: after warm-up this is the only cost on the hot path.
+      if ((word.load(std::memory_order_relaxed) & bit) == 0 &&
+          (word.fetch_or(bit, std::memory_order_relaxed) & bit) == 0) {
+        acct_->Add(MemoryCategory::kGlobalCells, int64_t{1} << kTouchBits);
+      }
+    }
+  }
+
+  GlobalPage* page_ = nullptr;
+  MemoryAccounting* acct_ = nullptr;
+};
+
+class GlobalShadow {
+ public:
+  // Released mappings kept for reuse across launches (2 GiB of address space).
+  static constexpr size_t kMaxSparePages = 64;
+
+  // degraded_bytes_per_cell: granularity of pages created over the limit (2, 4, 8, ... 256).
+  GlobalShadow(MemoryAccounting* accounting, uint32_t degraded_bytes_per_cell = 8);
+  ~GlobalShadow();
+  GlobalShadow(const GlobalShadow&) = delete;
+  GlobalShadow& operator=(const GlobalShadow&) = delete;
+
+  // The page holding addr, created on demand (safe from any thread). An
+  // invalid view when addr > kMaxAddress, or when even a coarse page could not
+  // be mapped (a kPageMapFailures event: the access goes untracked).
+  PageView View(uint64_t addr) {
+    PageView v = Find(addr);
+    return v.valid() ? v : ViewSlow(addr);
+  }
+  // The page holding addr if it exists; never creates one. Lock-free.
+  PageView Find(uint64_t addr) const {
+    if (addr > kMaxAddress) return {};
+    Leaf* leaf = std::atomic_ref<Leaf*>(root_[addr >> (kPageBits + kLeafBits)])
+                     .load(std::memory_order_acquire);
+    if (leaf == nullptr) return {};
+    GlobalPage* page =
+        std::atomic_ref<GlobalPage*>(leaf->slots[(addr >> kPageBits) & ((1u << kLeafBits) - 1)])
+            .load(std::memory_order_acquire);
+    return page ? PageView(page, accounting_) : PageView();
+  }
+  // Convenience for single bytes; nullptr as for View().
+  Cell* CellFor(uint64_t addr) {
+    PageView v = View(addr);
+    return v.valid() ? &v.CellAt(addr) : nullptr;
+  }
+
+  // Unmaps every page (launch end). Callers must be quiescent.
+  void Reset();
+
+  uint64_t live_pages() const;
+  // Resident bytes of all cell mappings according to mincore(2): the ground
+  // truth the touched-bit accounting approximates from above (tests use it).
+  uint64_t ResidentCellBytes() const;
+
+ private:
+  // A leaf: 2^kLeafBits page slots (4 MiB, mmap'ed NORESERVE) and which 4 KiB
+  // of them are touched. Plain words accessed through std::atomic_ref, so
+  // zero-filled mmap memory is a valid empty leaf without construction.
+  struct Leaf {
+    static constexpr uint32_t kTouchWords = (sizeof(void*) << kLeafBits >> 12) / 64;  // 16
+    GlobalPage* slots[size_t{1} << kLeafBits];
+    uint64_t touched[kTouchWords];
+  };
+  static constexpr uint32_t kRootTouchWords = (sizeof(void*) << kRootBits >> 12) / 64;  // 8
+
+  PageView ViewSlow(uint64_t addr);
+  GlobalPage* CreatePage(uint64_t base);
+  // Keeps a released page for reuse, or unmaps it. Caller holds mu_.
+  void RetirePage(GlobalPage* page);
+  void DestroyPage(GlobalPage* page);
+  Leaf* GetOrCreateLeaf(uint64_t root_index);
+  // Counts 4 KiB of table the first time a slot in it is used.
+  void AccountTableSlot(uint64_t* touched_words, uint64_t slot_index);
+
+  MemoryAccounting* accounting_;
+  uint32_t degraded_shift_;
+  Leaf** root_;  // 2^kRootBits slots, mmap'ed NORESERVE, atomic_ref access
+  uint64_t root_touched_[kRootTouchWords] = {};
+  mutable std::mutex mu_;
+  std::vector<GlobalPage*> pages_;  // guarded by mu_: every live page, for Reset
+  std::vector<Leaf*> leaves_;       // guarded by mu_
+  std::vector<GlobalPage*> spare_;  // guarded by mu_: released, zeroed pages
+};
+
+}  // namespace barracuda::shadow
+
+#endif  // BARRACUDA_SHADOW_MEMORY_GLOBAL_SHADOW_H_

@@ -1,0 +1,79 @@
+// Shadow of shared memory: one window of cells per block, covering the
+// launch's static + dynamic shared bytes at 1-byte granularity (paper §4.3.3:
+// known at launch, so not paged). Windows are allocated lazily at a block's
+// first access so that a large grid costs only the blocks that touch shared
+// memory, and can be released as soon as a block finishes (ReleaseBlock);
+// EndLaunch releases the rest in O(windows allocated).
+//
+// Addresses are protocol.h shared addresses: block << 32 | offset.
+//
+// Concurrency: a block's cells are touched only by the worker that processes
+// that block, so they need no cell lock. Creating the window is nevertheless
+// safe from any thread (CAS), as is ReleaseBlock of distinct blocks.
+#ifndef BARRACUDA_SHADOW_MEMORY_SHARED_SHADOW_H_
+#define BARRACUDA_SHADOW_MEMORY_SHARED_SHADOW_H_
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "shadow_memory/cell.h"
+#include "shadow_memory/memory_accounting.h"
+#include "shadow_memory/vc_pool.h"
+
+namespace barracuda::shadow {
+
+class SharedShadow {
+ public:
+  // pool: where cells' out-of-line clocks live (ReleaseBlock frees them).
+  SharedShadow(MemoryAccounting* accounting, SparseVcPool* pool);
+  ~SharedShadow();
+  SharedShadow(const SharedShadow&) = delete;
+  SharedShadow& operator=(const SharedShadow&) = delete;
+
+  // Ends any previous launch, then sizes windows for this one.
+  // window_bytes = KernelPayload::static_shared_bytes + dynamic_shared_bytes.
+  void BeginLaunch(uint64_t num_blocks, uint32_t window_bytes);
+  // Frees every window (and nothing else: the pool is reset by its owner).
+  void EndLaunch();
+
+  uint64_t num_blocks() const { return num_blocks_; }
+  uint32_t window_bytes() const { return window_bytes_; }
+
+  // The whole window of a block (window_bytes() cells), created on first use.
+  // Empty when block >= num_blocks(), the window is 0 bytes, or mmap failed.
+  std::span<Cell> Window(uint64_t block);
+  // Cells of [offset, offset + size) in the block of a shared address; empty
+  // when any byte lies outside the window (the detector reports that access).
+  std::span<Cell> Cells(uint64_t shared_address, uint32_t size);
+  Cell* CellFor(uint64_t shared_address) {
+    std::span<Cell> s = Cells(shared_address, 1);
+    return s.empty() ? nullptr : s.data();
+  }
+  // The block has finished: frees its window and the clocks its cells hold.
+  // Only the block's own worker may call it (no access may follow).
+  void ReleaseBlock(uint64_t block);
+
+  uint64_t live_windows() const { return live_windows_.load(std::memory_order_relaxed); }
+
+ private:
+  Cell* AllocateWindow(uint64_t block);
+  void FreeWindow(Cell* window, bool free_clocks);
+  uint64_t WindowMappingBytes() const;
+
+  MemoryAccounting* accounting_;
+  SparseVcPool* pool_;
+  uint64_t num_blocks_ = 0;
+  uint32_t window_bytes_ = 0;
+  Cell** windows_ = nullptr;  // num_blocks_ slots, mmap'ed NORESERVE, atomic_ref access
+  uint64_t windows_mapping_bytes_ = 0;
+  std::mutex mu_;
+  std::vector<uint64_t> allocated_;  // guarded by mu_: blocks that got a window
+  std::atomic<uint64_t> live_windows_{0};
+};
+
+}  // namespace barracuda::shadow
+
+#endif  // BARRACUDA_SHADOW_MEMORY_SHARED_SHADOW_H_

@@ -1,0 +1,274 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "shadow_memory/cell_vc.h"
+
+using namespace barracuda::shadow;
+
+namespace {
+std::map<Tid, VcEntry> Readers(const Cell& c, const SparseVcPool& pool) {
+  std::map<Tid, VcEntry> out;
+  ForEachReader(c, pool, [&](Tid t, const VcEntry& e) { out[t] = e; });
+  return out;
+}
+std::map<Tid, VcEntry> Writers(const Cell& c, const SparseVcPool& pool) {
+  std::map<Tid, VcEntry> out;
+  ForEachWriter(c, pool, [&](Tid t, const VcEntry& e) { out[t] = e; });
+  return out;
+}
+}  // namespace
+
+TEST_CASE("reads stay an epoch until a second thread reads concurrently") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  const uint64_t baseline = acct.Bytes(MemoryCategory::kVectorClocks);
+  Cell c;
+  AddReader(c, pool, {3, 5}, 30);  // bottom -> epoch
+  CHECK_FALSE(c.read_shared());
+  AddReader(c, pool, {3, 6}, 31);  // same thread -> still an epoch
+  CHECK_FALSE(c.read_shared());
+  CHECK(c.read_epoch() == Epoch{3, 6});
+  CHECK(pool.live() == 0);
+
+  AddReader(c, pool, {9, 2}, 90);  // READINFLATE
+  REQUIRE(c.read_shared());
+  CHECK(pool.live() == 1);
+  auto r = Readers(c, pool);
+  CHECK(r.size() == 2);
+  CHECK(r[3] == VcEntry{6, 31, false});
+  CHECK(r[9] == VcEntry{2, 90, false});
+  CHECK(c.read_site() == 90);
+
+  AddReader(c, pool, {4, 8}, 40);  // READSHARED
+  AddReader(c, pool, {3, 7}, 32);
+  r = Readers(c, pool);
+  CHECK(r.size() == 3);
+  CHECK(r[3] == VcEntry{7, 32, false});
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) > baseline);
+  CHECK(acct.Events(ShadowEvent::kVcInflations) == 1);
+
+  ClearReads(c, pool);  // a write deflates: R := bottom
+  CHECK_FALSE(c.read_shared());
+  CHECK(c.read_epoch().IsBottom());
+  CHECK(pool.live() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == baseline);
+}
+
+TEST_CASE("SetReadEpoch replaces a read vector clock") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  Cell c;
+  AddReader(c, pool, {1, 1}, 1);
+  AddReader(c, pool, {2, 1}, 2);
+  REQUIRE(c.read_shared());
+  SetReadEpoch(c, pool, {5, 9}, 7);
+  CHECK_FALSE(c.read_shared());
+  CHECK(c.read_epoch() == Epoch{5, 9});
+  CHECK(pool.live() == 0);
+}
+
+TEST_CASE("concurrent non-racing writers inflate W and deflate at the next ordered write") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  Cell c;
+  SetWriteEpoch(c, pool, {1, 4}, 10, true);
+  AddWriter(c, pool, {1, 5}, 11, true);  // same thread: epoch
+  CHECK_FALSE(c.write_shared());
+  AddWriter(c, pool, {2, 3}, 20, true);  // atomic after atomic
+  REQUIRE(c.write_shared());
+  AddWriter(c, pool, {7, 1}, 70, true);
+  auto w = Writers(c, pool);
+  CHECK(w.size() == 3);
+  CHECK(w[1] == VcEntry{5, 11, true});
+  CHECK(w[2] == VcEntry{3, 20, true});
+  CHECK(w[7] == VcEntry{1, 70, true});
+  CHECK(c.write_atomic());
+  CHECK(c.write_site() == 70);
+
+  SetWriteEpoch(c, pool, {9, 9}, 99, false);  // ordered after all of them
+  CHECK_FALSE(c.write_shared());
+  CHECK_FALSE(c.write_atomic());
+  CHECK(c.write_epoch() == Epoch{9, 9});
+  CHECK(pool.live() == 0);
+  CHECK(Writers(c, pool).size() == 1);
+}
+
+TEST_CASE("a plain same-value pair keeps each writer's atomic bit") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  Cell c;
+  SetWriteEpoch(c, pool, {1, 2}, 10, false);
+  AddWriter(c, pool, {2, 2}, 10, false);
+  auto w = Writers(c, pool);
+  CHECK_FALSE(w[1].atomic);
+  CHECK_FALSE(w[2].atomic);
+  CHECK_FALSE(c.write_atomic());
+}
+
+TEST_CASE("ResetCell frees both clocks and keeps attributes") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  Cell c;
+  c.SetFlag(kCellSyncLocation);
+  AddReader(c, pool, {1, 1}, 1);
+  AddReader(c, pool, {2, 1}, 1);
+  SetWriteEpoch(c, pool, {1, 1}, 1, true);
+  AddWriter(c, pool, {2, 1}, 1, true);
+  CHECK(pool.live() == 2);
+  ResetCell(c, pool);
+  CHECK(pool.live() == 0);
+  CHECK(c.read_epoch().IsBottom());
+  CHECK(c.write_epoch().IsBottom());
+  CHECK(c.Has(kCellSyncLocation));
+  CHECK_FALSE(c.write_atomic());
+}
+
+TEST_CASE("SparseVc stores only non-zero entries and merges by clock") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  VcHandle h = pool.Allocate();
+  SparseVc& vc = pool.Get(h);
+  CHECK(vc.empty());
+  CHECK(vc.Get(123) == 0);
+  CHECK(vc.Find(123) == nullptr);
+  vc.Merge(5, {3, 1, false});
+  vc.Merge(5, {2, 2, false});  // older: ignored
+  CHECK(vc.Get(5) == 3);
+  CHECK(vc.Find(5)->site == 1);
+  vc.Merge(5, {4, 3, true});
+  CHECK(*vc.Find(5) == VcEntry{4, 3, true});
+  for (Tid t = 0; t < 1000; ++t) vc.Set(t * 1000003u, {t + 1, t, false});
+  CHECK(vc.size() == 1001);  // 1000 new tids plus tid 5
+  CHECK(vc.HeapBytes() >= 1001 * sizeof(VcEntry));
+  pool.Free(h);
+  CHECK(pool.live() == 0);
+}
+
+TEST_CASE("the pool reuses freed handles, never hands out kNoVc, and resets") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  std::set<VcHandle> handles;
+  for (int i = 0; i < 5000; ++i) {  // crosses a chunk boundary
+    VcHandle h = pool.Allocate();
+    CHECK(h != kNoVc);
+    handles.insert(h);
+    pool.Get(h).Set(1, {1, 0, false});
+  }
+  CHECK(handles.size() == 5000);
+  CHECK(pool.live() == 5000);
+  VcHandle some = *handles.begin();
+  pool.Free(some);
+  CHECK(pool.Allocate() == some);
+  CHECK(pool.Get(some).empty());
+  const uint64_t before_reset = acct.Bytes(MemoryCategory::kVectorClocks);
+  pool.Reset();
+  CHECK(pool.live() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) < before_reset);
+  VcHandle again = pool.Allocate();
+  CHECK(again == 1);
+  CHECK(pool.Get(again).empty());
+}
+
+TEST_CASE("the pool allocates and frees from several threads") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  const uint64_t baseline_chunks = acct.Bytes(MemoryCategory::kVectorClocks);
+  constexpr int kThreads = 4, kIters = 3000;
+  std::vector<std::thread> threads;
+  std::vector<std::vector<VcHandle>> kept(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kIters; ++i) {
+        VcHandle h = pool.Allocate();
+        SparseVc& vc = pool.Get(h);
+        REQUIRE(vc.empty());
+        vc.Set(static_cast<Tid>(t), {static_cast<Clock>(i + 1), 0, false});
+        if (i % 3 == 0) {
+          kept[t].push_back(h);
+        } else {
+          pool.Free(h);
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::set<VcHandle> all;
+  for (int t = 0; t < kThreads; ++t) {
+    for (VcHandle h : kept[t]) {
+      CHECK(pool.Get(h).size() == 1);
+      CHECK(pool.Get(h).Find(static_cast<Tid>(t)) != nullptr);
+      all.insert(h);
+    }
+  }
+  CHECK(all.size() == pool.live());  // no handle given to two owners
+  pool.Reset();
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) >= baseline_chunks);
+}
+
+TEST_CASE("random transitions match a map model and never leak a clock") {
+  // Model: the set of recorded readers / writers of each cell, as the rules
+  // define them; the shadow must return exactly that set, and the pool must
+  // hold exactly one clock per cell that has more than one reader / writer.
+  struct Model {
+    std::map<Tid, VcEntry> readers, writers;
+  };
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  const uint64_t vc_baseline = acct.Bytes(MemoryCategory::kVectorClocks);
+  constexpr int kCells = 8;
+  Cell cells[kCells];
+  Model model[kCells];
+  std::mt19937 rng(12345);
+  Clock next_clock = 1;
+  for (int step = 0; step < 20000; ++step) {
+    const int i = static_cast<int>(rng() % kCells);
+    Cell& c = cells[i];
+    Model& m = model[i];
+    const Epoch e{static_cast<Tid>(rng() % 5), next_clock++};
+    const SiteId site = static_cast<SiteId>(rng() % 100);
+    const bool atomic = rng() % 2 == 0;
+    switch (rng() % 6) {
+      case 0:
+        SetReadEpoch(c, pool, e, site);
+        m.readers = {{e.tid, {e.clock, site, false}}};
+        break;
+      case 1:
+        AddReader(c, pool, e, site);
+        m.readers[e.tid] = {e.clock, site, false};
+        break;
+      case 2:
+        ClearReads(c, pool);
+        m.readers.clear();
+        break;
+      case 3:
+        SetWriteEpoch(c, pool, e, site, atomic);
+        m.writers = {{e.tid, {e.clock, site, atomic}}};
+        break;
+      case 4:
+        AddWriter(c, pool, e, site, atomic);
+        m.writers[e.tid] = {e.clock, site, atomic};
+        break;
+      case 5:
+        ResetCell(c, pool);
+        m = Model{};
+        break;
+    }
+    REQUIRE(Readers(c, pool) == m.readers);
+    REQUIRE(Writers(c, pool) == m.writers);
+    // A clock is out of line exactly while a second thread is recorded, and
+    // the pool holds nothing else.
+    REQUIRE(c.read_shared() == (m.readers.size() > 1));
+    REQUIRE(c.write_shared() == (m.writers.size() > 1));
+    uint64_t expected_live = 0;
+    for (int j = 0; j < kCells; ++j) expected_live += cells[j].read_shared() + cells[j].write_shared();
+    REQUIRE(pool.live() == expected_live);
+  }
+  for (Cell& c : cells) ResetCell(c, pool);
+  CHECK(pool.live() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == vc_baseline);
+}

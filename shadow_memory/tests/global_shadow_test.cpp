@@ -1,0 +1,175 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "shadow_memory/global_shadow.h"
+
+using namespace barracuda::shadow;
+
+TEST_CASE("pages are created on demand and found afterwards") {
+  MemoryAccounting acct;
+  GlobalShadow g(&acct);
+  const uint64_t addr = 0x7f12'3456'7890ull;
+  CHECK_FALSE(g.Find(addr).valid());
+  CHECK(g.live_pages() == 0);
+  PageView v = g.View(addr);
+  REQUIRE(v.valid());
+  CHECK(v.base() == (addr & ~(kPageBytes - 1)));
+  CHECK(v.bytes_per_cell() == 1);
+  CHECK_FALSE(v.degraded());
+  CHECK(g.live_pages() == 1);
+  CHECK(g.Find(addr).valid());
+  CHECK(acct.Events(ShadowEvent::kGlobalPagesMapped) == 1);
+
+  Cell& c = v.CellAt(addr);
+  CHECK(c.IsPristine());
+  c.SetWrite({1, 2}, 3, false);
+  CHECK(g.Find(addr).CellAt(addr).write_epoch() == Epoch{1, 2});
+  CHECK(&g.View(addr + 1).CellAt(addr + 1) == &c + 1);  // 1-byte granularity
+  CHECK(g.CellFor(addr) == &c);
+  CHECK(g.live_pages() == 1);
+  g.View(addr + kPageBytes);
+  CHECK(g.live_pages() == 2);
+}
+
+TEST_CASE("Contains and Cells respect page bounds") {
+  MemoryAccounting acct;
+  GlobalShadow g(&acct);
+  const uint64_t base = 5 * kPageBytes;
+  PageView v = g.View(base + 100);
+  CHECK(v.Contains(base));
+  CHECK(v.Contains(base + kPageBytes - 1));
+  CHECK_FALSE(v.Contains(base + kPageBytes));
+  CHECK_FALSE(v.Contains(base - 1));
+  CHECK(v.Contains(base + kPageBytes - 16, 16));
+  CHECK_FALSE(v.Contains(base + kPageBytes - 15, 16));
+  std::span<Cell> s = v.Cells(base + 64, 16);
+  CHECK(s.size() == 16);
+  CHECK(s.data() == &v.CellAt(base + 64));
+  CHECK_FALSE(PageView().Contains(0));
+}
+
+TEST_CASE("the whole 57-bit address space is supported, and nothing beyond") {
+  MemoryAccounting acct;
+  GlobalShadow g(&acct);
+  for (uint64_t addr : {uint64_t{0}, uint64_t{1} << 39, kMaxAddress, kMaxAddress - kPageBytes,
+                        uint64_t{0x00ff'ffff'ffff'0000}}) {
+    PageView v = g.View(addr);
+    REQUIRE(v.valid());
+    CHECK(v.Contains(addr));
+    v.CellAt(addr).SetRead({1, 1}, 0);
+  }
+  CHECK_FALSE(g.View(kMaxAddress + 1).valid());
+  CHECK_FALSE(g.View(~uint64_t{0}).valid());
+  CHECK(g.CellFor(uint64_t{1} << 60) == nullptr);
+  // Distinct addresses that alias modulo 2^57 must not share cells.
+  CHECK(&g.View(0).CellAt(0) != &g.View(kMaxAddress).CellAt(kMaxAddress));
+}
+
+TEST_CASE("concurrent page insertion yields one page per MiB") {
+  MemoryAccounting acct;
+  GlobalShadow g(&acct);
+  constexpr int kThreads = 8, kPages = 64;
+  // Pages spread over several leaves and roots, visited in a different order
+  // by each thread, so insertions of pages and leaves race.
+  std::vector<uint64_t> bases;
+  for (int p = 0; p < kPages; ++p) {
+    bases.push_back((static_cast<uint64_t>(p % 4) << 45) + static_cast<uint64_t>(p) * 3 * kPageBytes);
+  }
+  std::vector<std::vector<Cell*>> seen(kThreads, std::vector<Cell*>(kPages));
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<int> order(kPages);
+      for (int p = 0; p < kPages; ++p) order[p] = p;
+      std::shuffle(order.begin(), order.end(), std::mt19937(t));
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) {
+      }
+      for (int p : order) {
+        uint64_t addr = bases[p] + 128 * t;
+        Cell& c = g.View(addr).CellAt(addr);
+        CellLockGuard lock(c);
+        c.SetWrite({static_cast<Tid>(t), 1}, static_cast<SiteId>(p), false);
+        seen[t][p] = &c - 128 * t;  // the page's cell for bases[p]
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(g.live_pages() == kPages);
+  CHECK(acct.Events(ShadowEvent::kGlobalPagesMapped) == kPages);
+  for (int p = 0; p < kPages; ++p) {
+    for (int t = 1; t < kThreads; ++t) CHECK(seen[t][p] == seen[0][p]);
+    for (int t = 0; t < kThreads; ++t) {
+      uint64_t addr = bases[p] + 128 * t;
+      Cell& c = g.Find(addr).CellAt(addr);  // every write survived (none went to a lost page)
+      CHECK(c.write_epoch() == Epoch{static_cast<Tid>(t), 1});
+      CHECK(c.write_site() == static_cast<SiteId>(p));
+    }
+  }
+}
+
+TEST_CASE("touched bytes are counted per 4 KiB of cells and match mincore") {
+  MemoryAccounting acct;
+  GlobalShadow g(&acct);
+  const uint64_t base = 77 * kPageBytes;
+  PageView v = g.View(base);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 0);  // mapping alone costs nothing
+  CHECK(g.ResidentCellBytes() == 0);
+  v.CellAt(base).SetWrite({1, 1}, 0, false);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 4096);
+  for (uint64_t a = base; a < base + 128; a += 4) {  // one coalesced warp: same 4 KiB
+    for (Cell& c : v.Cells(a, 4)) c.SetRead({2, 1}, 0);
+  }
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 4096);
+  v.CellAt(base + 128).SetRead({1, 1}, 0);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 8192);
+  for (int i = 0; i < 10; ++i) v.CellAt(base + 100'000 + i * 1000).SetRead({1, 1}, 0);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 12 * 4096);
+  // Every cell handed out was written, so the OS agrees exactly (4 KiB pages,
+  // no huge pages on shadow mappings).
+  if (sysconf(_SC_PAGESIZE) == 4096) CHECK(g.ResidentCellBytes() == 12 * 4096);
+  CHECK(acct.Bytes(MemoryCategory::kPageTable) > 0);
+}
+
+TEST_CASE("Reset unmaps every page and frees its accounting") {
+  MemoryAccounting acct;
+  GlobalShadow g(&acct);
+  for (int p = 0; p < 10; ++p) {
+    uint64_t a = static_cast<uint64_t>(p) * 7 * kPageBytes;
+    g.View(a).CellAt(a).SetWrite({1, 1}, 0, false);
+  }
+  CHECK(g.live_pages() == 10);
+  const uint64_t table = acct.Bytes(MemoryCategory::kPageTable);
+  g.Reset();
+  CHECK(g.live_pages() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 0);
+  CHECK(acct.Bytes(MemoryCategory::kPageTable) == table);  // descriptors kept as spares
+  CHECK(g.ResidentCellBytes() == 0);
+  CHECK_FALSE(g.Find(0).valid());
+  // The next launch reuses a released mapping; its cells read as zeros again
+  // (cell 0 of every page above was written).
+  CHECK(g.View(0).CellAt(0).IsPristine());
+  CHECK(acct.Events(ShadowEvent::kGlobalPagesReused) == 1);
+  CHECK(acct.Events(ShadowEvent::kGlobalPagesMapped) == 11);
+  for (uint64_t a = 0; a < kPageBytes; a += 4096) CHECK(g.Find(0).CellAt(a).IsPristine());
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 256 * 4096);
+}
+
+TEST_CASE("at most kMaxSparePages released mappings are kept") {
+  MemoryAccounting acct;
+  GlobalShadow g(&acct);
+  constexpr uint64_t kPages = GlobalShadow::kMaxSparePages + 36;
+  for (uint64_t p = 0; p < kPages; ++p) g.View(p * kPageBytes).CellAt(p * kPageBytes);
+  const uint64_t table_before = acct.Bytes(MemoryCategory::kPageTable);
+  g.Reset();
+  CHECK(acct.Bytes(MemoryCategory::kPageTable) == table_before - 36 * sizeof(GlobalPage));
+}

@@ -1,0 +1,92 @@
+#include <catch2/catch.hpp>
+
+#include "shadow_memory/cell_vc.h"
+#include "shadow_memory/shared_shadow.h"
+
+using namespace barracuda::shadow;
+
+namespace {
+constexpr uint64_t SharedAddr(uint64_t block, uint32_t offset) { return block << 32 | offset; }
+}  // namespace
+
+TEST_CASE("each block gets its own window of static + dynamic bytes") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  SharedShadow s(&acct, &pool);
+  s.BeginLaunch(4, 100);
+  CHECK(s.live_windows() == 0);  // lazily allocated
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
+  std::span<Cell> w0 = s.Window(0);
+  CHECK(w0.size() == 100);
+  CHECK(s.live_windows() == 1);
+  CHECK(s.Window(0).data() == w0.data());
+  std::span<Cell> w3 = s.Window(3);
+  CHECK(w3.size() == 100);
+  CHECK(w3.data() != w0.data());
+  CHECK(s.Window(4).empty());
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) > 0);
+
+  CHECK(s.CellFor(SharedAddr(3, 99)) == &w3[99]);
+  CHECK(s.CellFor(SharedAddr(3, 100)) == nullptr);
+  CHECK(s.CellFor(SharedAddr(4, 0)) == nullptr);
+  CHECK(s.Cells(SharedAddr(0, 96), 4).size() == 4);
+  CHECK(s.Cells(SharedAddr(0, 97), 4).empty());  // crosses the window's end
+  CHECK(s.Cells(SharedAddr(0, 0xfffffffe), 4).empty());  // no 32-bit wrap-around
+
+  w0[5].SetWrite({1, 1}, 2, false);
+  CHECK(s.CellFor(SharedAddr(0, 5))->write_epoch() == Epoch{1, 1});
+  CHECK(s.CellFor(SharedAddr(3, 5))->IsPristine());  // windows do not alias
+}
+
+TEST_CASE("a kernel without shared memory has no windows") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  SharedShadow s(&acct, &pool);
+  s.BeginLaunch(1000, 0);
+  CHECK(s.Window(0).empty());
+  CHECK(s.CellFor(SharedAddr(0, 0)) == nullptr);
+  CHECK(acct.Total() == 0 + acct.Bytes(MemoryCategory::kVectorClocks));
+}
+
+TEST_CASE("ReleaseBlock frees the window and the clocks its cells hold") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  SharedShadow s(&acct, &pool);
+  s.BeginLaunch(2, 48 * 1024);
+  const uint64_t vc_baseline = acct.Bytes(MemoryCategory::kVectorClocks);
+  std::span<Cell> w = s.Window(1);
+  for (uint32_t off : {0u, 20000u, 48u * 1024 - 1}) {
+    AddReader(w[off], pool, {1, 1}, 0);
+    AddReader(w[off], pool, {2, 1}, 0);
+    SetWriteEpoch(w[off], pool, {1, 1}, 0, true);
+    AddWriter(w[off], pool, {3, 1}, 0, true);
+  }
+  CHECK(pool.live() == 6);
+  s.Window(0);
+  CHECK(s.live_windows() == 2);
+  s.ReleaseBlock(1);
+  CHECK(pool.live() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == vc_baseline);
+  CHECK(s.live_windows() == 1);
+  s.ReleaseBlock(1);  // idempotent
+  s.EndLaunch();
+  CHECK(s.live_windows() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
+}
+
+TEST_CASE("a huge grid costs only the windows its blocks touch") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  SharedShadow s(&acct, &pool);
+  const uint64_t kBlocks = uint64_t{1} << 32;  // the most a launch may have
+  s.BeginLaunch(kBlocks, 48 * 1024);
+  s.Window(0)[0].SetRead({1, 1}, 0);
+  s.Window(kBlocks - 1)[48 * 1024 - 1].SetRead({1, 1}, 0);
+  CHECK(s.live_windows() == 2);
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) < 4 * 1024 * 1024);
+  s.EndLaunch();
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
+  // A new launch starts from pristine windows.
+  s.BeginLaunch(1, 16);
+  CHECK(s.Window(0)[0].IsPristine());
+}
