@@ -7,7 +7,7 @@ function(barracuda_unit_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE barracuda_catch_main ${ARG_LIBS})
-  catch_discover_tests(${name} PROPERTIES LABELS unit
+  catch_discover_tests(${name} TEST_PREFIX "${name}: " PROPERTIES LABELS unit
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 endfunction()
 
