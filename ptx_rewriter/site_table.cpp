@@ -1,0 +1,325 @@
+#include "ptx_rewriter/site_table.h"
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <variant>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace barracuda::ptx {
+namespace {
+
+constexpr std::array<std::pair<SiteKind, std::string_view>, 9> kKindNames{{
+    {SiteKind::kLoad, "load"},
+    {SiteKind::kStore, "store"},
+    {SiteKind::kAtomic, "atomic"},
+    {SiteKind::kReduction, "reduction"},
+    {SiteKind::kAsyncCopy, "async-copy"},
+    {SiteKind::kFence, "fence"},
+    {SiteKind::kBarrier, "barrier"},
+    {SiteKind::kWarpSync, "warp-sync"},
+    {SiteKind::kBranch, "branch"},
+}};
+
+constexpr std::array<std::pair<StateSpace, std::string_view>, 10> kSpaceNames{{
+    {StateSpace::kReg, "reg"},
+    {StateSpace::kSreg, "sreg"},
+    {StateSpace::kConst, "const"},
+    {StateSpace::kGlobal, "global"},
+    {StateSpace::kLocal, "local"},
+    {StateSpace::kParam, "param"},
+    {StateSpace::kShared, "shared"},
+    {StateSpace::kSharedCluster, "shared::cluster"},
+    {StateSpace::kTex, "tex"},
+    {StateSpace::kGeneric, "generic"},
+}};
+
+// Modifier i without its dot ("async" is modifier 0 of cp.async.wait_group); "" past the end.
+std::string_view Modifier(const Instruction& inst, std::size_t i) {
+  if (i >= inst.modifiers.size()) return "";
+  std::string_view m = inst.modifiers[i];
+  return m.empty() ? m : m.substr(1);
+}
+
+std::optional<SiteKind> ClassifyCp(const Instruction& inst) {
+  // cp.async..., cp.reduce.async.bulk...; anything else (future forms) is not a site.
+  if (Modifier(inst, 0) == "reduce") return SiteKind::kReduction;
+  if (Modifier(inst, 0) != "async") return std::nullopt;
+  for (const std::string& m : inst.modifiers) {
+    if (m == ".commit_group" || m == ".prefetch") return std::nullopt;
+    if (m == ".wait_group" || m == ".wait_all") return SiteKind::kFence;
+    if (m == ".mbarrier" && inst.HasModifier(".arrive")) return SiteKind::kBarrier;
+  }
+  return SiteKind::kAsyncCopy;
+}
+
+bool IsMemorySite(SiteKind kind) {
+  switch (kind) {
+    case SiteKind::kLoad:
+    case SiteKind::kStore:
+    case SiteKind::kAtomic:
+    case SiteKind::kReduction:
+    case SiteKind::kAsyncCopy:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string OpcodeText(const Instruction& inst) {
+  std::string text(inst.opcode_name());
+  for (const std::string& m : inst.modifiers) text += m;
+  return text;
+}
+
+StateSpace SpaceOf(const Instruction& inst, SiteKind kind) {
+  const bool addressed = IsMemorySite(kind) || inst.op == Opcode::kMbarrier ||
+                         (inst.op == Opcode::kCp && kind == SiteKind::kBarrier);
+  if (!addressed) return StateSpace::kNone;
+  if (inst.info.space != StateSpace::kNone) return inst.info.space;
+  // multimem addresses are always global multicast addresses.
+  if (inst.op == Opcode::kMultimem) return StateSpace::kGlobal;
+  return StateSpace::kGeneric;
+}
+
+SourceLocation Resolve(const Module& module, uint32_t file_index, uint32_t line,
+                       uint32_t column) {
+  SourceLocation source;
+  source.file_index = file_index;
+  if (const FileDirective* file = module.FindFile(file_index)) source.file = file->name;
+  source.line = line;
+  source.column = column;
+  return source;
+}
+
+nlohmann::json LocationToJson(const std::optional<SourceLocation>& location) {
+  if (!location) return nullptr;
+  return {{"file", location->file},
+          {"file_index", location->file_index},
+          {"line", location->line},
+          {"column", location->column}};
+}
+
+absl::Status JsonError(std::size_t index, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat("site table JSON, site ", index, ": ", what));
+}
+
+}  // namespace
+
+std::string_view ToString(SiteKind kind) {
+  for (auto [k, name] : kKindNames) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+std::optional<SiteKind> ParseSiteKind(std::string_view text) {
+  for (auto [k, name] : kKindNames) {
+    if (name == text) return k;
+  }
+  return std::nullopt;
+}
+
+std::string_view SiteSpaceName(StateSpace space) {
+  for (auto [s, name] : kSpaceNames) {
+    if (s == space) return name;
+  }
+  return "";
+}
+
+std::optional<SiteKind> ClassifySite(const Instruction& inst) {
+  switch (inst.op) {
+    case Opcode::kLd:
+    case Opcode::kLdu:
+    case Opcode::kLdmatrix:
+      return SiteKind::kLoad;
+    case Opcode::kSt:
+    case Opcode::kStmatrix:
+      return SiteKind::kStore;
+    case Opcode::kAtom:
+      return SiteKind::kAtomic;
+    case Opcode::kRed:
+      return SiteKind::kReduction;
+    case Opcode::kMultimem: {
+      const std::string_view m = Modifier(inst, 0);
+      if (m == "ld_reduce") return SiteKind::kLoad;
+      if (m == "st") return SiteKind::kStore;
+      if (m == "red") return SiteKind::kReduction;
+      return std::nullopt;
+    }
+    case Opcode::kCp:
+      return ClassifyCp(inst);
+    case Opcode::kFence:
+    case Opcode::kMembar:
+      return SiteKind::kFence;
+    case Opcode::kBar:
+      return inst.info.barrier == BarrierMode::kWarpSync ? SiteKind::kWarpSync : SiteKind::kBarrier;
+    case Opcode::kBarrier:
+      return SiteKind::kBarrier;
+    case Opcode::kMbarrier:
+      // pending_count decodes a state value held in a register: no memory, no sync.
+      if (Modifier(inst, 0) == "pending_count") return std::nullopt;
+      return SiteKind::kBarrier;
+    case Opcode::kShfl:
+    case Opcode::kVote:
+    case Opcode::kMatch:
+    case Opcode::kRedux:
+    case Opcode::kActivemask:
+    case Opcode::kElect:
+      return SiteKind::kWarpSync;
+    case Opcode::kBra:
+    case Opcode::kBrx:
+      return SiteKind::kBranch;
+    default:
+      return std::nullopt;
+  }
+}
+
+SiteTable BuildSiteTable(const Module& module) {
+  SiteTable table;
+  for (const Function* function : module.Functions()) {
+    for (std::size_t i = 0; i < function->body.size(); ++i) {
+      const Instruction* inst = std::get_if<Instruction>(&function->body[i]);
+      if (inst == nullptr) continue;
+      const std::optional<SiteKind> kind = ClassifySite(*inst);
+      if (!kind) continue;
+      Site site;
+      site.id = static_cast<uint32_t>(table.sites.size());
+      site.function = function->name;
+      site.kind = *kind;
+      site.opcode = OpcodeText(*inst);
+      site.space = SpaceOf(*inst, *kind);
+      site.ptx_line = inst->pos.line;
+      site.statement = i;
+      const DebugLoc& loc = inst->loc;
+      if (loc.valid() && loc.line != 0) {
+        site.source = Resolve(module, loc.file, loc.line, loc.column);
+        if (loc.has_inlined_at && loc.inlined_file != 0 && loc.inlined_line != 0) {
+          site.inlined_at = Resolve(module, loc.inlined_file, loc.inlined_line, loc.inlined_column);
+        }
+      }
+      table.sites.push_back(std::move(site));
+    }
+  }
+  return table;
+}
+
+nlohmann::json SiteTable::ToJson() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Site& site : sites) {
+    nlohmann::json entry{
+        {"id", site.id},
+        {"function", site.function},
+        {"kind", ToString(site.kind)},
+        {"opcode", site.opcode},
+        {"space", nullptr},
+        {"ptx_line", site.ptx_line},
+        {"statement", site.statement},
+        {"source", LocationToJson(site.source)},
+        {"inlined_at", LocationToJson(site.inlined_at)},
+    };
+    if (site.space != StateSpace::kNone) entry["space"] = SiteSpaceName(site.space);
+    list.push_back(std::move(entry));
+  }
+  return nlohmann::json{{"version", kJsonVersion}, {"sites", std::move(list)}};
+}
+
+absl::StatusOr<SiteTable> SiteTable::FromJson(const nlohmann::json& json) {
+  if (!json.is_object() || !json.contains("version") || !json["version"].is_number_integer()) {
+    return absl::InvalidArgumentError("site table JSON: not an object with an integer 'version'");
+  }
+  if (json["version"].get<int>() != kJsonVersion) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("site table JSON: version ", json["version"].dump(), ", expected ",
+                     kJsonVersion));
+  }
+  if (!json.contains("sites") || !json["sites"].is_array()) {
+    return absl::InvalidArgumentError("site table JSON: 'sites' is not an array");
+  }
+  SiteTable table;
+  const auto& list = json["sites"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& e = list[i];
+    if (!e.is_object()) return JsonError(i, "not an object");
+    auto uint_field = [&](const nlohmann::json& object, const char* name,
+                          uint64_t max) -> absl::StatusOr<uint64_t> {
+      // Parsed JSON holds non-negative numbers as unsigned, built JSON may hold them signed.
+      const bool ok = object.contains(name) && object[name].is_number_integer() &&
+                      (object[name].is_number_unsigned() || object[name].get<int64_t>() >= 0) &&
+                      object[name].get<uint64_t>() <= max;
+      if (!ok) {
+        return JsonError(i, absl::StrCat("'", name, "' is missing or not an unsigned integer"));
+      }
+      return object[name].get<uint64_t>();
+    };
+    auto string_field = [&](const nlohmann::json& object,
+                            const char* name) -> absl::StatusOr<std::string> {
+      if (!object.contains(name) || !object[name].is_string()) {
+        return JsonError(i, absl::StrCat("'", name, "' is missing or not a string"));
+      }
+      return object[name].get<std::string>();
+    };
+    Site site;
+    auto id = uint_field(e, "id", UINT32_MAX);
+    if (!id.ok()) return id.status();
+    if (*id != i) return JsonError(i, "ids must be dense and in order");
+    site.id = static_cast<uint32_t>(*id);
+    auto function = string_field(e, "function");
+    if (!function.ok()) return function.status();
+    site.function = *std::move(function);
+    auto kind_text = string_field(e, "kind");
+    if (!kind_text.ok()) return kind_text.status();
+    auto kind = ParseSiteKind(*kind_text);
+    if (!kind) return JsonError(i, absl::StrCat("unknown kind '", *kind_text, "'"));
+    site.kind = *kind;
+    auto opcode = string_field(e, "opcode");
+    if (!opcode.ok()) return opcode.status();
+    site.opcode = *std::move(opcode);
+    if (e.contains("space") && !e["space"].is_null()) {
+      auto space_text = string_field(e, "space");
+      if (!space_text.ok()) return space_text.status();
+      site.space = StateSpace::kNone;
+      for (auto [s, name] : kSpaceNames) {
+        if (name == *space_text) site.space = s;
+      }
+      if (site.space == StateSpace::kNone) {
+        return JsonError(i, absl::StrCat("unknown space '", *space_text, "'"));
+      }
+    }
+    auto line = uint_field(e, "ptx_line", UINT32_MAX);
+    if (!line.ok()) return line.status();
+    site.ptx_line = static_cast<uint32_t>(*line);
+    auto statement = uint_field(e, "statement", SIZE_MAX);
+    if (!statement.ok()) return statement.status();
+    site.statement = static_cast<std::size_t>(*statement);
+    auto location_field = [&](const char* name,
+                              std::optional<SourceLocation>& out) -> absl::Status {
+      if (!e.contains(name) || e[name].is_null()) return absl::OkStatus();
+      const auto& s = e[name];
+      if (!s.is_object()) return JsonError(i, absl::StrCat("'", name, "' is not an object"));
+      SourceLocation location;
+      auto file = string_field(s, "file");
+      if (!file.ok()) return file.status();
+      location.file = *std::move(file);
+      auto file_index = uint_field(s, "file_index", UINT32_MAX);
+      auto location_line = uint_field(s, "line", UINT32_MAX);
+      auto column = uint_field(s, "column", UINT32_MAX);
+      if (!file_index.ok()) return file_index.status();
+      if (!location_line.ok()) return location_line.status();
+      if (!column.ok()) return column.status();
+      location.file_index = static_cast<uint32_t>(*file_index);
+      location.line = static_cast<uint32_t>(*location_line);
+      location.column = static_cast<uint32_t>(*column);
+      out = std::move(location);
+      return absl::OkStatus();
+    };
+    if (absl::Status st = location_field("source", site.source); !st.ok()) return st;
+    if (absl::Status st = location_field("inlined_at", site.inlined_at); !st.ok()) return st;
+    table.sites.push_back(std::move(site));
+  }
+  return table;
+}
+
+}  // namespace barracuda::ptx
