@@ -25,7 +25,7 @@
 // (CellLockGuard) around every read-check-update. Shared-memory cells of a
 // block are only touched by the one worker that processes that block, so they
 // need no lock (with distributed shared memory across a cluster this would no
-// longer hold: clusters count as one block for now, see detector_semantics.md).
+// longer hold: clusters count as one block for now, see host_detector/SEMANTICS.md).
 // Flag setters are plain stores of the control word, not atomic RMWs: call
 // them under the lock (global) or from the block's worker (shared).
 #ifndef BARRACUDA_SHADOW_MEMORY_CELL_H_

@@ -1,5 +1,5 @@
 // The out-of-line vector clock of a cell: concurrent readers (READINFLATE,
-// READSHARED) or concurrent non-racing writers (detector_semantics.md, "past
+// READSHARED) or concurrent non-racing writers (host_detector/SEMANTICS.md, "past
 // the paper"). A sparse map tid -> (clock, site, atomic): absent entries are 0,
 // which is nearly all of them. The paper keeps an unordered map too (§4.3.3);
 // per-location VCs are rare, so they are not compressed further.

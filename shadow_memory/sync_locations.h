@@ -13,7 +13,7 @@
 //   ACQBLOCK:         C_t ⊔= own[b] or base
 //   ACQGLOBAL:        C_t ⊔= base (unless every block of the grid has its own
 //                     clock, when base is nobody's value) ⊔ each own[b]
-// This is exactly the rule set of detector_semantics.md.
+// This is exactly the rule set of host_detector/SEMANTICS.md.
 //
 // The map never applies C_t itself: callers pass a callback that reads a clock
 // (acquire: join it into C_t) or updates one (release: assign or join C_t),
@@ -52,7 +52,7 @@ struct SyncKey {
   }
 };
 
-// How a release writes S_x (detector_semantics.md): a plain release store
+// How a release writes S_x (host_detector/SEMANTICS.md): a plain release store
 // replaces the clock; a read-modify-write (or acq_rel) joins into it.
 enum class ReleaseKind : uint8_t { kStore, kReadModifyWrite };
 

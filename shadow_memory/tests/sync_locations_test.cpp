@@ -27,7 +27,7 @@ TestClock Tick(uint32_t t, uint64_t v) {
   return r;
 }
 
-// The rules of detector_semantics.md, one explicit clock per block.
+// The rules of host_detector/SEMANTICS.md, one explicit clock per block.
 struct Reference {
   std::vector<TestClock> s;
   explicit Reference(size_t blocks) : s(blocks) {}

@@ -1,0 +1,141 @@
+// Internal state of the detector (not part of the public API): launch geometry,
+// per-block clocks and barrier generations, the shadow memory and the
+// synchronisation-location map, and the serialised race sink.
+#ifndef BARRACUDA_HOST_DETECTOR_DETECTOR_IMPL_H_
+#define BARRACUDA_HOST_DETECTOR_DETECTOR_IMPL_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "device_logger/protocol.h"
+#include "host_detector/detector.h"
+#include "host_detector/report_model.h"
+#include "shadow_memory/shadow_memory.h"
+#include "shadow_memory/sync_locations.h"
+#include "vc_compression/block_clocks.h"
+#include "vc_compression/vector_clock.h"
+
+namespace barracuda::detector {
+
+inline constexpr uint32_t kMaxBarrierIds = 16;
+
+struct LaunchGeometry {
+  bool active = false;
+  uint32_t threads_per_block = 0;
+  uint32_t warps_per_block = 0;
+  uint64_t blocks = 0;
+  uint64_t threads = 0;
+  uint64_t launch_id = 0;
+  uint32_t name_id = 0;
+};
+
+// One generation of one barrier id of a block (arrivals in record order).
+struct BarrierGeneration {
+  std::vector<uint32_t> sync;    // per warp: lanes that arrived with kBarrier
+  std::vector<uint32_t> arrive;  // per warp: lanes that arrived with kBarrierArrive
+  vc::VectorClock released;      // what bar.arrive lanes released at arrival
+  uint32_t arrived = 0;
+  uint32_t thread_count = 0;  // as given by the first arrival (0: the block's live threads)
+  bool open = false;
+};
+
+struct BlockState {
+  vc::BlockClocks clocks;
+  std::vector<uint32_t> live;  // per warp: lanes that exist and have not exited
+  uint32_t live_threads = 0;
+  uint32_t exited_threads = 0;
+  std::array<std::unique_ptr<BarrierGeneration>, kMaxBarrierIds> barriers;
+};
+
+// Counters of one worker (merged into Statistics at the end; no sharing on the
+// hot path).
+struct WorkerCounters {
+  uint64_t records = 0;
+  uint64_t warp_accesses = 0;
+  uint64_t thread_accesses = 0;
+  uint64_t sync_ops = 0;
+  uint64_t barriers_completed = 0;
+  uint64_t malformed = 0;
+  uint64_t shadow_dropped = 0;
+  void MergeInto(WorkerCounters& total) const {
+    total.records += records;
+    total.warp_accesses += warp_accesses;
+    total.thread_accesses += thread_accesses;
+    total.sync_ops += sync_ops;
+    total.barriers_completed += barriers_completed;
+    total.malformed += malformed;
+    total.shadow_dropped += shadow_dropped;
+  }
+};
+
+class Detector::Impl {
+ public:
+  explicit Impl(DetectorOptions options);
+
+  // Total-order entry point.
+  void Process(const protocol::Record& r, uint64_t record_index, WorkerCounters& c);
+
+  // Launch boundaries (quiescent callers).
+  void BeginLaunch(const protocol::Record& r, WorkerCounters& c);
+  void EndLaunch();
+
+  // A warp record of the current launch. Thread-safe for records of distinct
+  // blocks (the parallel engine guarantees a block is drained by one worker).
+  void ProcessWarpRecord(const protocol::Record& r, uint64_t record_index, WorkerCounters& c);
+
+  void Malformed(WorkerCounters& c, const std::string& what, uint64_t record_index);
+
+  // --- state -------------------------------------------------------------
+  DetectorOptions options;
+  LaunchGeometry launch;
+  std::vector<std::unique_ptr<BlockState>> blocks;  // per block of the launch, lazily created
+  shadow::ShadowMemory shadow;
+  shadow::SyncLocationMap<vc::VectorClock> sync_locations;
+
+  std::mutex report_mu;  // guards report, listener calls, status, racy count
+  RaceReport report;
+  std::function<void(const RaceEvent&)> listener;
+  absl::Status status;
+  uint64_t racy_accesses = 0;
+
+  // Set while several workers analyse at once: global cells (and neighbours'
+  // shared cells) are then locked around every check-and-update.
+  bool concurrent = false;
+
+  WorkerCounters totals;  // single-stream counters and merged worker counters
+  uint64_t next_record_index = 0;
+  uint64_t launches = 0;
+  uint64_t dropped_generations = 0;
+  size_t peak_clock_bytes = 0;
+  uint64_t last_threads = 0;
+
+ private:
+  BlockState& Block(uint32_t block);
+  void MemoryAccess(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
+                    WorkerCounters& c);
+  void SyncAccess(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
+                  WorkerCounters& c);
+  void BarrierArrival(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
+                      WorkerCounters& c);
+  void TryCompleteBarrier(BlockState& bs, uint32_t id, WorkerCounters& c);
+  void Branch(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
+              WorkerCounters& c);
+  void Exit(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
+
+ public:
+  // Race plumbing (memory_access.cpp).
+  AccessInfo Describe(uint64_t tid, uint32_t site, protocol::Op op) const;
+  RaceClass Classify(uint32_t block, unsigned warp, unsigned lane, uint64_t earlier_tid) const;
+  void Emit(const RaceEvent& e);
+  size_t ClockBytes() const;
+};
+
+}  // namespace barracuda::detector
+
+#endif  // BARRACUDA_HOST_DETECTOR_DETECTOR_IMPL_H_

@@ -1,0 +1,173 @@
+// Synchronisation records: acquire/release at every scope (paper Fig. 3
+// ACQBLOCK ... ACQRELGLB, extended to explicit acquire/release and cluster/
+// system scope), barriers (BAR with barrier-divergence detection, named
+// barriers with counts, bar.arrive), branches (IF, ELSE/ENDIF), warp-sync and
+// exits. Semantics: host_detector/SEMANTICS.md.
+#include <bit>
+
+#include "host_detector/detector_impl.h"
+
+namespace barracuda::detector {
+
+using protocol::Op;
+using protocol::Scope;
+
+void Detector::Impl::SyncAccess(const protocol::Record& r, uint64_t index, uint32_t block,
+                                unsigned warp, WorkerCounters& c) {
+  (void)index;
+  BlockState& bs = Block(block);
+  vc::WarpClocks& wc = bs.clocks.warp(warp);
+  const Op op = protocol::OpOf(r.header);
+  const Scope scope = protocol::ScopeOf(r.header);
+  // Clusters count as one block until KernelBegin describes them
+  // (host_detector/SEMANTICS.md); kNone is treated as the weakest scope.
+  const bool block_scope = scope == Scope::kCta || scope == Scope::kCluster || scope == Scope::kNone;
+  const bool plain_store = op == Op::kRelease && (r.header.flags & protocol::kFlagStore) != 0 &&
+                           (r.header.flags & protocol::kFlagLoad) == 0;
+  const shadow::ReleaseKind kind =
+      plain_store ? shadow::ReleaseKind::kStore : shadow::ReleaseKind::kReadModifyWrite;
+  const shadow::Space space = static_cast<shadow::Space>(protocol::SpaceOf(r.header));
+  const uint32_t mask = r.header.active_mask & bs.live[warp];
+  vc::VectorClock acquired;
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+    const shadow::SyncKey key{space, r.addr[lane]};
+    c.sync_ops++;
+    if (op == Op::kAcquire || op == Op::kAcqRel) {
+      acquired.Clear();
+      auto visit = [&](const vc::VectorClock& s) { acquired.Join(s); };
+      if (block_scope) {
+        sync_locations.AcquireBlock(key, block, visit);
+      } else {
+        sync_locations.AcquireGlobal(key, visit);
+      }
+      bs.clocks.Acquire(warp, lane, acquired);
+    }
+    if (op == Op::kRelease || op == Op::kAcqRel) {
+      const vc::VectorClock mine = wc.Expand(lane);
+      auto update = [&](vc::VectorClock& slot) {
+        if (kind == shadow::ReleaseKind::kStore) {
+          slot = mine;
+        } else {
+          slot.Join(mine);
+        }
+      };
+      if (block_scope) {
+        sync_locations.ReleaseBlock(key, block, kind, update);
+      } else {
+        sync_locations.ReleaseGlobal(key, kind, update);
+      }
+      bs.clocks.Increment(warp, 1u << lane);
+    }
+  }
+  if (options.warp_model == WarpModel::kLockstep) bs.clocks.JoinIncrement(warp, mask);  // ENDINSN
+}
+
+void Detector::Impl::BarrierArrival(const protocol::Record& r, uint64_t index, uint32_t block,
+                                    unsigned warp, WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  const uint32_t id = r.barrier.barrier_id;
+  if (id >= kMaxBarrierIds) {
+    Malformed(c, "barrier id out of range", index);
+    return;
+  }
+  const bool waits = protocol::OpOf(r.header) == Op::kBarrier;
+  // Paper BAR: every thread must be active at a block-wide barrier.
+  if (waits && r.barrier.thread_count == 0 && r.header.active_mask != bs.live[warp]) {
+    RaceEvent e;
+    e.kind = RaceKind::kBarrierDivergence;
+    e.cls = RaceClass::kDivergence;
+    e.launch_id = launch.launch_id;
+    e.kernel_name_id = launch.name_id;
+    const uint32_t lanes = r.header.active_mask & bs.live[warp];
+    const unsigned lane = lanes != 0 ? static_cast<unsigned>(std::countr_zero(lanes)) : 0;
+    e.later = Describe(bs.clocks.warp(warp).tid(lane), r.header.site_id, Op::kBarrier);
+    e.later.record_index = index;
+    e.earlier = e.later;
+    Emit(e);
+  }
+  std::unique_ptr<BarrierGeneration>& slot = bs.barriers[id];
+  if (!slot) {
+    slot = std::make_unique<BarrierGeneration>();
+    slot->sync.assign(launch.warps_per_block, 0);
+    slot->arrive.assign(launch.warps_per_block, 0);
+  }
+  BarrierGeneration& g = *slot;
+  if (!g.open) {
+    g.open = true;
+    g.thread_count = r.barrier.thread_count;
+  }
+  // A lane arriving twice in one generation is a producer error: count it once.
+  const uint32_t lanes = r.header.active_mask & bs.live[warp] & ~(g.sync[warp] | g.arrive[warp]);
+  (waits ? g.sync : g.arrive)[warp] |= lanes;
+  // bar.arrive releases at arrival and does not wait: its accesses after the
+  // arrival are not ordered before the waiters.
+  if (!waits) bs.clocks.Arrive(warp, lanes, g.released);
+  g.arrived += static_cast<uint32_t>(std::popcount(lanes));
+  TryCompleteBarrier(bs, id, c);
+}
+
+void Detector::Impl::TryCompleteBarrier(BlockState& bs, uint32_t id, WorkerCounters& c) {
+  BarrierGeneration* g = bs.barriers[id].get();
+  if (g == nullptr || !g->open) return;
+  const uint32_t expected = g->thread_count != 0 ? g->thread_count : bs.live_threads;
+  if (g->arrived < expected) return;
+  // Fast path (paper §4.3.2): every thread of the block waits and none has
+  // exited, so the barrier is a broadcast of the tracked block maximum.
+  bool all = bs.exited_threads == 0;
+  for (unsigned w = 0; all && w < g->sync.size(); ++w) {
+    all = g->arrive[w] == 0 && g->sync[w] == bs.clocks.warp(w).existing_mask();
+  }
+  if (all) {
+    bs.clocks.BarrierAll();
+  } else {
+    bs.clocks.Barrier(g->sync, g->released);
+  }
+  std::fill(g->sync.begin(), g->sync.end(), 0);
+  std::fill(g->arrive.begin(), g->arrive.end(), 0);
+  g->released.Clear();
+  g->arrived = 0;
+  g->open = false;
+  c.barriers_completed++;
+}
+
+void Detector::Impl::Branch(const protocol::Record& r, uint64_t index, uint32_t block,
+                            unsigned warp, WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  vc::ReconvergenceStack& stack = bs.clocks.warp(warp).stack();
+  uint32_t join_mask = 0;
+  switch (protocol::OpOf(r.header)) {
+    case Op::kIf:
+      join_mask = stack.PushIf(r.header.active_mask & bs.live[warp], r.branch.then_mask);
+      break;
+    case Op::kElse:
+    case Op::kFi:
+      if (!stack.Pop(&join_mask)) {
+        Malformed(c, "else/fi without an open branch", index);
+        return;
+      }
+      break;
+    default:
+      return;
+  }
+  // IF and ELSEENDIF join and fork the lanes of the new path (lockstep only:
+  // under independent thread scheduling the paths do not order lanes).
+  if (options.warp_model == WarpModel::kLockstep) {
+    bs.clocks.JoinIncrement(warp, join_mask & bs.live[warp]);
+  }
+}
+
+void Detector::Impl::Exit(const protocol::Record& r, uint32_t block, unsigned warp,
+                          WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  const uint32_t lanes = r.header.active_mask & bs.live[warp];
+  bs.live[warp] &= ~lanes;
+  bs.clocks.warp(warp).stack().RemoveLanes(lanes);
+  const uint32_t n = static_cast<uint32_t>(std::popcount(lanes));
+  bs.live_threads -= n;
+  bs.exited_threads += n;
+  // Exited threads no longer count towards whole-block barriers.
+  for (uint32_t id = 0; id < kMaxBarrierIds; ++id) TryCompleteBarrier(bs, id, c);
+}
+
+}  // namespace barracuda::detector

@@ -1,0 +1,284 @@
+// One test per synchronisation rule of paper Fig. 2-3 (IF, ELSE/ENDIF, BAR,
+// ACQBLOCK, RELBLOCK, ACQRELBLK, ACQGLOBAL, RELGLOBAL, ACQRELGLB) plus the
+// extensions: explicit scopes, release store vs read-modify-write, named
+// barriers with counts and bar.arrive, warp-sync, exits.
+// Geometry unless said otherwise: 2 blocks x 64 threads (warps 0,1 | 2,3).
+#include <catch2/catch.hpp>
+
+#include "host_detector/tests/trace_builder.h"
+
+namespace barracuda::detector::testing {
+namespace {
+
+constexpr uint64_t kX = 0x2000;
+constexpr uint64_t kLock = 0x8000;
+constexpr uint32_t kAll = 0xffffffffu;
+
+TEST_CASE("IF: then and else paths are concurrent (divergence race)", "[rules][branch]") {
+  TraceBuilder t;
+  t.Begin(1, 32).If(0, kAll, 0x0000ffffu).Write(0, 0x0000ffffu, Strided(kX, 4), 1).Else(0);
+  t.Read(0, 0xffff0000u, [](unsigned l) { return kX + 4 * (l - 16); }, 2).Fi(0).End();
+  for (WarpModel m : {WarpModel::kLockstep, WarpModel::kIts}) {
+    RunResult r = Run(t, m);
+    REQUIRE(r.events.size() == 16);
+    CHECK(r.events[0].cls == RaceClass::kDivergence);
+    CHECK(r.events[0].kind == RaceKind::kReadAfterWrite);
+    CHECK(r.events[0].later.lane == 16);
+    CHECK(r.events[0].earlier.lane == 0);
+  }
+}
+
+TEST_CASE("ELSE/ENDIF: reconvergence joins both paths in lockstep", "[rules][branch]") {
+  TraceBuilder t;
+  t.Begin(1, 32).If(0, kAll, 0x1u).Write(0, 0x1u, Same(kX), 1).Else(0).Fi(0).Read(0, 0x2u, Same(kX), 2).End();
+  CHECK(Run(t, WarpModel::kLockstep).events.empty());
+  RunResult its = Run(t, WarpModel::kIts);
+  REQUIRE(its.events.size() == 1);
+  CHECK(its.events[0].cls == RaceClass::kIntraWarp);  // the branch is closed again
+}
+
+TEST_CASE("IF with an empty side still pushes and pops", "[rules][branch]") {
+  TraceBuilder t;
+  t.Begin(1, 32).If(0, kAll, kAll).Write(0, 0x1u, Same(kX), 1).Else(0).Fi(0).Read(0, 0x2u, Same(kX), 2).End();
+  RunResult r = Run(t, WarpModel::kLockstep);
+  CHECK(r.events.empty());
+  CHECK(r.ok);
+}
+
+TEST_CASE("nested branches", "[rules][branch]") {
+  TraceBuilder t;
+  t.Begin(1, 32)
+      .If(0, kAll, 0xffu)
+      .If(0, 0xffu, 0x0fu)
+      .Write(0, 0x1u, Same(kX), 1)
+      .Else(0)
+      .Read(0, 0x10u, Same(kX), 2)  // inner else: divergence race with lane 0
+      .Fi(0)
+      .Read(0, 0x20u, Same(kX), 3)  // after the inner fi: ordered (lockstep)
+      .Else(0)
+      .Read(0, 0x100u, Same(kX), 4)  // outer else: divergence race
+      .Fi(0)
+      .Read(0, 0x200u, Same(kX), 5)  // after the outer fi: ordered
+      .End();
+  RunResult r = Run(t, WarpModel::kLockstep);
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].later.site == 2);
+  CHECK(r.events[1].later.site == 4);
+  CHECK(r.events[0].cls == RaceClass::kDivergence);
+  CHECK(r.events[1].cls == RaceClass::kDivergence);
+}
+
+TEST_CASE("BAR: orders the whole block", "[rules][barrier]") {
+  TraceBuilder t;
+  t.Begin(2, 64).Write(0, kAll, [](unsigned l) { return kX + 4 * l; }, 1).BlockBar(0, 2);
+  t.Read(1, kAll, [](unsigned l) { return kX + 4 * (31 - l); }, 2);
+  SECTION("same block: ordered") {
+    t.End();
+    for (WarpModel m : {WarpModel::kLockstep, WarpModel::kIts}) CHECK(Run(t, m).events.empty());
+  }
+  SECTION("another block is not ordered by it") {
+    t.Read(2, 0x1u, Same(kX), 3).End();
+    RunResult r = Run(t);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].cls == RaceClass::kInterBlock);
+  }
+  SECTION("before the barrier completes nothing is ordered") {
+    TraceBuilder u;
+    u.Begin(1, 64).Write(0, 0x1u, Same(kX), 1).Bar(0, kAll).Read(1, 0x1u, Same(kX), 2).Bar(1, kAll).End();
+    CHECK(Run(u).events.size() == 1);
+  }
+}
+
+TEST_CASE("BAR: barrier divergence is reported", "[rules][barrier]") {
+  TraceBuilder t;
+  t.Begin(1, 64).If(0, kAll, 0xffffu).Bar(0, 0xffffu, 0, 0, 77).Else(0).Bar(0, 0xffff0000u, 0, 0, 78).Fi(0).Bar(1, kAll).End();
+  RunResult r = Run(t, WarpModel::kLockstep);
+  REQUIRE(CountKind(r, RaceKind::kBarrierDivergence) == 2);
+  CHECK(r.events[0].later.site == 77);
+  CHECK(r.stats.barriers_completed == 1);  // the arrivals still count
+  REQUIRE(r.entries.size() == 2);
+}
+
+TEST_CASE("partial last warp: its live mask is the lanes that exist", "[rules][barrier]") {
+  TraceBuilder t;  // 40 threads: warp 1 has 8 lanes
+  t.Begin(1, 40).Write(1, 0xffu, [](unsigned l) { return kX + 4 * l; }, 1).Bar(0, kAll).Bar(1, 0xffu);
+  t.Read(0, kAll, [](unsigned l) { return kX + 4 * (l % 8); }, 2).End();
+  RunResult r = Run(t);
+  CHECK(CountKind(r, RaceKind::kBarrierDivergence) == 0);
+  CHECK(r.events.empty());
+  CHECK(r.stats.barriers_completed == 1);
+}
+
+TEST_CASE("exited lanes leave whole-block barriers", "[rules][barrier]") {
+  TraceBuilder t;
+  t.Begin(1, 64).Exit(1, 0xffff0000u).Write(1, 0x1u, Same(kX), 1).Bar(0, kAll).Bar(1, 0x0000ffffu);
+  t.Read(0, 0x1u, Same(kX), 2).End();
+  RunResult r = Run(t);
+  CHECK(r.events.empty());
+  CHECK(r.stats.barriers_completed == 1);
+  // Exited threads are not ordered with anything after the barrier.
+  TraceBuilder u;
+  u.Begin(1, 64).Write(1, 0x80000000u, Same(kX), 1).Exit(1, 0xffff0000u).Bar(0, kAll).Bar(1, 0x0000ffffu);
+  u.Read(0, 0x1u, Same(kX), 2).End();
+  CHECK(Run(u).events.size() == 1);
+}
+
+TEST_CASE("named barriers: counts and bar.arrive", "[rules][barrier]") {
+  // Producer warp 0 writes then arrives on barrier 1 (64 threads); consumer warp
+  // 1 waits on it and reads: ordered. The producer is not ordered after the
+  // consumer's earlier accesses (bar.arrive releases, it does not acquire).
+  TraceBuilder t;
+  t.Begin(1, 96)
+      .Write(1, 0x1u, Same(kX + 64), 9)  // consumer writes before the barrier
+      .Write(0, 0x1u, Same(kX), 1)
+      .Arrive(0, kAll, 1, 64)
+      .Bar(1, kAll, 1, 64)
+      .Read(1, 0x2u, Same(kX), 2)        // ordered after the producer's write
+      .Read(0, 0x2u, Same(kX + 64), 3)   // producer did not acquire: races
+      .Read(2, 0x1u, Same(kX), 4)        // warp 2 did not take part: races
+      .End();
+  RunResult r = Run(t);
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].later.site == 3);
+  CHECK(r.events[1].later.site == 4);
+  CHECK(CountKind(r, RaceKind::kBarrierDivergence) == 0);  // counted barriers may be partial
+  CHECK(r.stats.barriers_completed == 1);
+}
+
+TEST_CASE("incomplete barrier generations are dropped at kernel end", "[rules][barrier]") {
+  TraceBuilder t;
+  t.Begin(1, 64).Bar(0, kAll).End();
+  RunResult r = Run(t);
+  CHECK(r.stats.barrier_generations_dropped == 1);
+  CHECK(r.stats.barriers_completed == 0);
+}
+
+TEST_CASE("warp-sync orders its member lanes (both models)", "[rules][warp]") {
+  TraceBuilder t;
+  t.Begin(1, 32).Write(0, 0x1u, Same(kX), 1).WarpSync(0, 0x3u).Read(0, 0x2u, Same(kX), 2).Read(0, 0x4u, Same(kX), 3).End();
+  for (WarpModel m : {WarpModel::kLockstep, WarpModel::kIts}) {
+    RunResult r = Run(t, m);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].later.lane == 2);  // lane 2 was not a member (nor active at the write)
+  }
+}
+
+TEST_CASE("RELBLOCK + ACQBLOCK synchronise within a block", "[rules][sync]") {
+  TraceBuilder t;
+  t.Begin(2, 64).Write(0, 0x1u, Same(kX), 1).ReleaseStore(Scope::kCta, 0, 0x1u, kLock);
+  SECTION("same block") {
+    t.Acquire(Scope::kCta, 1, 0x1u, kLock).Read(1, 0x1u, Same(kX), 2).End();
+    CHECK(Run(t).events.empty());
+  }
+  SECTION("other lanes of the acquiring warp are not ordered") {
+    t.Acquire(Scope::kCta, 1, 0x1u, kLock).Read(1, 0x2u, Same(kX), 2).End();
+    CHECK(Run(t).events.size() == 1);
+  }
+  SECTION("block scope does not reach another block (paper §3.3.3)") {
+    t.Acquire(Scope::kCta, 2, 0x1u, kLock).Read(2, 0x1u, Same(kX), 2).End();
+    CHECK(Run(t).events.size() == 1);
+  }
+  SECTION("cluster scope counts as block scope for now") {
+    TraceBuilder u;
+    u.Begin(2, 64).Write(0, 0x1u, Same(kX), 1).ReleaseStore(Scope::kCluster, 0, 0x1u, kLock);
+    u.Acquire(Scope::kCluster, 2, 0x1u, kLock).Read(2, 0x1u, Same(kX), 2).End();
+    CHECK(Run(u).events.size() == 1);
+  }
+  SECTION("release increments: later writes of the releaser are not covered") {
+    t.Write(0, 0x1u, Same(kX + 8), 3).Acquire(Scope::kCta, 1, 0x1u, kLock).Read(1, 0x1u, Same(kX + 8), 4).End();
+    CHECK(Run(t).events.size() == 1);
+  }
+}
+
+TEST_CASE("ACQRELBLK: a block-scope lock handed around a block", "[rules][sync]") {
+  TraceBuilder t;
+  t.Begin(1, 128);
+  for (uint32_t w = 0; w < 4; ++w) {
+    t.AcqRel(Scope::kCta, w, 0x1u, kLock).Read(w, 0x1u, Same(kX), 10 + w).Write(w, 0x1u, Same(kX), 20 + w);
+    t.AcqRel(Scope::kCta, w, 0x1u, kLock);
+  }
+  t.End();
+  CHECK(Run(t).events.empty());
+  CHECK(Run(t, WarpModel::kLockstep).events.empty());
+}
+
+TEST_CASE("RELGLOBAL + ACQGLOBAL synchronise across blocks", "[rules][sync]") {
+  TraceBuilder t;
+  t.Begin(2, 64).Write(0, 0x1u, Same(kX), 1);
+  SECTION("gpu release, block-scope acquire elsewhere: synchronises") {
+    t.ReleaseStore(Scope::kGpu, 0, 0x1u, kLock).Acquire(Scope::kCta, 2, 0x1u, kLock).Read(2, 0x1u, Same(kX), 2).End();
+    CHECK(Run(t).events.empty());
+  }
+  SECTION("block release, gpu acquire elsewhere: synchronises") {
+    t.ReleaseStore(Scope::kCta, 0, 0x1u, kLock).Acquire(Scope::kGpu, 2, 0x1u, kLock).Read(2, 0x1u, Same(kX), 2).End();
+    CHECK(Run(t).events.empty());
+  }
+  SECTION("system scope behaves as gpu scope") {
+    t.ReleaseStore(Scope::kSys, 0, 0x1u, kLock).Acquire(Scope::kSys, 3, 0x1u, kLock).Read(3, 0x1u, Same(kX), 2).End();
+    CHECK(Run(t).events.empty());
+  }
+  SECTION("acquire of another location does not synchronise") {
+    t.ReleaseStore(Scope::kGpu, 0, 0x1u, kLock).Acquire(Scope::kGpu, 2, 0x1u, kLock + 4).Read(2, 0x1u, Same(kX), 2).End();
+    CHECK(Run(t).events.size() == 1);
+  }
+}
+
+TEST_CASE("ACQRELGLB: a global lock across blocks", "[rules][sync]") {
+  TraceBuilder t;
+  t.Begin(4, 64);
+  for (uint32_t w : {0u, 3u, 5u, 6u, 2u}) {
+    t.AcqRel(Scope::kGpu, w, 0x4u, kLock).Read(w, 0x4u, Same(kX), 10).Write(w, 0x4u, Same(kX), 11);
+    t.AcqRel(Scope::kGpu, w, 0x4u, kLock);
+  }
+  t.End();
+  CHECK(Run(t).events.empty());
+}
+
+TEST_CASE("release store replaces S_x, read-modify-write joins", "[rules][sync]") {
+  // Warp 0 writes x and releases; warp 2 (other block) releases the same
+  // location; warp 3 acquires. With a plain store the second release overwrites
+  // the first (x races); with an RMW release (exch) the release sequence keeps it.
+  for (bool rmw : {false, true}) {
+    TraceBuilder t;
+    t.Begin(2, 64).Write(0, 0x1u, Same(kX), 1).ReleaseStore(Scope::kGpu, 0, 0x1u, kLock);
+    if (rmw) {
+      t.ReleaseRmw(Scope::kGpu, 2, 0x1u, kLock);
+    } else {
+      t.ReleaseStore(Scope::kGpu, 2, 0x1u, kLock);
+    }
+    t.Acquire(Scope::kGpu, 3, 0x1u, kLock).Read(3, 0x1u, Same(kX), 2).End();
+    CHECK(Run(t).events.size() == (rmw ? 0u : 1u));
+  }
+}
+
+TEST_CASE("lanes of one record synchronise in ascending lane order", "[rules][sync]") {
+  TraceBuilder t;
+  // lane 0 releases and lane 1 acquires in one acq_rel record: lane 1 sees lane 0.
+  t.Begin(1, 32).Write(0, 0x1u, Same(kX), 1).AcqRel(Scope::kCta, 0, 0x3u, kLock).Read(0, 0x2u, Same(kX), 2);
+  t.Read(0, 0x1u, Same(kX + 8), 3).Write(0, 0x2u, Same(kX + 8), 4).End();
+  RunResult r = Run(t);
+  REQUIRE(r.events.size() == 1);  // lane 0 did not see lane 1
+  CHECK(r.events[0].later.site == 4);
+}
+
+TEST_CASE("sync accesses are not race-checked and fences order nothing", "[rules][sync]") {
+  TraceBuilder t;
+  t.Begin(2, 64).Write(0, 0x1u, Same(kLock), 1).ReleaseStore(Scope::kGpu, 2, 0x1u, kLock);
+  t.Sync(Op::kFence, Scope::kGpu, 1, 0x1u, Same(0), 0).Read(1, 0x1u, Same(kX), 2).Write(0, 0x2u, Same(kX), 3).End();
+  RunResult r = Run(t);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].later.site == 3);
+}
+
+TEST_CASE("malformed records are rejected without crashing", "[robustness]") {
+  TraceBuilder t;
+  t.Read(0, 1, Same(kX), 1);  // outside a launch
+  t.Begin(1, 32).Read(5, 1, Same(kX), 1).Else(0).Bar(0, kAll, 99, 0);
+  t.Mem(Op::kRead, 0, 1, Same(kX), 1, 0).End();
+  RunResult r = Run(t);
+  CHECK_FALSE(r.ok);
+  CHECK(r.stats.malformed_records == 5);
+}
+
+}  // namespace
+}  // namespace barracuda::detector::testing
