@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Generates the PTX corpus: every .cu file of the source tree compiled to PTX.
+
+Each source gives four PTX files (compute_75 and compute_90, each with
+-lineinfo and with -G); one CUB program is also built into three executables
+whose embedded PTX is compressed with zstd (nvcc's default), LZ4
+(--compress-mode=speed) and not at all (--no-compress), for `barracuda-ptx
+extract`. The nvcc jobs run in parallel; an output is rebuilt only when its
+command line changed or a file it depends on (from nvcc -MD) is newer.
+
+Writes OUT/manifest.json, read by corpus_check.py. This is the set-up step
+(CTest fixture) of the corpus tests registered by ptx_rewriter/corpus.cmake.
+
+A source can carry marker comment lines for the corpus (anywhere in the file):
+  // barracuda-corpus: skip <reason>       not compiled (e.g. meant to fail)
+  // barracuda-corpus: flags <nvcc flags>  extra flags, e.g. -rdc=true
+  // barracuda-corpus: arch <NN>           needs sm_NN: no PTX for older targets
+A bug-suite program's /*@barracuda header "arch" (e.g. "arch": 90) counts as
+the same as an arch marker. Timings are reported as wall and CPU seconds (user + system of
+nvcc and its children), the latter being what matters on a loaded machine.
+Exit status: 0 all outputs present, 1 an nvcc job failed, 2 usage error.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+# (target, debug variant): the four PTX files made from each source.
+VARIANTS = [(sm, dbg) for sm in (75, 90) for dbg in ("lineinfo", "G")]
+# Executables of one CUB program, by how nvcc compresses the embedded PTX.
+EXE_MODES = {"zstd": [], "lz4": ["--compress-mode=speed"], "none": ["--no-compress"]}
+EXE_FLAGS = ["-cudart", "shared", "-lineinfo", "-gencode",
+             "arch=compute_75,code=[sm_75,compute_75]"]
+MARKER = "// barracuda-corpus:"
+SUITE_ARCH_RE = re.compile(r'^/\*@barracuda\b.*?"arch"\s*:\s*(\d+).*?^@\*/', re.S | re.M)
+
+
+def find_sources(root, out_dir):
+    """Every .cu under root, skipping hidden folders, build folders (build*/ at
+    the top, or any folder holding a CMakeCache.txt) and the output folder."""
+    sources = []
+    out_dir = os.path.realpath(out_dir)
+    for dirpath, dirnames, filenames in os.walk(root):
+        keep = []
+        for d in sorted(dirnames):
+            full = os.path.join(dirpath, d)
+            if d.startswith(".") or os.path.realpath(full) == out_dir:
+                continue
+            if dirpath == root and d.startswith("build"):
+                continue
+            if os.path.exists(os.path.join(full, "CMakeCache.txt")):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        sources += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".cu")]
+    return sorted(sources)
+
+
+def read_markers(path):
+    """(skip reason or None, extra nvcc flags, lowest sm the source supports,
+    whether it includes CUB or libcu++ headers: 5-20x slower to compile)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    m = SUITE_ARCH_RE.search(text)
+    skip, flags, min_sm = None, [], int(m.group(1)) if m else 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.startswith(MARKER):
+            continue
+        kind, _, rest = line[len(MARKER):].strip().partition(" ")
+        rest = rest.strip()
+        if kind == "skip":
+            skip = rest or "no reason given"
+        elif kind == "flags":
+            flags += shlex.split(rest)
+        elif kind == "arch" and rest.split()[:1] and rest.split()[0].isdigit():
+            min_sm = int(rest.split()[0])
+        else:
+            raise ValueError(f"{path}:{number}: bad corpus marker '{line.strip()}' "
+                             "(want skip REASON, flags FLAGS or arch NN)")
+    heavy = bool(re.search(r"#\s*include\s*<(cub|cuda)/", text))
+    return skip, flags, min_sm, heavy
+
+
+def up_to_date(output, cmd):
+    """True when output exists, was made by cmd, and no dependency is newer."""
+    stamp, deps = output + ".cmd", output + ".d"
+    try:
+        with open(stamp, encoding="utf-8") as f:
+            if json.load(f) != cmd:
+                return False
+        built = os.path.getmtime(output)
+        with open(deps, encoding="utf-8") as f:
+            text = f.read().replace("\\\n", " ")
+    except (OSError, ValueError):
+        return False
+    _, _, files = text.partition(":")
+    for dep in files.split():
+        try:
+            if os.path.getmtime(dep) > built:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def run_timed(cmd):
+    """Runs cmd; returns (exit status, output, wall s, CPU s of it and its children)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.read().decode("utf-8", "replace")
+    proc.stdout.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped
+    return (proc.returncode, out, time.monotonic() - start,
+            usage.ru_utime + usage.ru_stime)
+
+
+def run_job(job):
+    """Runs one nvcc job unless up to date; writes the output atomically.
+    Returns (job, status, log, wall s, CPU s)."""
+    output, cmd = job["output"], job["cmd"]
+    if up_to_date(output, cmd):
+        return job, "up-to-date", "", 0.0, 0.0
+    os.makedirs(os.path.dirname(output), exist_ok=True)
+    tmp = output + ".tmp"
+    full = cmd + ["-o", tmp, "-MD", "-MF", output + ".d"]
+    rc, log, wall, cpu = run_timed(full)
+    if rc != 0:
+        for stale in (tmp, output, output + ".cmd"):
+            if os.path.exists(stale):
+                os.remove(stale)
+        return job, "failed", f"$ {shlex.join(full)}\n(exit status {rc})\n{log}", wall, cpu
+    os.replace(tmp, output)
+    with open(output + ".cmd", "w", encoding="utf-8") as f:
+        json.dump(cmd, f)
+    return job, "built", log, wall, cpu
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--nvcc", default="nvcc")
+    ap.add_argument("--exe-source", required=True,
+                    help="the CUB program built three times (relative to --source-dir)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+
+    if shutil.which(args.nvcc) is None:
+        print(f"corpus: nvcc '{args.nvcc}' not found (the CUDA 13 toolkit must be installed)",
+              file=sys.stderr)
+        return 2
+    root = os.path.realpath(args.source_dir)
+    out = os.path.realpath(args.out_dir)
+    exe_source = os.path.join(root, args.exe_source)
+    if not os.path.isfile(exe_source):
+        print(f"corpus: --exe-source {exe_source} does not exist", file=sys.stderr)
+        return 2
+
+    jobs, skipped = [], []
+    for src in find_sources(root, out):
+        rel = os.path.relpath(src, root)
+        try:
+            skip, extra, min_sm, heavy = read_markers(src)
+        except ValueError as e:
+            print(f"corpus: {e}", file=sys.stderr)
+            return 2
+        if skip:
+            skipped.append(f"{rel} ({skip})")
+            continue
+        if min_sm > max(sm for sm, _ in VARIANTS):
+            skipped.append(f"{rel} (needs sm_{min_sm})")
+            continue
+        for sm, dbg in VARIANTS:
+            if sm < min_sm:
+                continue
+            jobs.append({
+                "kind": "ptx", "source": rel, "group": f"sm{sm}-{dbg}", "sm": sm,
+                "heavy": heavy,
+                "output": os.path.join(out, "ptx", rel[:-3], f"sm{sm}-{dbg}.ptx"),
+                "cmd": [args.nvcc, "-ptx", f"-arch=compute_{sm}", f"-{dbg}", "-I", root]
+                       + extra + [src],
+            })
+    exe_name = os.path.splitext(os.path.basename(exe_source))[0]
+    for mode, flags in EXE_MODES.items():
+        jobs.append({
+            "kind": "exe", "source": os.path.relpath(exe_source, root), "mode": mode,
+            "output": os.path.join(out, "exe", f"{exe_name}-{mode}"),
+            "cmd": [args.nvcc] + EXE_FLAGS + flags + [exe_source],
+        })
+    # Longest jobs first (executables, then CUB / libcu++ users) so that the
+    # pool does not end on one long job.
+    jobs.sort(key=lambda j: 0 if j["kind"] == "exe" else 1 if j["heavy"] else 2)
+
+    start = time.monotonic()
+    built = fresh = 0
+    cpu_total = 0.0
+    failures, costs = [], []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for job, status, log, wall, cpu in pool.map(run_job, jobs):
+            rel_out = os.path.relpath(job["output"], out)
+            cpu_total += cpu
+            if status == "failed":
+                failures.append(log)
+                print(f"corpus: FAILED {rel_out}", file=sys.stderr)
+            elif status == "built":
+                built += 1
+                costs.append((cpu, wall, rel_out))
+            else:
+                fresh += 1
+
+    manifest = {
+        "source_dir": root,
+        "ptx": [{k: j[k] for k in ("source", "group", "sm", "output")}
+                for j in jobs if j["kind"] == "ptx"],
+        "executables": [{k: j[k] for k in ("source", "mode", "output")}
+                        for j in jobs if j["kind"] == "exe"],
+        "skipped": skipped,
+    }
+    with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1)
+    sources = len({j["source"] for j in jobs if j["kind"] == "ptx"})
+    ptx_bytes = sum(os.path.getsize(j["output"]) for j in jobs
+                    if j["kind"] == "ptx" and os.path.exists(j["output"]))
+    print(f"corpus: {sources} sources, {len(jobs)} outputs ({ptx_bytes / 1e6:.1f} MB of PTX): "
+          f"{built} built, {fresh} up to date, {len(failures)} failed; "
+          f"{time.monotonic() - start:.1f} s wall, {cpu_total:.1f} s CPU, {args.jobs} jobs")
+    for cpu, wall, rel_out in sorted(costs, reverse=True)[:10]:
+        print(f"corpus:   slowest: {rel_out}: {cpu:.1f} s CPU, {wall:.1f} s wall")
+    for s in skipped:
+        print(f"corpus: skipped {s}")
+    if failures:
+        print("\n".join(failures), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
