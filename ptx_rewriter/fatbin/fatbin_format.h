@@ -1,6 +1,6 @@
 // On-disk layout of CUDA fat binaries (CUDA 13, x86-64/aarch64 Linux, 64-bit
 // little-endian only). Layout checked against nvcc 13.0 output; see
-// /work/shared/notes/cuda13-runtime-abi.md and ptx_rewriter/README.md.
+// docs/notes/cuda13-runtime-abi.md and ptx_rewriter/README.md.
 //
 // These structs are read with memcpy from possibly unaligned, untrusted bytes;
 // never cast a pointer into a buffer to one of them.
