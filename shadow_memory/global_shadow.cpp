@@ -6,20 +6,11 @@
 #include <bit>
 #include <new>
 
+#include "shadow_memory/lazy_mapping.h"
+
 namespace barracuda::shadow {
 
 namespace {
-
-// Zero-filled, lazily backed memory: untouched parts cost no RAM.
-void* MapZeroed(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  // Shadow is touched sparsely: a transparent huge page would make one touched
-  // cell cost 2 MiB and defeat the 4 KiB touched-bit accounting.
-  madvise(p, bytes, MADV_NOHUGEPAGE);
-  return p;
-}
 
 uint32_t ShiftFor(uint32_t bytes_per_cell) {
   if (bytes_per_cell < 2) bytes_per_cell = 2;

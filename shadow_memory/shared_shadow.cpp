@@ -3,19 +3,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "shadow_memory/lazy_mapping.h"
+
 namespace barracuda::shadow {
 
 namespace {
-
-void* MapZeroed(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  // Shadow is touched sparsely: a transparent huge page would make one touched
-  // cell cost 2 MiB and defeat the 4 KiB touched-bit accounting.
-  madvise(p, bytes, MADV_NOHUGEPAGE);
-  return p;
-}
 
 uint64_t RoundToOsPage(uint64_t bytes) {
   const uint64_t os_page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ptx_rewriter/fatbin/bounded_bytes.h"
 
 namespace barracuda::fatbin {
 namespace {
@@ -15,17 +16,6 @@ std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
 absl::Status Corrupt(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("corrupt ELF file: ", what));
-}
-
-bool InRange(uint64_t off, uint64_t len, uint64_t limit) {
-  return off <= limit && len <= limit - off;
-}
-
-template <typename T>
-T Load(std::span<const uint8_t> bytes, uint64_t off) {
-  T v;
-  std::memcpy(&v, bytes.data() + off, sizeof(T));
-  return v;
 }
 
 // A NUL-terminated string at `off` inside `table`; nullopt when it runs off the end.

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ptx_rewriter/fatbin/bounded_bytes.h"
 #include "ptx_rewriter/fatbin/decompress.h"
 
 namespace barracuda::fatbin {
@@ -14,18 +15,6 @@ std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
 absl::Status Malformed(uint64_t at, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("fat binary offset ", Hex(at), ": ", what));
-}
-
-// True when [off, off+len) lies inside [0, limit), without overflow.
-bool InRange(uint64_t off, uint64_t len, uint64_t limit) {
-  return off <= limit && len <= limit - off;
-}
-
-template <typename T>
-T Load(std::span<const uint8_t> bytes, uint64_t off) {
-  T v;
-  std::memcpy(&v, bytes.data() + off, sizeof(T));
-  return v;
 }
 
 // The text before the first NUL (or all of it when there is none).

@@ -1,0 +1,26 @@
+// Zero-filled, lazily backed anonymous memory for shadow: untouched parts cost
+// no RAM (MAP_NORESERVE), so a page table entry or a block's shared window can
+// be mapped whole and paid for only where the kernel touches it.
+#ifndef BARRACUDA_SHADOW_MEMORY_LAZY_MAPPING_H_
+#define BARRACUDA_SHADOW_MEMORY_LAZY_MAPPING_H_
+
+#include <sys/mman.h>
+
+#include <cstddef>
+
+namespace barracuda::shadow {
+
+// nullptr when the mapping fails (the caller degrades or drops, never aborts).
+inline void* MapZeroed(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  // Shadow is touched sparsely: a transparent huge page would make one touched
+  // cell cost 2 MiB and defeat the 4 KiB touched-bit accounting.
+  madvise(p, bytes, MADV_NOHUGEPAGE);
+  return p;
+}
+
+}  // namespace barracuda::shadow
+
+#endif  // BARRACUDA_SHADOW_MEMORY_LAZY_MAPPING_H_
