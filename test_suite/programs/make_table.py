@@ -166,6 +166,8 @@ def verdict_cell(e):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--update-readme', action='store_true')
+    ap.add_argument('--check-readme', action='store_true',
+                    help='fail if the table in README.md is not what this script generates')
     ap.add_argument('--cuda-include', action='append', default=None)
     args = ap.parse_args()
     include_dirs = args.cuda_include or ['/usr/local/cuda/include']
@@ -197,7 +199,7 @@ def main():
 
     for p in problems.items:
         print(p, file=sys.stderr)
-    if args.update_readme:
+    if args.update_readme or args.check_readme:
         readme = HERE / 'README.md'
         text = readme.read_text()
         begin, end = '<!-- table:begin -->\n', '<!-- table:end -->'
@@ -205,7 +207,13 @@ def main():
         if i < 0 or j < i:
             print(f'{readme}: missing the table:begin / table:end markers', file=sys.stderr)
             return 1
-        readme.write_text(text[:i + len(begin)] + out + text[j:])
+        current = text[:i + len(begin)] + out + text[j:]
+        if args.check_readme:
+            if current != text:
+                print(f'{readme}: the table is stale; run make_table.py --update-readme', file=sys.stderr)
+                return 1
+        else:
+            readme.write_text(current)
     else:
         sys.stdout.write(out)
     if problems.items:
