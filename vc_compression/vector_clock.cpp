@@ -38,19 +38,25 @@ Clock VectorClock::MaxIn(ThreadId first, uint64_t end) const {
   return m;
 }
 
-bool VectorClock::LessOrEqual(const VectorClock& other) const {
+template <typename Visit>
+bool VectorClock::WalkRuns(const Pieces& a, const Pieces& b, Visit visit) {
   size_t i = 0, j = 0;
   uint64_t pos = 0;
   while (pos < kTidEnd) {
-    if (pieces_[i].value > other.pieces_[j].value) return false;
-    uint64_t next_a = i + 1 < pieces_.size() ? pieces_[i + 1].first : kTidEnd;
-    uint64_t next_b = j + 1 < other.pieces_.size() ? other.pieces_[j + 1].first : kTidEnd;
+    if (!visit(static_cast<ThreadId>(pos), a[i].value, b[j].value)) return false;
+    uint64_t next_a = i + 1 < a.size() ? a[i + 1].first : kTidEnd;
+    uint64_t next_b = j + 1 < b.size() ? b[j + 1].first : kTidEnd;
     uint64_t next = std::min(next_a, next_b);
     if (next == next_a) ++i;
     if (next == next_b) ++j;
     pos = next;
   }
   return true;
+}
+
+bool VectorClock::LessOrEqual(const VectorClock& other) const {
+  return WalkRuns(pieces_, other.pieces_,
+                  [](ThreadId, Clock mine, Clock theirs) { return mine <= theirs; });
 }
 
 void VectorClock::Join(const VectorClock& other) {
@@ -60,17 +66,10 @@ void VectorClock::Join(const VectorClock& other) {
     return;
   }
   Pieces out;
-  size_t i = 0, j = 0;
-  uint64_t pos = 0;
-  while (pos < kTidEnd) {
-    Append(out, static_cast<ThreadId>(pos), std::max(pieces_[i].value, other.pieces_[j].value));
-    uint64_t next_a = i + 1 < pieces_.size() ? pieces_[i + 1].first : kTidEnd;
-    uint64_t next_b = j + 1 < other.pieces_.size() ? other.pieces_[j + 1].first : kTidEnd;
-    uint64_t next = std::min(next_a, next_b);
-    if (next == next_a) ++i;
-    if (next == next_b) ++j;
-    pos = next;
-  }
+  WalkRuns(pieces_, other.pieces_, [&out](ThreadId first, Clock mine, Clock theirs) {
+    Append(out, first, std::max(mine, theirs));
+    return true;
+  });
   pieces_ = std::move(out);
 }
 

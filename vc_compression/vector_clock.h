@@ -85,6 +85,11 @@ class VectorClock {
   using Pieces = absl::InlinedVector<Piece, 3>;
   // Appends (first, value) keeping pieces sorted and adjacent values distinct.
   static void Append(Pieces& out, ThreadId first, Clock value);
+  // Walks the common refinement of a's and b's runs in ascending thread order,
+  // calling visit(first_tid, a_value, b_value) per run; stops early when visit
+  // returns false. Returns whether the walk reached the end.
+  template <typename Visit>
+  static bool WalkRuns(const Pieces& a, const Pieces& b, Visit visit);
   size_t FindPiece(ThreadId t) const;  // index of the piece holding t
 
   Pieces pieces_;  // invariant: pieces_[0].first == 0, firsts strictly ascending,
