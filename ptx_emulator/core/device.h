@@ -1,0 +1,155 @@
+// The emulated device: loaded programs, device memory, launches.
+//
+// This is the interface the replacement CUDA runtime (runtime/) programs
+// against. Method definitions are split by concern:
+//   decode/device_modules.cpp  LoadLinkUnit, FindKernel, FindVariable, FindFunctionByIndex
+//   exec/launch.cpp            Launch (scheduler, workers, tracing)
+//   core/device.cpp            construction, options
+#ifndef BARRACUDA_PTX_EMULATOR_CORE_DEVICE_H_
+#define BARRACUDA_PTX_EMULATOR_CORE_DEVICE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "ptx_emulator/core/device_memory.h"
+#include "ptx_emulator/core/exec_form.h"
+#include "ptx_emulator/core/record_sink.h"
+#include "ptx_rewriter/ir.h"
+#include "ptx_rewriter/site_table.h"
+
+namespace barracuda::emu {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t{x} * y * z; }
+};
+
+// One PTX translation unit to load.
+struct PtxSource {
+  std::string text;
+  std::string name;  // for diagnostics: "app.cu (sm_75 PTX)" or a file name
+};
+
+// A module-level variable after loading (.global, .const; managed ones too).
+struct GlobalVariable {
+  void* address = nullptr;   // device (= host) address
+  uint64_t size = 0;
+  ptx::StateSpace space = ptx::StateSpace::kGlobal;
+  bool managed = false;
+};
+
+// One parsed + decoded module.
+struct LoadedModule {
+  uint32_t id = 0;
+  uint32_t link_unit = 0;
+  std::string name;
+  std::unique_ptr<ptx::Module> ir;   // kept: Inst::source and Function::source point into it
+  ptx::SiteTable sites;
+  uint32_t site_base = 0;            // program-wide site id of local site 0
+  uint32_t shared_bytes = 0;         // module-wide static .shared layout size
+  uint32_t sm_target = 0;            // from `.target sm_XX`
+};
+
+struct LaunchConfig {
+  Dim3 grid, block;
+  uint32_t dynamic_shared_bytes = 0;
+  uint64_t stream_id = 0;
+  bool cooperative = false;
+};
+
+// How blocks and warps are interleaved (exec/scheduler.*). Deterministic for a
+// seed with workers == 1; with several workers each block's schedule is still
+// seeded but blocks on different cores interleave as the OS runs them.
+struct ScheduleOptions {
+  uint64_t seed = 0;
+  uint32_t workers = 0;          // 0 = one per core
+  uint32_t quantum = 256;        // warp instructions before the scheduler may switch
+  enum class Policy : uint8_t { kRoundRobin, kRandom } policy = Policy::kRoundRobin;
+  uint32_t max_resident_blocks_per_worker = 32;
+};
+
+// What the emulated GPU says about itself (cudaGetDeviceProperties & co.).
+struct DeviceDescription {
+  std::string name = "barracuda PTX emulator";
+  uint32_t sm_count = 16;
+  uint32_t warp_size = 32;
+  uint32_t max_threads_per_block = 1024;
+  uint32_t max_threads_per_sm = 2048;
+  uint32_t max_blocks_per_sm = 32;
+  uint32_t shared_per_block = 48 * 1024;
+  uint32_t shared_per_block_optin = 99 * 1024;
+  uint32_t shared_per_sm = 100 * 1024;
+  uint32_t regs_per_block = 65536;
+  uint32_t regs_per_sm = 65536;
+  uint32_t local_bytes_per_thread = 16 * 1024;  // local window per thread (stack + .local)
+  uint64_t global_bytes = uint64_t{16} << 30;   // reported totalGlobalMem
+};
+
+class Device {
+ public:
+  Device();
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // ---- loading (decode/)
+  // Parses, links and decodes one link unit (one module without -rdc, every
+  // module of the link with -rdc), allocates and initialises its globals.
+  // Returns the link unit id. Errors name the module, PTX line and instruction.
+  absl::StatusOr<uint32_t> LoadLinkUnit(std::vector<PtxSource> sources);
+  // The .entry `name` of a link unit: its function index.
+  absl::StatusOr<uint32_t> FindKernel(uint32_t link_unit, std::string_view name) const;
+  absl::StatusOr<GlobalVariable> FindVariable(uint32_t link_unit, std::string_view name) const;
+
+  const Function& function(uint32_t index) const { return *functions_[index]; }
+  uint32_t function_count() const { return static_cast<uint32_t>(functions_.size()); }
+  const LoadedModule& module(uint32_t id) const { return *modules_[id]; }
+  uint32_t module_count() const { return static_cast<uint32_t>(modules_.size()); }
+
+  // ---- running (exec/)
+  // Runs the kernel to completion (the runtime orders streams itself). `args`
+  // as in cudaLaunchKernel: args[i] points at parameter i, sized by the
+  // kernel's Function::params. Errors: a fault (illegal address, trap, assert,
+  // deadlock, unsupported instruction) with a message naming the instruction,
+  // its PTX line and the thread.
+  absl::Status Launch(uint32_t kernel, const LaunchConfig& config, void* const* args);
+
+  DeviceMemory& memory() { return *memory_; }
+  const DeviceDescription& description() const { return description_; }
+  ScheduleOptions& schedule() { return schedule_; }
+  // Tracing: nullptr (default) = off.
+  void SetSink(RecordSink* sink) { sink_ = sink; }
+  RecordSink* sink() const { return sink_; }
+  uint64_t launches() const { return launch_counter_; }
+
+ private:
+  friend class ModuleLoader;   // decode/
+  friend class LaunchRunner;   // exec/
+  std::unique_ptr<DeviceMemory> memory_;
+  DeviceDescription description_;
+  ScheduleOptions schedule_;
+  RecordSink* sink_ = nullptr;
+  mutable std::mutex load_mu_;
+  std::deque<std::unique_ptr<LoadedModule>> modules_;
+  std::deque<std::unique_ptr<Function>> functions_;
+  // per link unit: name -> function index / variable
+  std::vector<absl::flat_hash_map<std::string, uint32_t>> unit_functions_;
+  std::vector<absl::flat_hash_map<std::string, GlobalVariable>> unit_variables_;
+  uint32_t next_site_ = 0;
+  uint32_t next_kernel_name_ = 0;
+  absl::flat_hash_map<uint32_t, uint32_t> kernel_name_ids_;  // function index -> name id
+  std::atomic<uint64_t> launch_counter_{0};
+  std::atomic<uint64_t> stamps_{0};
+};
+
+}  // namespace barracuda::emu
+
+#endif  // BARRACUDA_PTX_EMULATOR_CORE_DEVICE_H_

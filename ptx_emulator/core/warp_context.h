@@ -1,0 +1,95 @@
+// What an instruction handler sees of the warp running it.
+//
+// exec/ owns the full warp state (SIMT stack, call frames, scheduling) and
+// derives its Warp from WarpCtx; handlers in ops/ use only what is here. The
+// interpreter keeps the register/predicate pointers and frame_base current for
+// the running call frame.
+#ifndef BARRACUDA_PTX_EMULATOR_CORE_WARP_CONTEXT_H_
+#define BARRACUDA_PTX_EMULATOR_CORE_WARP_CONTEXT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "ptx_emulator/core/exec_form.h"
+
+namespace barracuda::emu {
+
+class DeviceMemory;
+class Tracer;
+
+// Why a warp stopped with an error. Mirrors the cudaError_t a GPU would give.
+enum class FaultKind : uint8_t {
+  kNone,
+  kIllegalAddress,     // cudaErrorIllegalAddress
+  kMisalignedAddress,  // cudaErrorMisalignedAddress
+  kInvalidPc,          // cudaErrorIllegalInstruction (bad indirect branch/call target)
+  kTrap,               // trap / brkpt: cudaErrorIllegalInstruction
+  kAssert,             // __assertfail: cudaErrorAssert
+  kUnsupported,        // an instruction form the emulator does not implement
+  kDeadlock,           // no warp can make progress (reported by the scheduler)
+  kStackOverflow,      // call depth / local window exhausted
+};
+
+struct Fault {
+  FaultKind kind = FaultKind::kNone;
+  uint32_t lane = 0;
+  uint64_t address = 0;
+  std::string message;  // human-readable, names the instruction and its PTX line
+};
+
+struct WarpCtx {
+  // ---- the running call frame (kept current by exec/)
+  uint64_t* regs = nullptr;          // [slot * 32 + lane]
+  const uint64_t* consts = nullptr;  // the running Function's constants
+  uint64_t* sregs = nullptr;         // [SpecialReg * 32 + lane], per warp
+  uint32_t* preds = nullptr;         // one lane mask per predicate slot
+  const Function* function = nullptr;
+  uint32_t frame_base = 0;           // offset of the frame in each lane's local window
+
+  // ---- masks
+  uint32_t active = 0;     // SIMT stack-top mask, before the guard
+  uint32_t exists = 0;     // lanes that exist (the last warp of a block may be partial)
+  uint32_t live = 0;       // lanes not yet exited
+
+  // ---- identity
+  uint32_t warp_in_block = 0;
+  uint32_t block_linear = 0;
+  uint32_t warp_global = 0;         // protocol warp_id
+  uint32_t threads_per_block = 0;
+
+  // ---- memory windows (host addresses); address spaces per ptx StateSpace
+  uint8_t* shared_base = nullptr;   // this block's shared window
+  uint32_t shared_bytes = 0;        // static + dynamic
+  uint8_t* local_base = nullptr;    // lane l's window starts at local_base + l * local_stride
+  uint32_t local_stride = 0;
+  const uint8_t* param_base = nullptr;  // kernel parameter buffer (read-only)
+  uint32_t param_bytes = 0;
+  DeviceMemory* memory = nullptr;   // global allocations (validity checks, attribution)
+
+  // ---- tracing: nullptr when off (the only cost of tracing off is this test)
+  Tracer* tracer = nullptr;
+
+  // ---- errors: the first fault stops the warp and fails the launch
+  Fault fault;
+  bool faulted() const { return fault.kind != FaultKind::kNone; }
+  void Raise(FaultKind kind, const Inst& inst, uint32_t lane, uint64_t address, std::string what);
+
+  // ---- operand access (resolved once per instruction, not per lane)
+  const uint64_t* Src(ValueRef r) const {
+    const uint32_t i = RefIndex(r) * kLanes;
+    switch (RefKind(r)) {
+      case kRefRegister: return regs + i;
+      case kRefConstant: return consts + i;
+      default: return sregs + i;
+    }
+  }
+  uint64_t* Dst(ValueRef r) { return regs + RefIndex(r) * kLanes; }  // only registers are written
+  uint8_t* LocalWindow(uint32_t lane) { return local_base + static_cast<size_t>(lane) * local_stride; }
+};
+
+// Lanes of `mask` in ascending order: for (uint32_t m = mask; m; m &= m - 1) { lane = Lane(m); }
+inline uint32_t Lane(uint32_t m) { return static_cast<uint32_t>(__builtin_ctz(m)); }
+
+}  // namespace barracuda::emu
+
+#endif  // BARRACUDA_PTX_EMULATOR_CORE_WARP_CONTEXT_H_
