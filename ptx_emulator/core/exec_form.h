@@ -102,6 +102,13 @@ struct Opnd {
 };
 inline constexpr uint32_t kNoPred = 0xffffffffu;
 
+// Extern functions with no PTX body that the emulator implements itself.
+enum class Builtin : uint8_t { kNone, kVprintf, kAssertFail, kMalloc, kFree };
+
+// A function symbol used as a value (`mov.u64 %rd, f;` for indirect calls) is
+// this tag | function index: never a valid data address.
+inline constexpr uint64_t kFunctionPointerTag = 0xfff0000000000000ull;
+
 struct Inst;
 struct WarpCtx;
 // A handler runs one instruction for the lanes in `exec` (active lanes whose
@@ -154,6 +161,21 @@ struct Function {
   uint32_t static_shared_bytes = 0;      // .entry: .shared variables reachable from it (module-wide)
   uint32_t max_threads = 1024;           // .entry: from .maxntid/.reqntid, else 1024
   const ptx::Function* source = nullptr;
+
+  // brx.idx tables: the instruction's ops[1] is Opnd::kLabel with index = first
+  // entry here and count = entries; each entry is a pc.
+  std::vector<uint32_t> jump_tables;
+  // One entry per call instruction (Inst::aux = index here).
+  struct CallSite {
+    int32_t callee = -1;               // function index for direct calls; -1 = indirect
+    ValueRef callee_ref = kNoRef;      // indirect: register holding a function pointer value
+    Builtin builtin = Builtin::kNone;  // extern functions the emulator provides
+    std::vector<uint32_t> arg_offsets; // caller-frame offsets of the argument .param symbols
+    std::vector<uint32_t> arg_sizes;
+    std::vector<uint32_t> ret_offsets; // caller-frame offsets of the return .param symbols
+    std::vector<uint32_t> ret_sizes;
+  };
+  std::vector<CallSite> call_sites;
 };
 
 }  // namespace barracuda::emu
