@@ -1,0 +1,170 @@
+#include "host_detector/report_json.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "host_detector/report_text.h"
+#include "ptx_rewriter/text_concat.h"
+
+namespace barracuda::reports {
+namespace {
+
+using nlohmann::json;
+
+json DimJson(const std::optional<Dim3>& d) {
+  if (!d) return nullptr;
+  return json::array({d->x, d->y, d->z});
+}
+
+json LocJson(const std::optional<ptx::SourceLocation>& loc) {
+  if (!loc || loc->file.empty() || loc->line == 0) return nullptr;
+  return json{{"file", loc->file}, {"line", loc->line}, {"column", loc->column}};
+}
+
+json SiteJson(const ResolvedAccess& a) {
+  if (a.site_id == protocol::kNoSite) return nullptr;
+  json site = {{"id", a.site_id},     {"module", nullptr}, {"function", nullptr}, {"ptx_line", nullptr},
+               {"opcode", nullptr},   {"source", nullptr}, {"inlined_at", nullptr}};
+  if (a.site != nullptr) {
+    if (a.module != nullptr) site["module"] = a.module->name;
+    site["function"] = a.site->function;
+    site["ptx_line"] = a.site->ptx_line;
+    site["opcode"] = a.site->opcode;
+    site["source"] = LocJson(a.site->source);
+    site["inlined_at"] = LocJson(a.site->inlined_at);
+  }
+  return site;
+}
+
+json AccessJson(const ResolvedAccess& a) {
+  return json{{"operation", OperationName(a.op)},
+              {"thread", DimJson(a.thread)},
+              {"block", DimJson(a.block)},
+              {"thread_linear", a.thread_linear},
+              {"block_linear", a.block_linear},
+              {"warp", a.warp},
+              {"lane", a.lane},
+              {"size", a.access_size == 0 ? json(nullptr) : json(a.access_size)},
+              {"site", SiteJson(a)}};
+}
+
+json CountsJson(const RaceCounts& c) { return json{{"races", c.races}, {"racy_accesses", c.dynamic}}; }
+
+json StringsJson(const std::vector<std::string>& v) {
+  json out = json::array();
+  for (const std::string& s : v) out.push_back(s);
+  return out;
+}
+
+json RaceJson(const ResolvedRace& r) {
+  json kernel = {{"name", r.kernel},
+                 {"mangled", r.kernel_mangled.empty() ? json(nullptr) : json(r.kernel_mangled)},
+                 {"launch_id", r.launch_id},
+                 {"stream", nullptr},
+                 {"grid", nullptr},
+                 {"block", nullptr}};
+  if (r.launch != nullptr) {
+    kernel["stream"] = r.launch->stream_id;
+    kernel["grid"] = DimJson(r.launch->grid);
+    kernel["block"] = DimJson(r.launch->block);
+  }
+  json allocation = nullptr;
+  if (r.allocation) {
+    const ResolvedAllocation& a = *r.allocation;
+    allocation = {{"base", Hex(a.base)}, {"offset", a.offset}, {"size", a.size},
+                  {"kind", a.kind},      {"label", a.label},   {"freed", a.freed}};
+  }
+  json race = {{"id", r.ordinal},
+               {"kind", detector::RaceKindName(r.kind)},
+               {"class", detector::RaceClassName(r.cls)},
+               {"space", SpaceName(r.space)},
+               {"count", r.count},
+               {"process_id", r.process_id},
+               {"kernel", std::move(kernel)},
+               {"address", nullptr},
+               {"shared_block", nullptr},
+               {"allocation", std::move(allocation)},
+               {"first", AccessJson(r.earlier)},
+               {"second", AccessJson(r.later)}};
+  if (r.kind != detector::RaceKind::kBarrierDivergence) race["address"] = Hex(r.address);
+  if (r.space == protocol::Space::kShared && r.kind != detector::RaceKind::kBarrierDivergence) {
+    race["shared_block"] = r.shared_block;
+  }
+  return race;
+}
+
+}  // namespace
+
+const char* ToolVersion() { return BARRACUDA_VERSION; }
+
+json JsonReport(const ReportData& data, const ReportContext& context) {
+  json processes = json::array();
+  for (const ProcessInfo& p : context.processes()) {
+    json modules = json::array();
+    for (const ModuleInfo& m : p.modules) {
+      modules.push_back(
+          {{"id", m.module_id}, {"name", m.name}, {"site_base", m.site_base}, {"sites", m.sites.sites.size()}});
+    }
+    processes.push_back({{"pid", p.pid}, {"command_line", StringsJson(p.command_line)}, {"modules", modules}});
+  }
+  json by_kind = json::object();
+  for (detector::RaceKind k : {detector::RaceKind::kReadAfterWrite, detector::RaceKind::kWriteAfterRead,
+                               detector::RaceKind::kWriteAfterWrite, detector::RaceKind::kAtomicVsPlain,
+                               detector::RaceKind::kBarrierDivergence}) {
+    uint64_t n = 0;
+    for (const ResolvedRace& r : data.races) n += r.kind == k;
+    by_kind[detector::RaceKindName(k)] = n;
+  }
+  RaceCounts shown;
+  for (const ResolvedRace& r : data.races) shown.Add(r);
+  json rules = json::array();
+  for (const SuppressionUse& use : data.suppressions_used) {
+    rules.push_back({{"where", use.where}, {"rule", use.text}, {"races", use.counts.races},
+                     {"racy_accesses", use.counts.dynamic}});
+  }
+  json suppressed = CountsJson(data.suppressed);
+  suppressed["rules"] = std::move(rules);
+  json summary = {{"races", shown.races},
+                  {"racy_accesses", shown.dynamic},
+                  {"by_kind", std::move(by_kind)},
+                  {"found", CountsJson(data.found)},
+                  {"suppressed", std::move(suppressed)},
+                  {"omitted", CountsJson(data.omitted)},
+                  {"max_reports", data.max_reports ? json(*data.max_reports) : json(nullptr)}};
+  json races = json::array();
+  for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r));
+  return json{{"format", "barracuda-report"},
+              {"version", kJsonReportVersion},
+              {"tool", {{"name", kToolName}, {"version", ToolVersion()}}},
+              {"run",
+               {{"backend", context.backend().empty() ? json(nullptr) : json(context.backend())},
+                {"warp_model", WarpModelName(context.warp_model())},
+                {"command_line", StringsJson(context.command_line())},
+                {"complete", context.complete()},
+                {"incomplete_reasons", StringsJson(context.incomplete_reasons())},
+                {"notes", StringsJson(context.notes())}}},
+              {"processes", std::move(processes)},
+              {"summary", std::move(summary)},
+              {"races", std::move(races)}};
+}
+
+absl::Status WriteJsonFile(const json& value, const std::string& path) {
+  // Replacement of invalid UTF-8 (file names come from the app's PTX) instead
+  // of nlohmann's exception.
+  const std::string text = value.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? absl::OkStatus() : absl::DataLossError("cannot write the report to stdout");
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::PermissionDeniedError(ptx::Cat("cannot open '", path, "' for writing: ", std::strerror(errno)));
+  out << text;
+  out.close();
+  if (!out) return absl::DataLossError(ptx::Cat("cannot write '", path, "'"));
+  return absl::OkStatus();
+}
+
+}  // namespace barracuda::reports

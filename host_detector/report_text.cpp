@@ -1,0 +1,185 @@
+#include "host_detector/report_text.h"
+
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+
+#include "ptx_rewriter/text_concat.h"
+
+namespace barracuda::reports {
+namespace {
+
+using detector::RaceKind;
+using protocol::Op;
+
+std::string LocText(const ptx::SourceLocation& loc) {
+  return loc.column != 0 ? ptx::Cat(loc.file, ":", loc.line, ":", loc.column) : ptx::Cat(loc.file, ":", loc.line);
+}
+
+// "at racy.cu:12 (inlined at main.cu:40) in f(int*) [PTX racy.ptx:41 st.global.u32]"
+std::string WhereText(const ResolvedAccess& a) {
+  if (a.site == nullptr) {
+    return a.site_id == protocol::kNoSite ? "at an unknown site" : ptx::Cat("at site ", a.site_id, " (no site table)");
+  }
+  const ptx::Site& s = *a.site;
+  const std::string module = a.module != nullptr && !a.module->name.empty() ? a.module->name : "<ptx>";
+  std::string out;
+  if (s.source && !s.source->file.empty() && s.source->line != 0) {
+    out = ptx::Cat("at ", LocText(*s.source));
+    if (s.inlined_at && !s.inlined_at->file.empty()) out += ptx::Cat(" (inlined at ", LocText(*s.inlined_at), ")");
+    out += ptx::Cat(" in ", Demangle(s.function), " [PTX ", module, ":", s.ptx_line, " ", s.opcode, "]");
+  } else {
+    out = ptx::Cat("at PTX ", module, ":", s.ptx_line, " ", s.opcode, " in ", Demangle(s.function));
+  }
+  return out;
+}
+
+std::string AccessHeadline(const ResolvedAccess& a) {
+  std::string out = Capitalized(OperationName(a.op));
+  if (a.access_size != 0) out += ptx::Cat(" of ", static_cast<unsigned>(a.access_size), a.access_size == 1 ? " byte" : " bytes");
+  out += ptx::Cat(" by ", ThreadText(a), " (warp ", a.warp, ", lane ", a.lane, ")");
+  return out;
+}
+
+void Line(std::ostream& out, const std::string& text) { out << kTextPrefix << text << '\n'; }
+
+std::string Plural(uint64_t n, const char* one, const char* many) {
+  return ptx::Cat(n, " ", n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string Capitalized(std::string s) {
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+std::string Hex(uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+std::string CoordText(const Dim3& d) { return ptx::Cat("(", d.x, ",", d.y, ",", d.z, ")"); }
+
+std::string OperationName(Op op) {
+  switch (op) {
+    case Op::kRead: return "read";
+    case Op::kWrite: return "write";
+    case Op::kAtomic: return "atomic";
+    case Op::kAcquire: return "acquire";
+    case Op::kRelease: return "release";
+    case Op::kAcqRel: return "acquire-release";
+    case Op::kBarrier: return "barrier";
+    case Op::kBarrierArrive: return "barrier-arrive";
+    default: return protocol::OpName(op);
+  }
+}
+
+const char* SpaceName(protocol::Space space) {
+  return space == protocol::Space::kShared ? "shared" : "global";
+}
+
+std::string KindDescription(RaceKind kind) {
+  switch (kind) {
+    case RaceKind::kReadAfterWrite: return "read-after-write (RAW) race";
+    case RaceKind::kWriteAfterRead: return "write-after-read (WAR) race";
+    case RaceKind::kWriteAfterWrite: return "write-after-write (WAW) race";
+    case RaceKind::kAtomicVsPlain: return "atomic-vs-plain race";
+    case RaceKind::kBarrierDivergence: return "barrier divergence";
+  }
+  return "race";
+}
+
+std::string ThreadText(const ResolvedAccess& a) {
+  if (a.thread && a.block) return ptx::Cat("thread ", CoordText(*a.thread), " in block ", CoordText(*a.block));
+  return ptx::Cat("thread ", a.thread_linear, " (grid-linear) in block ", a.block_linear);
+}
+
+std::string AddressText(const ResolvedRace& race) {
+  if (race.space == protocol::Space::kShared) {
+    std::string out = ptx::Cat("shared offset ", Hex(race.address));
+    if (race.allocation) {
+      out += ptx::Cat(" in the ", race.allocation->size, "-byte ", race.allocation->label);
+    } else {
+      out += ptx::Cat(" in the shared memory of block ", race.shared_block);
+    }
+    return out;
+  }
+  std::string out = Hex(race.address);
+  if (!race.allocation) return out + " (in no known allocation)";
+  const ResolvedAllocation& a = *race.allocation;
+  out += ptx::Cat(" = ", Hex(a.base), " + ", a.offset, " in ", a.freed ? "freed " : "", a.kind, " allocation");
+  if (!a.label.empty()) out += ptx::Cat(" '", a.label, "'");
+  out += ptx::Cat(" of ", a.size, " bytes");
+  return out;
+}
+
+void WriteTextReport(const ReportData& data, const ReportContext& context, std::ostream& out) {
+  for (const ResolvedRace& r : data.races) {
+    std::string head = ptx::Cat("Race #", r.ordinal, ": ", KindDescription(r.kind));
+    if (r.kind != RaceKind::kBarrierDivergence) {
+      head += ptx::Cat(" (", detector::RaceClassName(r.cls), ") on ", SpaceName(r.space), " memory");
+    }
+    head += ptx::Cat(" [", Plural(r.count, "occurrence", "occurrences"), "]");
+    Line(out, head);
+    if (r.kind == RaceKind::kBarrierDivergence) {
+      Line(out, ptx::Cat("    Barrier reached by part of a warp: ", ThreadText(r.later), " (warp ", r.later.warp,
+                         ", lane ", r.later.lane, ")"));
+      Line(out, ptx::Cat("        ", WhereText(r.later)));
+    } else {
+      Line(out, ptx::Cat("    First:  ", AccessHeadline(r.earlier)));
+      Line(out, ptx::Cat("            ", WhereText(r.earlier)));
+      Line(out, ptx::Cat("    Second: ", AccessHeadline(r.later)));
+      Line(out, ptx::Cat("            ", WhereText(r.later)));
+      Line(out, ptx::Cat("    Address ", AddressText(r)));
+    }
+    std::string kernel = ptx::Cat("    Kernel ", r.kernel, ", launch ", r.launch_id);
+    if (r.launch != nullptr) {
+      kernel += ptx::Cat(" (grid ", CoordText(r.launch->grid), ", block ", CoordText(r.launch->block), ", stream ",
+                         r.launch->stream_id, ")");
+    }
+    kernel += ptx::Cat(", process ", r.process_id);
+    Line(out, kernel);
+    Line(out, "");
+  }
+
+  // Summary: "N races (k RAW, ...), M racy accesses[; S suppressed][; O not shown]".
+  std::string summary = ptx::Cat("BARRACUDA SUMMARY: ", Plural(data.races.size(), "race", "races"));
+  uint64_t shown_dynamic = 0;
+  for (const ResolvedRace& r : data.races) shown_dynamic += r.count;
+  if (!data.races.empty()) {
+    std::string kinds;
+    for (RaceKind k : {RaceKind::kReadAfterWrite, RaceKind::kWriteAfterRead, RaceKind::kWriteAfterWrite,
+                       RaceKind::kAtomicVsPlain, RaceKind::kBarrierDivergence}) {
+      uint64_t n = 0;
+      for (const ResolvedRace& r : data.races) n += r.kind == k;
+      if (n != 0) kinds += ptx::Cat(kinds.empty() ? "" : ", ", n, " ", detector::RaceKindName(k));
+    }
+    summary += ptx::Cat(" (", kinds, "), ", Plural(shown_dynamic, "racy access", "racy accesses"));
+  }
+  if (data.suppressed.races != 0) {
+    summary += ptx::Cat("; ", data.suppressed.races, " suppressed (", Plural(data.suppressed.dynamic, "access", "accesses"), ")");
+  }
+  if (data.omitted.races != 0) {
+    summary += ptx::Cat("; ", data.omitted.races, " more not shown (--max-reports ", data.max_reports.value_or(0), ")");
+  }
+  Line(out, summary);
+  for (const SuppressionUse& use : data.suppressions_used) {
+    Line(out, ptx::Cat("Suppressed by ", use.where, " (", use.text, "): ", Plural(use.counts.races, "race", "races")));
+  }
+  if (!context.complete()) {
+    for (const std::string& reason : context.incomplete_reasons()) {
+      Line(out, ptx::Cat("Analysis INCOMPLETE: ", reason, "; races in the part not analysed are missing"));
+    }
+  }
+  for (const std::string& note : context.notes()) Line(out, ptx::Cat("Note: ", note));
+}
+
+std::string TextReport(const ReportData& data, const ReportContext& context) {
+  std::ostringstream out;
+  WriteTextReport(data, context, out);
+  return out.str();
+}
+
+}  // namespace barracuda::reports
