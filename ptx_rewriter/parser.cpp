@@ -897,7 +897,7 @@ bool Parser::ParseOperand(Operand& op, int depth) {
     default:
       return FailExpected("operand");
   }
-  if (lex_.Peek().is_punct('|') && op.kind == Operand::Kind::kRegister) {
+  if (lex_.Peek().is_punct('|') && (op.kind == Operand::Kind::kRegister || op.kind == Operand::Kind::kSink)) {
     lex_.Next();
     Operand second;
     if (!ParseOperand(second, depth + 1)) return false;

@@ -269,6 +269,11 @@ TEST_CASE("parser: operands", "[parser]") {
     CHECK(i.operands[3].negated);
     CHECK(i.info.cmp == CmpOp::kLt);
     CHECK(i.info.bool_op == BoolOp::kAnd);
+    // A sink as the first half (nvcc emits it for elect.sync on sm_90).
+    Instruction e = MustParseInstruction("elect.sync _|%p2, -1");
+    REQUIRE(e.operands[0].kind == Operand::Kind::kPredPair);
+    CHECK(e.operands[0].elements[0].kind == Operand::Kind::kSink);
+    CHECK(e.operands[0].elements[1].text == "%p2");
   }
   SECTION("texture address") {
     Instruction i = MustParseInstruction("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}]");
