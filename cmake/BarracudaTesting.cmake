@@ -7,7 +7,9 @@ function(barracuda_unit_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE barracuda_catch_main ${ARG_LIBS})
-  catch_discover_tests(${name} TEST_PREFIX "${name}: " PROPERTIES LABELS unit
+  # --warn NoTests: a CTest entry whose name matches no test case fails instead of
+  # passing silently (e.g. a name CMake split at a semicolon).
+  catch_discover_tests(${name} TEST_PREFIX "${name}: " EXTRA_ARGS --warn NoTests PROPERTIES LABELS unit
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 endfunction()
 

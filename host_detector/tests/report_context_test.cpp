@@ -29,7 +29,7 @@ TEST_CASE("Demangle: Itanium names only", "[reports][context]") {
   CHECK(Demangle("_Zbroken") == "_Zbroken");  // not demangleable: unchanged
 }
 
-TEST_CASE("Site ids are program-wide per process; overlapping modules are refused", "[reports][context]") {
+TEST_CASE("Site ids are program-wide per process, overlapping modules are refused", "[reports][context]") {
   ReportContext c;
   ptx::SiteTable t;
   t.sites.resize(3);

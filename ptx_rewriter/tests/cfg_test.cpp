@@ -137,7 +137,7 @@ TEST_CASE("a branch to the next statement has one distinct successor", "[cfg]") 
   CHECK(cfg.blocks[0].end == BlockEnd::kConditionalBranch);
 }
 
-TEST_CASE("ret, exit and trap end blocks; with a guard they also fall through", "[cfg]") {
+TEST_CASE("ret, exit and trap end blocks, with a guard they also fall through", "[cfg]") {
   Module m = KernelModule(
       "\t@%p1 ret;\n"
       "\t@!%p2 exit;\n"

@@ -138,7 +138,7 @@ TEST_CASE("real: zstd, LZ4 and uncompressed builds hold the same PTX", "[fatbin]
   CHECK(PtxasAccepts(z[0]->ptx, 75));
 }
 
-TEST_CASE("real: multi-arch build holds two PTX entries; choice is deterministic",
+TEST_CASE("real: multi-arch build holds two PTX entries, choice is deterministic",
           "[fatbin][real]") {
   FATBIN_REQUIRE_CUDA_PROGRAMS();
   auto p = Load("fb_multi");

@@ -119,7 +119,7 @@ TEST_CASE("nvcc output: sync.cu", "[sites]") {
   CHECK(*atomic.inlined_at == SourceLocation{"sync.cu", 1, 16, 3});
 }
 
-TEST_CASE("branches are sites; `.loc 1 0 0` gives no source", "[sites]") {
+TEST_CASE("branches are sites, `.loc 1 0 0` gives no source", "[sites]") {
   Module m = LoadDataFile("branches.ptx");
   const SiteTable t = BuildSiteTable(m);
   const Site* merged_store = nullptr;
