@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +27,8 @@
 #include "ptx_rewriter/site_table.h"
 
 namespace barracuda::emu {
+
+class SchedulePolicy;  // exec/schedule_policy.h
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
@@ -74,6 +77,9 @@ struct ScheduleOptions {
   uint32_t quantum = 256;        // warp instructions before the scheduler may switch
   enum class Policy : uint8_t { kRoundRobin, kRandom } policy = Policy::kRoundRobin;
   uint32_t max_resident_blocks_per_worker = 32;
+  // Added by exec/: when set, replaces `policy` (schedule exploration); called
+  // once per worker per launch.
+  std::function<std::unique_ptr<SchedulePolicy>(uint32_t worker)> policy_factory;
 };
 
 // What the emulated GPU says about itself (cudaGetDeviceProperties & co.).
@@ -130,6 +136,16 @@ class Device {
   RecordSink* sink() const { return sink_; }
   uint64_t launches() const { return launch_counter_; }
 
+  // Work done so far (all launches), for BARRACUDA_EMU_STATS and benchmarks.
+  struct Statistics {
+    uint64_t launches = 0;
+    uint64_t warp_instructions = 0;
+    uint64_t thread_instructions = 0;  // active lanes summed over warp instructions
+  };
+  Statistics statistics() const {
+    return Statistics{launch_counter_.load(), warp_instructions_.load(), thread_instructions_.load()};
+  }
+
  private:
   friend class ModuleLoader;   // decode/
   friend class LaunchRunner;   // exec/
@@ -148,6 +164,8 @@ class Device {
   absl::flat_hash_map<uint32_t, uint32_t> kernel_name_ids_;  // function index -> name id
   std::atomic<uint64_t> launch_counter_{0};
   std::atomic<uint64_t> stamps_{0};
+  std::atomic<uint64_t> warp_instructions_{0};
+  std::atomic<uint64_t> thread_instructions_{0};
 };
 
 }  // namespace barracuda::emu

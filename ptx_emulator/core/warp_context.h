@@ -85,6 +85,12 @@ struct WarpCtx {
   }
   uint64_t* Dst(ValueRef r) { return regs + RefIndex(r) * kLanes; }  // only registers are written
   uint8_t* LocalWindow(uint32_t lane) { return local_base + static_cast<size_t>(lane) * local_stride; }
+
+  // ---- added by ops/ (integer family): the PTX condition-code carry flag
+  // (CC.CF) of each lane, as a lane mask. add.cc/sub.cc/mad.cc write it,
+  // addc/subc/madc read it. Per warp, not per frame: PTX does not preserve CC
+  // across calls.
+  uint32_t carry = 0;
 };
 
 // Lanes of `mask` in ascending order: for (uint32_t m = mask; m; m &= m - 1) { lane = Lane(m); }
