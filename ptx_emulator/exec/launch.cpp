@@ -1,10 +1,452 @@
-// Placeholder until exec/ lands.
+// Device::Launch: validation, parameter buffer, workers, blocks, tracing.
+//
+// Blocks are handed to workers (threads; worker 0 is the calling thread)
+// through one atomic counter, so with one worker the block order, and with a
+// seeded policy the whole schedule, is deterministic. A worker keeps up to
+// max_resident_blocks_per_worker blocks resident and interleaves all their
+// warps with its SchedulePolicy, a quantum at a time, so spin-waits between
+// resident blocks make progress. Cooperative launches make every block
+// resident at once (partitioned over the workers). Block objects (warps,
+// register files, shared and local windows) are recycled within a worker.
+//
+// The first fault anywhere stops every worker; a block whose live warps all
+// wait at barriers is a deadlock (nothing else can release a block's barriers).
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
 #include "ptx_emulator/core/device.h"
+#include "ptx_emulator/exec/fault_status.h"
+#include "ptx_emulator/exec/run_queue.h"
+#include "ptx_emulator/exec/schedule_policy.h"
+#include "ptx_emulator/exec/testing_hooks.h"
+#include "ptx_emulator/exec/warp.h"
 
 namespace barracuda::emu {
 
-absl::Status Device::Launch(uint32_t, const LaunchConfig&, void* const*) {
-  return absl::UnimplementedError("kernel launch: not implemented yet");
+std::unique_ptr<SchedulePolicy> MakeSchedulePolicy(const ScheduleOptions& options, uint32_t worker) {
+  if (options.policy_factory) return options.policy_factory(worker);
+  if (options.policy == ScheduleOptions::Policy::kRandom)
+    return std::make_unique<RandomPolicy>(options.seed ^ (0x632be59bd9b4e019ull * (worker + 1)));
+  return std::make_unique<RoundRobinPolicy>();
+}
+
+namespace {
+
+constexpr uint32_t AlignUp(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+
+void SetSreg(Warp& w, SpecialReg r, uint32_t lane, uint64_t v) {
+  w.sreg_table[static_cast<uint32_t>(r) * kLanes + lane] = v;
+}
+void SetSregAll(Warp& w, SpecialReg r, uint64_t v) {
+  std::fill_n(w.sreg_table.begin() + static_cast<uint32_t>(r) * kLanes, kLanes, v);
+}
+
+// Anonymous mapping: pages cost nothing until touched.
+struct Mapping {
+  uint8_t* base = nullptr;
+  size_t bytes = 0;
+};
+
+}  // namespace
+
+class LaunchRunner {
+ public:
+  LaunchRunner(Device& device, uint32_t kernel, const LaunchConfig& config, void* const* args)
+      : device_(device), kernel_index_(kernel), config_(config), args_(args) {}
+  absl::Status Run();
+  static uint32_t Install(Device& device, std::unique_ptr<Function> fn) {
+    std::lock_guard<std::mutex> lock(device.load_mu_);
+    device.functions_.push_back(std::move(fn));
+    return static_cast<uint32_t>(device.functions_.size() - 1);
+  }
+
+ private:
+  struct Worker;
+  absl::Status Validate();
+  void RunWorker(Worker& worker);
+  Block* Admit(Worker& worker, uint32_t linear);
+  void InitBlockObject(Worker& worker, Block& b);
+  void Retire(Worker& worker, Block* b);
+  void ReportFault(const Warp& w);
+  void ReportDeadlock(const Block& b);
+  void SetError(absl::Status status);
+  std::string Coordinates(const Block& b, const Warp* w, uint32_t lane) const;
+
+  Device& device_;
+  uint32_t kernel_index_;
+  LaunchConfig config_;
+  void* const* args_;
+  const Function* kernel_ = nullptr;
+  uint32_t threads_per_block_ = 0;
+  uint32_t warps_per_block_ = 0;
+  uint32_t shared_bytes_ = 0;
+  uint32_t local_stride_ = 0;  // 0: the kernel needs no local memory
+  uint64_t total_blocks_ = 0;
+  uint64_t launch_id_ = 0;
+  std::vector<uint64_t> params_;  // 8-byte aligned parameter buffer
+  std::atomic<uint64_t> next_block_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex error_mu_;
+  absl::Status error_;
+  uint32_t num_workers_ = 1;
+};
+
+struct LaunchRunner::Worker {
+  uint32_t index = 0;
+  std::unique_ptr<SchedulePolicy> policy;
+  std::unique_ptr<Tracer> tracer;
+  RunQueue queue;
+  std::vector<Block*> resident;
+  std::vector<std::unique_ptr<Block>> blocks;  // owned, resident or free
+  std::vector<Block*> free_blocks;
+  std::vector<Mapping> mappings;
+  uint64_t next_coop = 0;  // cooperative: next linear block of this worker
+  uint64_t warp_instructions = 0;    // statistics, summed into the Device after the launch
+  uint64_t thread_instructions = 0;
+  ~Worker() {
+    for (const Mapping& m : mappings) munmap(m.base, m.bytes);
+  }
+};
+
+absl::Status LaunchRunner::Validate() {
+  if (kernel_index_ >= device_.function_count()) return absl::InvalidArgumentError("launch: no such kernel");
+  kernel_ = &device_.function(kernel_index_);
+  const DeviceDescription& d = device_.description();
+  const Dim3& g = config_.grid;
+  const Dim3& b = config_.block;
+  if (!kernel_->is_entry) return absl::InvalidArgumentError(absl::StrCat("launch: ", kernel_->name, " is not a .entry"));
+  if (kernel_->code.empty()) return absl::InvalidArgumentError(absl::StrCat("launch: ", kernel_->name, " has no body"));
+  if (g.count() == 0 || b.count() == 0 || g.x > 0x7fffffffu || g.y > 65535 || g.z > 65535 || b.x > 1024 ||
+      b.y > 1024 || b.z > 64)
+    return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": invalid grid (", g.x, ",", g.y, ",",
+                                                   g.z, ") or block (", b.x, ",", b.y, ",", b.z, ")"));
+  if (b.count() > d.max_threads_per_block || b.count() > kernel_->max_threads)
+    return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": ", b.count(),
+                                                   " threads per block exceed the limit of ",
+                                                   std::min(d.max_threads_per_block, kernel_->max_threads)));
+  const uint32_t static_shared = kernel_->static_shared_bytes;
+  const uint64_t shared = uint64_t{AlignUp(static_shared, 16)} + config_.dynamic_shared_bytes;
+  if (static_shared > d.shared_per_block || shared > d.shared_per_block_optin)
+    return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": ", shared,
+                                                   " bytes of shared memory exceed the limit of ",
+                                                   d.shared_per_block_optin));
+  total_blocks_ = g.count();
+  if (total_blocks_ > 0xffffffffull)  // block ids are 32-bit in records (warp_id) and WarpCtx
+    return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": ", total_blocks_,
+                                                   " blocks exceed the emulator's limit of 2^32 - 1"));
+  if (config_.cooperative && total_blocks_ > uint64_t{d.sm_count} * d.max_blocks_per_sm)
+    return absl::InvalidArgumentError(absl::StrCat("cooperative launch of ", kernel_->name, ": ", total_blocks_,
+                                                   " blocks cannot be resident at once (at most ",
+                                                   d.sm_count * d.max_blocks_per_sm, ")"));
+  if (!kernel_->params.empty() && args_ == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": missing arguments"));
+  threads_per_block_ = static_cast<uint32_t>(b.count());
+  warps_per_block_ = protocol::WarpsPerBlock(threads_per_block_);
+  shared_bytes_ = static_cast<uint32_t>(shared);
+  if (kernel_->frame_bytes != 0 || !kernel_->call_sites.empty()) local_stride_ = AlignUp(d.local_bytes_per_thread, 16);
+  uint32_t param_bytes = kernel_->param_buffer_bytes;
+  for (const auto& p : kernel_->params) param_bytes = std::max(param_bytes, p.offset + p.size);
+  params_.assign((param_bytes + 7) / 8, 0);
+  auto* buf = reinterpret_cast<uint8_t*>(params_.data());
+  for (size_t i = 0; i < kernel_->params.size(); ++i) {
+    if (args_[i] == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": argument ", i, " is null"));
+    std::memcpy(buf + kernel_->params[i].offset, args_[i], kernel_->params[i].size);
+  }
+  return absl::OkStatus();
+}
+
+void LaunchRunner::InitBlockObject(Worker& worker, Block& b) {
+  // Everything that depends only on the launch and the warp's place in the block.
+  const DeviceDescription& d = device_.description();
+  const Dim3& bd = config_.block;
+  b.shared = std::make_unique<uint8_t[]>(std::max<uint32_t>(shared_bytes_, 1));
+  b.shared_bytes = shared_bytes_;
+  b.queue = &worker.queue;
+  if (local_stride_ != 0) {
+    const size_t bytes = size_t{local_stride_} * kLanes * warps_per_block_;
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    b.local_region = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+    if (b.local_region != nullptr) worker.mappings.push_back(Mapping{b.local_region, bytes});
+  }
+  b.warps.resize(warps_per_block_);
+  for (uint32_t i = 0; i < warps_per_block_; ++i) {
+    auto w = std::make_unique<Warp>();
+    w->block = &b;
+    w->device = &device_;
+    w->warp_in_block = i;
+    w->threads_per_block = threads_per_block_;
+    const uint32_t first_thread = i * kLanes;
+    const uint32_t n = std::min(kLanes, threads_per_block_ - first_thread);
+    w->exists = n == kLanes ? kFullMask : (1u << n) - 1;
+    w->sreg_table.assign(static_cast<size_t>(SpecialReg::kCount) * kLanes, 0);
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      const uint32_t t = first_thread + l;
+      SetSreg(*w, SpecialReg::kTidX, l, t % bd.x);
+      SetSreg(*w, SpecialReg::kTidY, l, (t / bd.x) % bd.y);
+      SetSreg(*w, SpecialReg::kTidZ, l, t / (bd.x * bd.y));
+      SetSreg(*w, SpecialReg::kLaneId, l, l);
+      const uint64_t bit = uint64_t{1} << l;
+      SetSreg(*w, SpecialReg::kLanemaskEq, l, bit);
+      SetSreg(*w, SpecialReg::kLanemaskLe, l, (bit << 1) - 1);
+      SetSreg(*w, SpecialReg::kLanemaskLt, l, bit - 1);
+      SetSreg(*w, SpecialReg::kLanemaskGe, l, ~(bit - 1) & 0xffffffffu);
+      SetSreg(*w, SpecialReg::kLanemaskGt, l, ~((bit << 1) - 1) & 0xffffffffu);
+    }
+    SetSregAll(*w, SpecialReg::kNtidX, bd.x);
+    SetSregAll(*w, SpecialReg::kNtidY, bd.y);
+    SetSregAll(*w, SpecialReg::kNtidZ, bd.z);
+    SetSregAll(*w, SpecialReg::kNctaidX, config_.grid.x);
+    SetSregAll(*w, SpecialReg::kNctaidY, config_.grid.y);
+    SetSregAll(*w, SpecialReg::kNctaidZ, config_.grid.z);
+    SetSregAll(*w, SpecialReg::kWarpId, i);
+    SetSregAll(*w, SpecialReg::kNwarpId, d.max_threads_per_sm / kLanes);
+    SetSregAll(*w, SpecialReg::kNsmId, d.sm_count);
+    SetSregAll(*w, SpecialReg::kGridId, launch_id_);
+    // Clusters: one block per cluster (no cluster launches yet).
+    SetSregAll(*w, SpecialReg::kNclusterIdX, config_.grid.x);
+    SetSregAll(*w, SpecialReg::kNclusterIdY, config_.grid.y);
+    SetSregAll(*w, SpecialReg::kNclusterIdZ, config_.grid.z);
+    SetSregAll(*w, SpecialReg::kClusterNctaidX, 1);
+    SetSregAll(*w, SpecialReg::kClusterNctaidY, 1);
+    SetSregAll(*w, SpecialReg::kClusterNctaidZ, 1);
+    SetSregAll(*w, SpecialReg::kClusterNctarank, 1);
+    SetSregAll(*w, SpecialReg::kDynamicSmemSize, config_.dynamic_shared_bytes);
+    SetSregAll(*w, SpecialReg::kTotalSmemSize, shared_bytes_);
+    SetSregAll(*w, SpecialReg::kAggrSmemSize, shared_bytes_);
+    w->sregs = w->sreg_table.data();
+    w->shared_base = b.shared.get();
+    w->shared_bytes = shared_bytes_;
+    w->local_stride = local_stride_;
+    w->local_base = b.local_region != nullptr ? b.local_region + size_t{local_stride_} * kLanes * i : nullptr;
+    w->param_base = reinterpret_cast<const uint8_t*>(params_.data());
+    w->param_bytes = static_cast<uint32_t>(params_.size() * 8);
+    w->memory = &device_.memory();
+    w->tracer = worker.tracer.get();
+    w->frames.resize(1);
+    b.warps[i] = std::move(w);
+  }
+}
+
+Block* LaunchRunner::Admit(Worker& worker, uint32_t linear) {
+  Block* b;
+  if (!worker.free_blocks.empty()) {
+    b = worker.free_blocks.back();
+    worker.free_blocks.pop_back();
+    std::memset(b->shared.get(), 0, b->shared_bytes);
+  } else {
+    worker.blocks.push_back(std::make_unique<Block>());
+    b = worker.blocks.back().get();
+    InitBlockObject(worker, *b);
+  }
+  const Dim3& g = config_.grid;
+  b->linear = linear;
+  b->coord = Dim3{linear % g.x, (linear / g.x) % g.y, linear / (g.x * g.y)};
+  for (BarrierState& s : b->barriers) s = BarrierState{};
+  b->live_threads = threads_per_block_;
+  b->runnable_warps = warps_per_block_;
+  b->done_warps = 0;
+  const uint32_t smid = linear % device_.description().sm_count;
+  for (auto& wp : b->warps) {
+    Warp& w = *wp;
+    w.block_linear = linear;
+    w.warp_global = linear * warps_per_block_ + w.warp_in_block;
+    SetSregAll(w, SpecialReg::kCtaidX, b->coord.x);
+    SetSregAll(w, SpecialReg::kCtaidY, b->coord.y);
+    SetSregAll(w, SpecialReg::kCtaidZ, b->coord.z);
+    SetSregAll(w, SpecialReg::kClusterIdX, b->coord.x);
+    SetSregAll(w, SpecialReg::kClusterIdY, b->coord.y);
+    SetSregAll(w, SpecialReg::kClusterIdZ, b->coord.z);
+    SetSregAll(w, SpecialReg::kSmId, smid);
+    w.live = w.exists;
+    w.active = w.exists;
+    w.executed = 0;
+    w.events = 0;
+    w.fault = Fault{};
+    w.state = WarpState::kRunnable;
+    CallFrame& f = w.frames[0];
+    f.fn = kernel_;
+    f.regs.assign(size_t{kernel_->num_registers} * kLanes, 0);
+    f.preds.assign(kernel_->num_predicates, 0);
+    f.frame_base = 0;
+    f.stack.clear();
+    f.stack.push_back(SimtEntry{0, kNoReconvPc, w.exists, SimtEntry::Kind::kBase, 0, protocol::kNoSite});
+    w.depth = 1;
+    w.BindFrame();
+    worker.queue.Add(&w);
+  }
+  worker.resident.push_back(b);
+  return b;
+}
+
+void LaunchRunner::Retire(Worker& worker, Block* b) {
+  worker.resident.erase(std::find(worker.resident.begin(), worker.resident.end(), b));
+  worker.free_blocks.push_back(b);
+}
+
+std::string LaunchRunner::Coordinates(const Block& b, const Warp* w, uint32_t lane) const {
+  std::string s = absl::StrCat("kernel ", kernel_->name, ", block (", b.coord.x, ",", b.coord.y, ",", b.coord.z, ")");
+  if (w != nullptr) {
+    const auto sr = [&](SpecialReg r) { return w->sregs[static_cast<uint32_t>(r) * kLanes + lane]; };
+    absl::StrAppend(&s, ", thread (", sr(SpecialReg::kTidX), ",", sr(SpecialReg::kTidY), ",", sr(SpecialReg::kTidZ), ")");
+  }
+  return s;
+}
+
+void LaunchRunner::SetError(absl::Status status) {
+  std::lock_guard<std::mutex> lock(error_mu_);
+  if (error_.ok()) error_ = std::move(status);
+  stop_.store(true, std::memory_order_relaxed);
+}
+
+void LaunchRunner::ReportFault(const Warp& w) {
+  SetError(FaultStatus(w.fault.kind, absl::StrCat(w.fault.message, " [", Coordinates(*w.block, &w, w.fault.lane), "]")));
+}
+
+void LaunchRunner::ReportDeadlock(const Block& b) {
+  std::string what = "no warp of the block can make progress:";
+  const Warp* first = nullptr;
+  for (const auto& wp : b.warps) {
+    const Warp& w = *wp;
+    absl::StrAppend(&what, " warp ", w.warp_in_block);
+    if (w.state == WarpState::kDone) {
+      absl::StrAppend(&what, " exited;");
+      continue;
+    }
+    const BarrierState& s = b.barriers[w.wait_barrier];
+    const uint32_t expected = s.count != 0 ? s.count : b.live_threads;
+    absl::StrAppend(&what, " waits at barrier ", w.wait_barrier, " (PTX line ", w.wait_line, ", pc ", w.cur_pc, "), ",
+                    s.arrived, " of ", expected, " threads arrived;");
+    if (first == nullptr) first = &w;
+  }
+  if (!what.empty() && what.back() == ';') what.pop_back();
+  const uint32_t lane = first != nullptr ? static_cast<uint32_t>(std::countr_zero(first->live | 1u << 31)) : 0;
+  SetError(FaultStatus(FaultKind::kDeadlock, absl::StrCat(what, " [", Coordinates(b, first, lane), "]")));
+}
+
+void LaunchRunner::RunWorker(Worker& worker) {
+  const ScheduleOptions& opts = device_.schedule();
+  const size_t max_resident =
+      config_.cooperative ? SIZE_MAX : std::max<uint32_t>(1, opts.max_resident_blocks_per_worker);
+  const uint32_t quantum = std::max<uint32_t>(1, opts.quantum);
+  while (!stop_.load(std::memory_order_relaxed)) {
+    while (worker.resident.size() < max_resident) {
+      uint64_t linear;
+      if (config_.cooperative) {
+        linear = worker.next_coop;
+        worker.next_coop += num_workers_;
+        if (linear >= total_blocks_) break;
+      } else {
+        linear = next_block_.fetch_add(1, std::memory_order_relaxed);
+        if (linear >= total_blocks_) break;
+      }
+      Admit(worker, static_cast<uint32_t>(linear));
+    }
+    if (worker.queue.empty()) {
+      if (worker.resident.empty()) return;
+      ReportDeadlock(*worker.resident.front());  // defensive: caught per block below
+      return;
+    }
+    Warp* w = worker.queue[worker.policy->PickWarp(worker.queue.warps())];
+    const uint64_t executed_before = w->executed, threads_before = w->thread_executed;
+    RunWarp(*w, std::max<uint32_t>(1, worker.policy->Quantum(quantum)));
+    worker.warp_instructions += w->executed - executed_before;
+    worker.thread_instructions += w->thread_executed - threads_before;
+    if (w->faulted()) {
+      ReportFault(*w);
+      return;
+    }
+    Block* b = w->block;
+    if (w->state != WarpState::kRunnable && w->queued) worker.queue.Remove(w);
+    if (w->state == WarpState::kDone) {
+      --b->runnable_warps;
+      if (++b->done_warps == warps_per_block_) {
+        Retire(worker, b);
+        continue;
+      }
+    }
+    if (b->runnable_warps == 0) {
+      ReportDeadlock(*b);
+      return;
+    }
+  }
+}
+
+absl::Status LaunchRunner::Run() {
+  if (absl::Status s = Validate(); !s.ok()) return s;
+  launch_id_ = device_.launch_counter_.fetch_add(1) + 1;
+  RecordSink* sink = device_.sink_;
+  const uint32_t requested = std::max<uint32_t>(1, device_.schedule().workers);
+  num_workers_ = static_cast<uint32_t>(std::min<uint64_t>(requested, total_blocks_));
+  if (sink != nullptr) {
+    uint32_t name_id;
+    {
+      std::lock_guard<std::mutex> lock(device_.load_mu_);
+      auto it = device_.kernel_name_ids_.find(kernel_index_);
+      if (it == device_.kernel_name_ids_.end()) {
+        name_id = device_.next_kernel_name_++;
+        device_.kernel_name_ids_.emplace(kernel_index_, name_id);
+        sink->OnKernelName(name_id, kernel_->name);
+      } else {
+        name_id = it->second;
+      }
+    }
+    protocol::Record begin{};
+    begin.header.op = static_cast<uint8_t>(protocol::Op::kKernelBegin);
+    begin.header.site_id = protocol::kNoSite;
+    protocol::KernelPayload& k = begin.kernel;
+    k.grid[0] = config_.grid.x, k.grid[1] = config_.grid.y, k.grid[2] = config_.grid.z;
+    k.block[0] = config_.block.x, k.block[1] = config_.block.y, k.block[2] = config_.block.z;
+    k.static_shared_bytes = kernel_->static_shared_bytes;
+    k.dynamic_shared_bytes = config_.dynamic_shared_bytes;
+    k.launch_id = launch_id_;
+    k.stream_id = config_.stream_id;
+    k.name_id = name_id;
+    k.process_id = static_cast<uint32_t>(getpid());
+    sink->OnLaunchBegin(begin, num_workers_);
+  }
+  std::vector<Worker> workers(num_workers_);
+  for (uint32_t i = 0; i < num_workers_; ++i) {
+    workers[i].index = i;
+    workers[i].next_coop = i;
+    workers[i].policy = MakeSchedulePolicy(device_.schedule(), i);
+    if (sink != nullptr) workers[i].tracer = std::make_unique<Tracer>(sink, i, &device_.stamps_);
+  }
+  std::vector<std::thread> threads;
+  for (uint32_t i = 1; i < num_workers_; ++i) threads.emplace_back([this, &workers, i] { RunWorker(workers[i]); });
+  RunWorker(workers[0]);
+  for (auto& t : threads) t.join();
+  for (const Worker& w : workers) {
+    device_.warp_instructions_.fetch_add(w.warp_instructions, std::memory_order_relaxed);
+    device_.thread_instructions_.fetch_add(w.thread_instructions, std::memory_order_relaxed);
+  }
+  if (sink != nullptr) {
+    protocol::Record end{};
+    end.header.op = static_cast<uint8_t>(protocol::Op::kKernelEnd);
+    end.header.site_id = protocol::kNoSite;
+    end.kernel.launch_id = launch_id_;
+    sink->OnLaunchEnd(end);
+  }
+  std::lock_guard<std::mutex> lock(error_mu_);
+  return error_;
+}
+
+uint32_t InstallFunctionForTesting(Device& device, std::unique_ptr<Function> fn) {
+  return LaunchRunner::Install(device, std::move(fn));
+}
+
+absl::Status Device::Launch(uint32_t kernel, const LaunchConfig& config, void* const* args) {
+  LaunchRunner runner(*this, kernel, config, args);
+  return runner.Run();
 }
 
 }  // namespace barracuda::emu

@@ -1,0 +1,157 @@
+// Warp, call-frame, SIMT-stack and block state of the interpreter.
+//
+// A Warp derives from WarpCtx (what instruction handlers see) and adds what
+// only exec/ touches: call frames, each with its own SIMT stack, the
+// instruction count that drives %clock, and the scheduling state. Blocks own
+// their warps, the shared window and the named barriers.
+//
+// SIMT stack (per call frame), entries (pc, reconvergence pc, mask):
+//   divergent branch at entry E with reconvergence point R:
+//     E.pc = R; push else side {fallthrough, R}; push then side {taken, R}
+//   the top entry pops when its pc reaches its reconvergence pc or its mask
+//   becomes empty (lanes exited / returned); a popped then side emits kElse, a
+//   popped else side kFi, so every kIf has exactly one kElse and one kFi.
+// Invariants: every entry's mask is a subset of `live`; the top entry of the
+// innermost frame is what runs.
+#ifndef BARRACUDA_PTX_EMULATOR_EXEC_WARP_H_
+#define BARRACUDA_PTX_EMULATOR_EXEC_WARP_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ptx_emulator/core/device.h"
+#include "ptx_emulator/core/warp_context.h"
+
+namespace barracuda::emu {
+
+inline constexpr uint32_t kNoReconvPc = 0xffffffffu;    // base entries: never reconverge
+inline constexpr uint32_t kExitReconvPc = 0xfffffffeu;  // reconverge when the lanes leave
+inline constexpr uint32_t kMaxBarriers = 16;
+inline constexpr uint32_t kMaxCallDepth = 4096;
+
+struct SimtEntry {
+  enum class Kind : uint8_t {
+    kBase,   // bottom of a frame's stack
+    kThen,   // runs first after a split; popping it emits kElse
+    kElse,   // runs second; popping it emits kFi
+    kSplit,  // serialisation of an indirect call with several targets: no records
+  };
+  uint32_t pc = 0;
+  uint32_t reconv = kNoReconvPc;
+  uint32_t mask = 0;
+  Kind kind = Kind::kBase;
+  uint32_t pending_if = 0;  // brx.idx nesting: header mask of a kIf to emit when this entry first runs
+  uint32_t site = protocol::kNoSite;  // the splitting branch (for kElse/kFi records)
+};
+
+struct CallFrame {
+  const Function* fn = nullptr;
+  std::vector<uint64_t> regs;   // fn->num_registers * 32
+  std::vector<uint32_t> preds;  // fn->num_predicates
+  uint32_t frame_base = 0;
+  uint32_t call_site = 0;       // index in the caller's call_sites (for ret copies)
+  std::vector<SimtEntry> stack;
+};
+
+enum class WarpState : uint8_t { kRunnable, kWaitingBarrier, kDone };
+
+// Events a handler reports to the interpreter loop (Warp::events).
+enum WarpEvent : uint32_t {
+  kEventStackChanged = 1u << 0,  // push/pop/frame change/lanes removed: renormalise
+  kEventBlocked = 1u << 1,       // waits at a barrier: end the turn
+  kEventYield = 1u << 2,         // nanosleep: end the turn
+};
+
+struct Block;
+class RunQueue;
+
+struct Warp : WarpCtx {
+  Block* block = nullptr;
+  const Device* device = nullptr;  // function table for calls
+  std::vector<CallFrame> frames;  // [0, depth) live; deeper ones kept for reuse
+  uint32_t depth = 0;
+  uint32_t cur_pc = 0;            // pc of the instruction being run
+  uint32_t events = 0;
+  WarpState state = WarpState::kRunnable;
+  bool queued = false;            // in the worker's run queue
+  uint32_t run_index = 0;         // position in the run queue
+  uint32_t wait_barrier = 0;      // kWaitingBarrier: barrier id and PTX line
+  uint32_t wait_line = 0;
+  uint64_t executed = 0;          // warp instructions run (drives %clock & co.)
+  uint64_t thread_executed = 0;   // active lanes summed over those instructions (statistics)
+  std::vector<uint64_t> sreg_table;  // [SpecialReg * 32 + lane]
+
+  CallFrame& frame() { return frames[depth - 1]; }
+  SimtEntry& top() { return frames[depth - 1].stack.back(); }
+  // Points the WarpCtx fields at the innermost frame.
+  void BindFrame() {
+    CallFrame& f = frames[depth - 1];
+    regs = f.regs.data();
+    preds = f.preds.data();
+    consts = f.fn->constants.data();
+    function = f.fn;
+    frame_base = f.frame_base;
+  }
+  void Emit(protocol::Op op, uint32_t mask, uint32_t site) const;
+};
+
+struct BarrierState {
+  uint32_t arrived = 0;  // threads arrived in the current generation
+  uint32_t count = 0;    // expected threads; 0 = every live thread of the block
+  uint32_t popc = 0;     // bar.red accumulators over arrived threads
+  bool all = true;
+  bool any = false;
+  struct Waiter {
+    Warp* warp;
+    uint32_t mask;
+    uint64_t* dst_reg;   // bar.red into a register (nullptr otherwise)
+    uint32_t* dst_pred;  // bar.red into a predicate (nullptr otherwise)
+    ptx::BoolOp op;
+  };
+  std::vector<Waiter> waiters;
+};
+
+struct Block {
+  uint32_t linear = 0;
+  Dim3 coord;
+  std::unique_ptr<uint8_t[]> shared;
+  uint32_t shared_bytes = 0;
+  std::vector<std::unique_ptr<Warp>> warps;
+  BarrierState barriers[kMaxBarriers];
+  uint32_t live_threads = 0;
+  uint32_t runnable_warps = 0;
+  uint32_t done_warps = 0;
+  RunQueue* queue = nullptr;      // the owning worker's run queue
+  uint8_t* local_region = nullptr;  // this block's local windows (nullptr: kernel uses none)
+};
+
+// Runs `warp` for at most `budget` instructions or until it blocks, yields,
+// finishes or faults (exec/interpreter.cpp).
+void RunWarp(Warp& warp, uint32_t budget);
+
+// Pops finished entries/frames (emitting kElse/kFi, pending kIf), sets
+// state = kDone when nothing is left (exec/simt_stack.cpp).
+void NormalizeStack(Warp& warp);
+// Lanes leave the kernel: removed from every entry of every frame and from
+// `live`; emits kExit; re-checks whole-block barriers.
+void ExitLanes(Warp& warp, uint32_t lanes);
+// Lanes of the innermost frame that wait (in a lower stack entry) at an
+// unguarded exit, or at ret of the kernel, exit now. A GPU with independent
+// thread scheduling lets them leave while their warp's other side waits at a
+// barrier; without this, `if (i >= n) return; __syncthreads();` would wait for
+// them forever.
+void ExitParkedLanes(Warp& warp);
+// Splits the top entry: then side `then_mask` at then_pc runs first, the rest
+// of the top mask at else_pc after; both reconverge at `reconv`.
+void Diverge(Warp& warp, uint32_t then_mask, uint32_t then_pc, uint32_t else_pc, uint32_t reconv, uint32_t site);
+// Whole-block barriers may complete when the live thread count drops.
+void RecheckBarriers(Block& block);
+
+// Deterministic clock: cycles per warp instruction.
+inline constexpr uint64_t kCyclesPerInstruction = 4;
+void RefreshClocks(Warp& warp);
+
+}  // namespace barracuda::emu
+
+#endif  // BARRACUDA_PTX_EMULATOR_EXEC_WARP_H_
