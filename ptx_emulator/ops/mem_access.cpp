@@ -1,0 +1,170 @@
+// Address-space resolution and record building for the memory family.
+#include "ptx_emulator/ops/mem_access.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "ptx_rewriter/ir.h"
+
+namespace barracuda::emu::mem {
+
+Space SpaceOf(ptx::StateSpace s) {
+  switch (s) {
+    case ptx::StateSpace::kGlobal: return Space::kGlobal;
+    case ptx::StateSpace::kShared:
+    case ptx::StateSpace::kSharedCluster: return Space::kShared;
+    case ptx::StateSpace::kLocal: return Space::kLocal;
+    case ptx::StateSpace::kParam: return Space::kParam;
+    case ptx::StateSpace::kConst: return Space::kConst;
+    default: return Space::kGeneric;
+  }
+}
+
+std::string SpaceName(Space s) {
+  switch (s) {
+    case Space::kGeneric: return "generic";
+    case Space::kGlobal: return "global";
+    case Space::kShared: return "shared";
+    case Space::kLocal: return "local";
+    case Space::kParam: return "param";
+    case Space::kConst: return "const";
+  }
+  return "?";
+}
+
+absl::Status UnimplementedForm(const ptx::Instruction& ir, std::string_view what) {
+  std::string text(ir.opcode_name());
+  for (const auto& m : ir.modifiers) text += m;
+  text += ": ";
+  text += what;
+  return absl::UnimplementedError(text);
+}
+
+std::string InstText(const Inst& inst) {
+  if (inst.source == nullptr) return std::string(ptx::OpcodeName(inst.opcode));
+  std::string s(inst.source->opcode_name());
+  for (const auto& m : inst.source->modifiers) s += m;
+  return s;
+}
+
+namespace {
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+void RaiseIllegal(WarpCtx& ctx, const Inst& inst, Space space, uint32_t lane, uint64_t addr, uint32_t size,
+                  const char* why) {
+  ctx.Raise(FaultKind::kIllegalAddress, inst, lane, addr,
+            InstText(inst) + ": illegal " + SpaceName(space) + " address " + Hex(addr) + " (" +
+                std::to_string(size) + " bytes) in lane " + std::to_string(lane) + ": " + why);
+}
+
+// [addr, addr + size) inside [0, limit).
+inline bool Within(uint64_t addr, uint32_t size, uint64_t limit) { return size <= limit && addr <= limit - size; }
+
+}  // namespace
+
+void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t addr, uint32_t size) {
+  ctx.Raise(FaultKind::kMisalignedAddress, inst, lane, addr,
+            InstText(inst) + ": misaligned address " + Hex(addr) + " in lane " + std::to_string(lane) +
+                " (a " + std::to_string(size) + "-byte access needs " + std::to_string(size) + "-byte alignment)");
+}
+
+uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32_t lane, uint64_t addr,
+                 uint32_t size, bool write, Where& where, uint64_t& log) {
+  switch (space) {
+    case Space::kShared:
+      if (!Within(addr, size, ctx.shared_bytes)) {
+        RaiseIllegal(ctx, inst, space, lane, addr, size,
+                     ("outside the block's " + std::to_string(ctx.shared_bytes) + "-byte shared window").c_str());
+        return nullptr;
+      }
+      where = Where::kShared;
+      log = protocol::SharedAddress(ctx.block_linear, static_cast<uint32_t>(addr));
+      return ctx.shared_base + addr;
+    case Space::kGlobal:
+    case Space::kConst:
+      if (ctx.memory == nullptr || !ctx.memory->InRange(addr, size)) {
+        RaiseIllegal(ctx, inst, space, lane, addr, size, "not device memory");
+        return nullptr;
+      }
+      where = space == Space::kGlobal ? Where::kGlobal : Where::kConst;
+      if (space == Space::kConst && write) {
+        RaiseIllegal(ctx, inst, space, lane, addr, size, "constant memory is read-only");
+        return nullptr;
+      }
+      log = addr;
+      return reinterpret_cast<uint8_t*>(addr);
+    case Space::kParam:
+      // Kernel parameters live in the parameter buffer; .param variables of a
+      // function body (call arguments) in the frame, i.e. the local window.
+      if (!frame && (ctx.function == nullptr || ctx.function->is_entry)) {
+        if (write) {
+          RaiseIllegal(ctx, inst, space, lane, addr, size, "kernel parameters are read-only");
+          return nullptr;
+        }
+        if (!Within(addr, size, ctx.param_bytes)) {
+          RaiseIllegal(ctx, inst, space, lane, addr, size, "outside the kernel parameter buffer");
+          return nullptr;
+        }
+        where = Where::kParam;
+        log = addr;
+        return const_cast<uint8_t*>(ctx.param_base) + addr;
+      }
+      [[fallthrough]];
+    case Space::kLocal:
+      if (!Within(addr, size, ctx.local_stride)) {
+        RaiseIllegal(ctx, inst, space, lane, addr, size, "outside the thread's local window");
+        return nullptr;
+      }
+      where = Where::kLocal;
+      log = addr;
+      return ctx.LocalWindow(lane) + addr;
+    case Space::kGeneric: {
+      const uint64_t shared = reinterpret_cast<uintptr_t>(ctx.shared_base);
+      if (addr - shared < ctx.shared_bytes) {
+        return Resolve(ctx, inst, Space::kShared, false, lane, addr - shared, size, write, where, log);
+      }
+      if (ctx.memory != nullptr && ctx.memory->InRange(addr, size)) {
+        where = Where::kGlobal;
+        log = addr;
+        return reinterpret_cast<uint8_t*>(addr);
+      }
+      const uint64_t local = reinterpret_cast<uintptr_t>(ctx.LocalWindow(lane));
+      if (ctx.local_stride != 0 && addr - local < ctx.local_stride) {
+        return Resolve(ctx, inst, Space::kLocal, false, lane, addr - local, size, write, where, log);
+      }
+      const uint64_t param = reinterpret_cast<uintptr_t>(ctx.param_base);
+      if (ctx.param_base != nullptr && addr - param < ctx.param_bytes) {
+        return Resolve(ctx, inst, Space::kParam, false, lane, addr - param, size, write, where, log);
+      }
+      RaiseIllegal(ctx, inst, space, lane, addr, size,
+                   addr == 0 ? "null pointer" : "not in any state space (no allocation, shared or local window)");
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+std::mutex& ReleaseMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask, protocol::Space space,
+                            uint32_t access_size) {
+  protocol::Record r{};
+  r.header.op = AccessOp(inst.aux);
+  r.header.flags = AccessFlags(inst.aux);
+  r.header.access_size = static_cast<uint8_t>(access_size);
+  r.header.space_scope = protocol::PackSpaceScope(space, static_cast<protocol::Scope>(AccessScope(inst.aux)));
+  r.header.active_mask = mask;
+  r.header.warp_id = ctx.warp_global;
+  r.header.site_id = inst.site;
+  return r;
+}
+
+}  // namespace barracuda::emu::mem

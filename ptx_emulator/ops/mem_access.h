@@ -1,0 +1,159 @@
+// Shared by the memory-family handlers (memory_ops.cpp, atomic_ops.cpp,
+// address_ops.cpp): address-space resolution per lane, race-free element
+// access to device memory, and record building.
+//
+// Address spaces are as in ptx_emulator/README (emu brief "Address spaces"):
+// global/const addresses are host addresses in the DeviceMemory arena, shared
+// ones offsets in the block window, local ones offsets in the lane's window,
+// kernel .param ones offsets in the parameter buffer. `.shared::cluster` is
+// treated as `.shared::cta`: a cluster is one block in this emulator (the
+// detector makes the same assumption, host_detector/SEMANTICS.md).
+//
+// Global and shared memory are touched only through relaxed std::atomic_ref
+// (every access is naturally aligned, misaligned ones fault first): blocks run
+// on several host threads and racy CUDA programs must not make the emulator
+// itself a racy C++ program. On x86-64 a relaxed atomic load/store is a plain
+// mov, so this costs nothing.
+#ifndef BARRACUDA_PTX_EMULATOR_OPS_MEM_ACCESS_H_
+#define BARRACUDA_PTX_EMULATOR_OPS_MEM_ACCESS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "device_logger/protocol.h"
+#include "ptx_emulator/core/device_memory.h"
+#include "ptx_emulator/core/exec_form.h"
+#include "ptx_emulator/core/handlers.h"
+#include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/core/warp_context.h"
+
+namespace barracuda::emu::mem {
+
+// The instruction's state space, as the handlers see it.
+enum class Space : uint8_t { kGeneric, kGlobal, kShared, kLocal, kParam, kConst };
+// Where one lane's access really went.
+enum class Where : uint8_t { kGlobal, kShared, kLocal, kParam, kConst };
+
+Space SpaceOf(ptx::StateSpace s);
+std::string SpaceName(Space s);
+
+// Runs f(lane) for each lane of `exec`, ascending; a plain loop for a full warp.
+template <typename F>
+inline void ForLanes(uint32_t exec, F&& f) {
+  if (exec == kFullMask) {
+    for (uint32_t l = 0; l < kLanes; ++l) f(l);
+  } else {
+    for (uint32_t m = exec; m; m &= m - 1) f(Lane(m));
+  }
+}
+
+// Per-lane address of an Opnd::kAddress operand (or a plain value operand,
+// for cvta/isspacep sources) in the instruction's own space, before resolution.
+struct AddressOperand {
+  const uint64_t* base = nullptr;  // per-lane register values; nullptr: none
+  uint64_t add = 0;                // offset (+ frame_base for kFrame)
+  bool frame = false;              // kFrame: a local-window offset
+  uint64_t At(uint32_t lane) const { return (base ? base[lane] : 0) + add; }
+};
+inline AddressOperand MakeAddress(const Opnd& o, const WarpCtx& ctx) {
+  AddressOperand a;
+  if (o.kind == Opnd::Kind::kValue) {
+    a.base = ctx.Src(o.ref);
+    return a;
+  }
+  a.add = static_cast<uint64_t>(o.offset);
+  switch (o.base) {
+    case Opnd::AddrBase::kRegister: a.base = ctx.Src(o.ref); break;
+    case Opnd::AddrBase::kAbsolute: break;
+    case Opnd::AddrBase::kFrame: a.add += ctx.frame_base, a.frame = true; break;
+  }
+  return a;
+}
+
+// Resolves lane `lane`'s access of `size` bytes at `addr` in `space`. On
+// success returns the host pointer and sets `where`/`log` (the record address:
+// host address for global, SharedAddress for shared); on failure raises the
+// fault on ctx and returns nullptr. `frame`: the address came from a kFrame
+// operand (.param of a function body lives in the local window).
+uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32_t lane, uint64_t addr,
+                 uint32_t size, bool write, Where& where, uint64_t& log);
+
+// Fault helpers (messages name the instruction, the lane and the address).
+void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t addr, uint32_t size);
+std::string InstText(const Inst& inst);
+
+// ---- element access (size 1, 2, 4, 8; 16 as two 8-byte halves)
+template <typename T>
+inline T AtomicLoad(const uint8_t* p, std::memory_order o = std::memory_order_relaxed) {
+  return std::atomic_ref<T>(*reinterpret_cast<T*>(const_cast<uint8_t*>(p))).load(o);
+}
+template <typename T>
+inline void AtomicStore(uint8_t* p, T v, std::memory_order o = std::memory_order_relaxed) {
+  std::atomic_ref<T>(*reinterpret_cast<T*>(p)).store(v, o);
+}
+inline uint64_t LoadBytes(const uint8_t* p, uint32_t size, std::memory_order o) {
+  switch (size) {
+    case 1: return AtomicLoad<uint8_t>(p, o);
+    case 2: return AtomicLoad<uint16_t>(p, o);
+    case 4: return AtomicLoad<uint32_t>(p, o);
+    default: return AtomicLoad<uint64_t>(p, o);
+  }
+}
+inline void StoreBytes(uint8_t* p, uint32_t size, uint64_t v, std::memory_order o) {
+  switch (size) {
+    case 1: AtomicStore<uint8_t>(p, static_cast<uint8_t>(v), o); break;
+    case 2: AtomicStore<uint16_t>(p, static_cast<uint16_t>(v), o); break;
+    case 4: AtomicStore<uint32_t>(p, static_cast<uint32_t>(v), o); break;
+    default: AtomicStore<uint64_t>(p, v, o); break;
+  }
+}
+
+// ---- records
+// Releases (and acquire-releases) take their stamp and perform their access
+// under this lock when tracing, so that an acq_rel read-modify-write's one stamp
+// is after every release it observed and before every acquire that observes
+// it (a release stamps before its store, an acquire after its load). Only
+// taken when tracing.
+std::mutex& ReleaseMutex();
+
+inline bool IsRelease(uint8_t op) {
+  return op == static_cast<uint8_t>(protocol::Op::kRelease) || op == static_cast<uint8_t>(protocol::Op::kAcqRel);
+}
+inline bool IsAcquire(uint8_t op) { return op == static_cast<uint8_t>(protocol::Op::kAcquire); }
+inline bool IsSync(uint8_t op) { return IsRelease(op) || IsAcquire(op); }
+
+// The lanes' resolved accesses of one warp instruction, for records.
+struct LaneAccesses {
+  uint32_t global_mask = 0;
+  uint32_t shared_mask = 0;
+  uint64_t log[kLanes];
+  void Add(uint32_t lane, Where w, uint64_t address) {
+    if (w == Where::kGlobal) {
+      global_mask |= 1u << lane;
+    } else if (w == Where::kShared) {
+      shared_mask |= 1u << lane;
+    } else {
+      return;
+    }
+    log[lane] = address;
+  }
+};
+
+// A record header for a memory access by `mask` lanes in `space`.
+protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask, protocol::Space space,
+                            uint32_t access_size);
+
+// The selector error for an instruction form the family does not implement:
+// Unimplemented("<opcode with modifiers>: <what>").
+absl::Status UnimplementedForm(const ptx::Instruction& ir, std::string_view what);
+
+// Selectors of the files of the family; SelectMemoryOp asks them in turn.
+absl::StatusOr<bool> SelectAtomicOp(const ptx::Instruction& ir, Inst& inst);   // atomic_ops.cpp
+absl::StatusOr<bool> SelectAddressOp(const ptx::Instruction& ir, Inst& inst);  // address_ops.cpp
+
+}  // namespace barracuda::emu::mem
+
+#endif  // BARRACUDA_PTX_EMULATOR_OPS_MEM_ACCESS_H_

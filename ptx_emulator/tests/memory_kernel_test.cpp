@@ -1,0 +1,332 @@
+// Memory and warp families end to end: small PTX kernels through the loader
+// and the interpreter (KernelRunner), results compared with CPU references,
+// and the record stream of a traced launch.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/tests/kernel_runner.h"
+
+namespace barracuda::emu::testing {
+namespace {
+
+// Global thread index in %r4, tid in %r1.
+const char* kPrologue = R"(
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.s32 %r4, %r2, %r3, %r1;
+)";
+
+std::vector<uint32_t> Input(size_t n) {
+  std::vector<uint32_t> v(n);
+  uint32_t x = 12345;
+  for (auto& e : v) e = (x = x * 1103515245u + 12345u) >> 8;
+  return v;
+}
+
+TEST_CASE("histogram with atom.global.add from 4 blocks of 256 threads", "[memory][e2e]") {
+  KernelRunner r(WrapKernel("hist", ".param .u64 k_in, .param .u64 k_hist", std::string(R"(
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [k_in];
+  ld.param.u64 %rd2, [k_hist];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;)") + kPrologue + R"(
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.nc.u32 %r5, [%rd4];
+  and.b32 %r6, %r5, 15;
+  mul.wide.u32 %rd5, %r6, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  atom.global.add.u32 %r7, [%rd6], 1;
+  red.global.add.u32 [%rd2+64], %r6;
+  ret;
+)"));
+  const auto data = Input(1024);
+  auto in = r.Alloc<uint32_t>(1024, data);
+  auto hist = r.Alloc<uint32_t>(17);
+  REQUIRE(r.Launch("hist", {4, 1, 1}, {256, 1, 1}, in.device, hist.device).ok());
+  std::vector<uint32_t> expect(17, 0);
+  for (uint32_t v : data) ++expect[v & 15], expect[16] += v & 15;
+  CHECK(r.Read(hist) == expect);
+}
+
+TEST_CASE("block reduction with shfl.sync.down/bfly and shared memory", "[memory][e2e]") {
+  KernelRunner r(WrapKernel("reduce", ".param .u64 k_in, .param .u64 k_out", std::string(R"(
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .reg .pred %p<5>;
+  .shared .align 4 .b8 partial[32];
+  ld.param.u64 %rd1, [k_in];
+  ld.param.u64 %rd2, [k_out];)") + kPrologue + R"(
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r5, [%rd4];
+  shfl.sync.down.b32 %r6|%p4, %r5, 16, 31, -1;
+  add.s32 %r5, %r5, %r6;
+  shfl.sync.down.b32 %r6, %r5, 8, 31, -1;
+  add.s32 %r5, %r5, %r6;
+  shfl.sync.down.b32 %r6, %r5, 4, 31, -1;
+  add.s32 %r5, %r5, %r6;
+  shfl.sync.down.b32 %r6, %r5, 2, 31, -1;
+  add.s32 %r5, %r5, %r6;
+  shfl.sync.down.b32 %r6, %r5, 1, 31, -1;
+  add.s32 %r5, %r5, %r6;
+  and.b32 %r7, %r1, 31;
+  shr.u32 %r8, %r1, 5;
+  mov.u32 %r9, partial;
+  setp.ne.u32 %p1, %r7, 0;
+  @%p1 bra $L_skip;
+  shl.b32 %r10, %r8, 2;
+  add.u32 %r11, %r9, %r10;
+  st.shared.u32 [%r11], %r5;
+$L_skip:
+  bar.sync 0;
+  setp.ne.u32 %p2, %r8, 0;
+  @%p2 bra $L_done;
+  and.b32 %r12, %r7, 7;
+  shl.b32 %r13, %r12, 2;
+  add.u32 %r14, %r9, %r13;
+  ld.shared.u32 %r15, [%r14];
+  setp.lt.u32 %p3, %r7, 8;
+  selp.u32 %r15, %r15, 0, %p3;
+  shfl.sync.bfly.b32 %r16, %r15, 4, 31, -1;
+  add.s32 %r15, %r15, %r16;
+  shfl.sync.bfly.b32 %r16, %r15, 2, 31, -1;
+  add.s32 %r15, %r15, %r16;
+  shfl.sync.bfly.b32 %r16, %r15, 1, 31, -1;
+  add.s32 %r15, %r15, %r16;
+  @%p1 bra $L_done;
+  ld.param.u64 %rd5, [k_out];
+  mul.wide.u32 %rd6, %r2, 4;
+  add.s64 %rd7, %rd5, %rd6;
+  st.global.u32 [%rd7], %r15;
+$L_done:
+  ret;
+)"));
+  std::vector<uint32_t> data = Input(1024);
+  for (auto& v : data) v &= 0xffff;
+  auto in = r.Alloc<uint32_t>(1024, data);
+  auto out = r.Alloc<uint32_t>(4);
+  REQUIRE(r.Launch("reduce", {4, 1, 1}, {256, 1, 1}, in.device, out.device).ok());
+  std::vector<uint32_t> expect(4);
+  for (int b = 0; b < 4; ++b) expect[b] = std::accumulate(data.begin() + 256 * b, data.begin() + 256 * (b + 1), 0u);
+  CHECK(r.Read(out) == expect);
+}
+
+TEST_CASE("generic pointers to shared memory via cvta, isspacep", "[memory][e2e]") {
+  KernelRunner r(WrapKernel("generic", ".param .u64 k_out", R"(
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  .reg .pred %p<2>;
+  .shared .align 4 .b8 buf[1024];
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd1, buf;
+  cvta.shared.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  mul.lo.u32 %r5, %r1, 3;
+  st.u32 [%rd4], %r5;
+  bar.sync 0;
+  add.u32 %r2, %r1, 1;
+  and.b32 %r2, %r2, 255;
+  mul.wide.u32 %rd5, %r2, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  ld.u32 %r3, [%rd6];
+  isspacep.shared %p1, %rd6;
+  selp.u32 %r4, 1000, 0, %p1;
+  add.u32 %r3, %r3, %r4;
+  ld.param.u64 %rd7, [k_out];
+  cvta.to.global.u64 %rd8, %rd7;
+  add.s64 %rd9, %rd8, %rd3;
+  st.global.u32 [%rd9], %r3;
+  ret;
+)"));
+  auto out = r.Alloc<uint32_t>(256);
+  REQUIRE(r.Launch("generic", {1, 1, 1}, {256, 1, 1}, out.device).ok());
+  const auto got = r.Read(out);
+  for (uint32_t t = 0; t < 256; ++t) CHECK(got[t] == 1000 + 3 * ((t + 1) % 256));
+}
+
+TEST_CASE("misaligned and illegal global accesses fail the launch", "[memory][e2e]") {
+  KernelRunner r(WrapKernel("bad", ".param .u64 k_out", R"(
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [k_out];
+  st.global.u32 [%rd1+2], 1;
+  ret;
+)"));
+  auto out = r.Alloc<uint32_t>(4);
+  const absl::Status s = r.Launch("bad", {1, 1, 1}, {32, 1, 1}, out.device);
+  CHECK_FALSE(s.ok());
+  CHECK(std::string(s.message()).find("misaligned") != std::string::npos);
+  const absl::Status t = r.Launch("bad", {1, 1, 1}, {32, 1, 1}, static_cast<uint32_t*>(nullptr));
+  CHECK_FALSE(t.ok());
+}
+
+TEST_CASE("record stream of a traced launch", "[memory][e2e][records]") {
+  KernelRunner r(WrapKernel("publish", ".param .u64 k_data, .param .u64 k_flag", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [k_data];
+  ld.param.u64 %rd2, [k_flag];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r1;
+  membar.gl;
+  st.volatile.global.u32 [%rd2], 1;
+  ret;
+)"));
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  auto data = r.Alloc<uint32_t>(32);
+  auto flag = r.Alloc<uint32_t>(1);
+  REQUIRE(r.Launch("publish", {1, 1, 1}, {32, 1, 1}, data.device, flag.device).ok());
+  REQUIRE(sink.launches.size() == 1);
+  std::vector<protocol::Record> mem;
+  for (const auto& rec : sink.Flatten(0))
+    if (protocol::IsMemoryOp(protocol::OpOf(rec.header)) || protocol::OpOf(rec.header) == protocol::Op::kFence)
+      mem.push_back(rec);
+  // ld.param is never logged; the fence folds into the release.
+  REQUIRE(mem.size() == 2);
+  const protocol::Record& w = mem[0];
+  CHECK(protocol::OpOf(w.header) == protocol::Op::kWrite);
+  CHECK(w.header.active_mask == kFullMask);
+  CHECK(w.header.access_size == 4);
+  CHECK((w.header.flags & protocol::kFlagSameValue) != 0);
+  CHECK(w.header.site_id != protocol::kNoSite);
+  for (uint32_t l = 0; l < 32; ++l) CHECK(w.addr[l] == reinterpret_cast<uint64_t>(data.device + l));
+  const protocol::Record& rel = mem[1];
+  CHECK(protocol::OpOf(rel.header) == protocol::Op::kRelease);
+  CHECK(protocol::ScopeOf(rel.header) == protocol::Scope::kGpu);
+  CHECK(rel.header.flags == (protocol::kFlagStore | protocol::kFlagVolatile | protocol::kFlagInferred));
+  CHECK(rel.stamp != 0);
+  CHECK(rel.addr[0] == reinterpret_cast<uint64_t>(flag.device));
+  CHECK(rel.header.site_id != w.header.site_id);
+}
+
+TEST_CASE("inter-block spin lock: cas+fence acquire, fence+exch release", "[memory][e2e][records]") {
+  KernelRunner r(WrapKernel("locked", ".param .u64 k_lock, .param .u64 k_count", R"(
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [k_lock];
+  ld.param.u64 %rd2, [k_count];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $L_done;
+$L_spin:
+  atom.global.cas.b32 %r2, [%rd1], 0, 1;
+  membar.gl;
+  setp.ne.u32 %p2, %r2, 0;
+  @%p2 bra $L_spin;
+  ld.global.u32 %r3, [%rd2];
+  add.u32 %r3, %r3, 1;
+  st.global.u32 [%rd2], %r3;
+  membar.gl;
+  atom.global.exch.b32 %r4, [%rd1], 0;
+$L_done:
+  ret;
+)"));
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  auto lock = r.Alloc<uint32_t>(1);
+  auto count = r.Alloc<uint32_t>(1);
+  REQUIRE(r.Launch("locked", {8, 1, 1}, {32, 1, 1}, lock.device, count.device).ok());
+  CHECK(r.Read(count)[0] == 8);
+  CHECK(r.Read(lock)[0] == 0);
+  int acquires = 0, releases = 0;
+  for (const auto& rec : sink.Flatten(0)) {
+    const protocol::Op op = protocol::OpOf(rec.header);
+    if (op == protocol::Op::kFence) FAIL("the fences fold into the bundles");
+    if (op != protocol::Op::kAcquire && op != protocol::Op::kRelease) continue;
+    CHECK(rec.header.flags == (protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagInferred));
+    CHECK(protocol::ScopeOf(rec.header) == protocol::Scope::kGpu);
+    CHECK(rec.header.active_mask == 1u);
+    CHECK(rec.stamp != 0);
+    CHECK(rec.addr[0] == reinterpret_cast<uint64_t>(lock.device));
+    (op == protocol::Op::kAcquire ? acquires : releases)++;
+  }
+  CHECK(acquires >= 8);
+  CHECK(releases == 8);
+}
+
+TEST_CASE("vote, match, redux and ballot in a kernel", "[memory][e2e]") {
+  KernelRunner r(WrapKernel("warpops", ".param .u64 k_out", R"(
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 3;
+  setp.eq.u32 %p1, %r2, 0;
+  vote.sync.ballot.b32 %r3, %p1, -1;
+  match.sync.any.b32 %r4, %r2, -1;
+  redux.sync.add.u32 %r5, %r1, -1;
+  vote.sync.all.pred %p2, %p1, -1;
+  selp.u32 %r6, 1, 0, %p2;
+  activemask.b32 %r7;
+  mul.wide.u32 %rd2, %r1, 32;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r3, %r4, %r5, %r6};
+  st.global.u32 [%rd3+16], %r7;
+  ret;
+)"));
+  auto out = r.Alloc<uint32_t>(48 * 8);
+  const absl::Status status = r.Launch("warpops", {1, 1, 1}, {48, 1, 1}, out.device);
+  INFO(status.message());
+  REQUIRE(status.ok());
+  const auto got = r.Read(out);
+  for (uint32_t t = 0; t < 48; ++t) {
+    const uint32_t warp_lanes = t < 32 ? 32 : 16;
+    const uint32_t live = warp_lanes == 32 ? 0xffffffffu : 0xffffu;
+    uint32_t ballot = 0, match = 0, sum = 0;
+    for (uint32_t l = 0; l < warp_lanes; ++l) {
+      const uint32_t tid = (t / 32) * 32 + l;
+      if ((tid & 3) == 0) ballot |= 1u << l;
+      if ((tid & 3) == (t & 3)) match |= 1u << l;
+      sum += tid;
+    }
+    INFO("thread " << t);
+    CHECK(got[8 * t + 0] == ballot);
+    CHECK(got[8 * t + 1] == match);
+    CHECK(got[8 * t + 2] == sum);
+    CHECK(got[8 * t + 3] == 0);
+    CHECK(got[8 * t + 4] == live);
+  }
+}
+
+TEST_CASE("local memory through frame symbols and generic pointers", "[memory][e2e]") {
+  KernelRunner r(WrapKernel("locals", ".param .u64 k_out", R"(
+  .local .align 8 .b8 buf[64];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  mov.u32 %r1, %tid.x;
+  st.local.u32 [buf], %r1;
+  add.u32 %r2, %r1, 100;
+  st.local.u32 [buf+60], %r2;
+  mov.u64 %rd1, buf;
+  cvta.local.u64 %rd2, %rd1;
+  ld.u32 %r3, [%rd2+60];
+  ld.local.u32 %r4, [buf];
+  add.u32 %r5, %r3, %r4;
+  ld.param.u64 %rd3, [k_out];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.u32 [%rd5], %r5;
+  ret;
+)"));
+  auto out = r.Alloc<uint32_t>(64);
+  REQUIRE(r.Launch("locals", {1, 1, 1}, {64, 1, 1}, out.device).ok());
+  const auto got = r.Read(out);
+  for (uint32_t t = 0; t < 64; ++t) CHECK(got[t] == 2 * t + 100);
+}
+
+}  // namespace
+}  // namespace barracuda::emu::testing
