@@ -1,0 +1,267 @@
+// Device management and queries: one device (ordinal 0) described by
+// emu::DeviceDescription; the compute capability is the SM of the PTX the
+// program registered (else 7.5), so feature checks in programs agree with the
+// code that runs.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/runtime_state.h"
+
+using barracuda::cudart::Runtime;
+
+namespace {
+
+inline constexpr int kRuntimeVersion = 13000;
+
+cudaDeviceProp DescribeDevice() {
+  Runtime& rt = Runtime::Get();
+  const barracuda::emu::DeviceDescription& d = rt.device().description();
+  const uint32_t sm = rt.ReportedSm();
+  cudaDeviceProp p{};
+  std::snprintf(p.name, sizeof(p.name), "%s", d.name.c_str());
+  std::memcpy(p.uuid.bytes, "barracuda-emu-00", sizeof(p.uuid.bytes));
+  p.totalGlobalMem = d.global_bytes;
+  p.sharedMemPerBlock = d.shared_per_block;
+  p.regsPerBlock = static_cast<int>(d.regs_per_block);
+  p.warpSize = static_cast<int>(d.warp_size);
+  p.memPitch = 0x7fffffff;
+  p.maxThreadsPerBlock = static_cast<int>(d.max_threads_per_block);
+  p.maxThreadsDim[0] = 1024; p.maxThreadsDim[1] = 1024; p.maxThreadsDim[2] = 64;
+  p.maxGridSize[0] = 0x7fffffff; p.maxGridSize[1] = 65535; p.maxGridSize[2] = 65535;
+  p.totalConstMem = 64 * 1024;
+  p.major = static_cast<int>(sm / 10);
+  p.minor = static_cast<int>(sm % 10);
+  p.textureAlignment = 512;
+  p.texturePitchAlignment = 32;
+  p.multiProcessorCount = static_cast<int>(d.sm_count);
+  p.integrated = 0;
+  p.canMapHostMemory = 1;
+  p.surfaceAlignment = 512;
+  p.concurrentKernels = 1;
+  p.asyncEngineCount = 1;
+  p.unifiedAddressing = 1;
+  p.memoryBusWidth = 256;
+  p.l2CacheSize = 4 << 20;
+  p.maxThreadsPerMultiProcessor = static_cast<int>(d.max_threads_per_sm);
+  p.streamPrioritiesSupported = 1;
+  p.globalL1CacheSupported = 1;
+  p.localL1CacheSupported = 1;
+  p.sharedMemPerMultiprocessor = d.shared_per_sm;
+  p.regsPerMultiprocessor = static_cast<int>(d.regs_per_sm);
+  p.managedMemory = 1;
+  p.hostNativeAtomicSupported = 1;
+  p.pageableMemoryAccess = 0;
+  p.concurrentManagedAccess = 1;
+  p.computePreemptionSupported = 1;
+  p.cooperativeLaunch = 1;
+  p.sharedMemPerBlockOptin = d.shared_per_block_optin;
+  p.directManagedMemAccessFromHost = 1;
+  p.maxBlocksPerMultiProcessor = static_cast<int>(d.max_blocks_per_sm);
+  p.reservedSharedMemPerBlock = 0;
+  p.memoryPoolsSupported = 1;
+  p.unifiedFunctionPointers = 1;
+  p.hostNumaId = -1;
+  p.deviceNumaId = -1;
+  return p;
+}
+
+bool ValidDevice(int device) { return device == 0; }
+
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaGetDeviceCount(int* count) {
+  if (!count) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGetDevice(int* device) {
+  if (!device) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *device = Runtime::Get().current_device;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaSetDevice(int device) {
+  return ValidDevice(device) ? cudaSuccess : Runtime::Get().Fail(cudaErrorInvalidDevice);
+}
+
+CUDART_EXPORT cudaError_t cudaInitDevice(int device, unsigned int, unsigned int) {
+  return ValidDevice(device) ? cudaSuccess : Runtime::Get().Fail(cudaErrorInvalidDevice);
+}
+
+CUDART_EXPORT cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) {
+  if (!device || !prop) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  Runtime& rt = Runtime::Get();
+  constexpr unsigned kKnown = cudaDeviceScheduleMask | cudaDeviceMapHost | cudaDeviceLmemResizeToMax;
+  if (flags & ~kKnown) return rt.Fail(cudaErrorInvalidValue);
+  rt.device_flags = flags;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
+  if (!flags) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  // The runtime always reports cudaDeviceMapHost as set.
+  *flags = Runtime::Get().device_flags | cudaDeviceMapHost;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  Runtime& rt = Runtime::Get();
+  if (!prop) return rt.Fail(cudaErrorInvalidValue);
+  if (!ValidDevice(device)) return rt.Fail(cudaErrorInvalidDevice);
+  *prop = DescribeDevice();
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  Runtime& rt = Runtime::Get();
+  if (!value) return rt.Fail(cudaErrorInvalidValue);
+  if (!ValidDevice(device)) return rt.Fail(cudaErrorInvalidDevice);
+  const cudaDeviceProp p = DescribeDevice();
+  auto clamp = [](size_t v) { return static_cast<int>(std::min<size_t>(v, 0x7fffffff)); };
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = clamp(p.sharedMemPerBlock); break;
+    case cudaDevAttrTotalConstantMemory: *value = clamp(p.totalConstMem); break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxPitch: *value = clamp(p.memPitch); break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = 1500000; break;  // kHz; not in cudaDeviceProp since CUDA 13
+    case cudaDevAttrMemoryClockRate: *value = 5000000; break;
+    case cudaDevAttrTextureAlignment: *value = clamp(p.textureAlignment); break;
+    case cudaDevAttrTexturePitchAlignment: *value = clamp(p.texturePitchAlignment); break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrKernelExecTimeout: *value = 0; break;
+    case cudaDevAttrIntegrated: *value = p.integrated; break;
+    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+    case cudaDevAttrComputeMode: *value = cudaComputeModeDefault; break;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+    case cudaDevAttrEccEnabled: *value = 0; break;
+    case cudaDevAttrPciBusId: case cudaDevAttrPciDeviceId: case cudaDevAttrPciDomainId: *value = 0; break;
+    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
+    case cudaDevAttrGlobalL1CacheSupported: *value = p.globalL1CacheSupported; break;
+    case cudaDevAttrLocalL1CacheSupported: *value = p.localL1CacheSupported; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = clamp(p.sharedMemPerMultiprocessor); break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrIsMultiGpuBoard: *value = 0; break;
+    case cudaDevAttrMultiGpuBoardGroupID: *value = 0; break;
+    case cudaDevAttrHostNativeAtomicSupported: *value = p.hostNativeAtomicSupported; break;
+    case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
+    case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
+    case cudaDevAttrComputePreemptionSupported: *value = p.computePreemptionSupported; break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem: *value = 0; break;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = clamp(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrDirectManagedMemAccessFromHost: *value = p.directManagedMemAccessFromHost; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = clamp(p.reservedSharedMemPerBlock); break;
+    case cudaDevAttrMemoryPoolsSupported: *value = p.memoryPoolsSupported; break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = 2; break;
+    default: *value = 0; return rt.Fail(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaDriverGetVersion(int* version) {
+  if (!version) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *version = kRuntimeVersion;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaRuntimeGetVersion(int* version) {
+  if (!version) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *version = kRuntimeVersion;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaDeviceGetPCIBusId(char* bus_id, int len, int device) {
+  if (!bus_id || len <= 0) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  if (!ValidDevice(device)) return Runtime::Get().Fail(cudaErrorInvalidDevice);
+  std::snprintf(bus_id, static_cast<size_t>(len), "0000:00:00.0");
+  return cudaSuccess;
+}
+
+// ---------------------------------------------------------------- limits and configuration
+
+CUDART_EXPORT cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+  Runtime& rt = Runtime::Get();
+  if (!value) return rt.Fail(cudaErrorInvalidValue);
+  const auto& d = rt.device().description();
+  const auto i = static_cast<size_t>(limit);
+  if (i >= std::size(rt.limits)) return rt.Fail(cudaErrorUnsupportedLimit);
+  if (rt.limits[i] != 0) {
+    *value = rt.limits[i];
+    return cudaSuccess;
+  }
+  switch (limit) {
+    case cudaLimitStackSize: *value = d.local_bytes_per_thread; break;
+    case cudaLimitPrintfFifoSize: *value = 1 << 20; break;
+    case cudaLimitMallocHeapSize: *value = 8 << 20; break;
+    case cudaLimitDevRuntimeSyncDepth: *value = 2; break;
+    case cudaLimitDevRuntimePendingLaunchCount: *value = 2048; break;
+    case cudaLimitMaxL2FetchGranularity: *value = 64; break;
+    case cudaLimitPersistingL2CacheSize: *value = 0; break;
+    default: return rt.Fail(cudaErrorUnsupportedLimit);
+  }
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  Runtime& rt = Runtime::Get();
+  const auto i = static_cast<size_t>(limit);
+  if (i >= std::size(rt.limits) || limit > cudaLimitPersistingL2CacheSize) return rt.Fail(cudaErrorUnsupportedLimit);
+  // Stored and reported back; the emulator's local window stays its own size.
+  rt.limits[i] = value;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+CUDART_EXPORT cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
+  if (!config) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *config = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+CUDART_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
+CUDART_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config) {
+  if (!config) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *config = cudaSharedMemBankSizeFourByte;
+  return cudaSuccess;
+}
+
+// ---------------------------------------------------------------- synchronisation and reset
+
+CUDART_EXPORT cudaError_t cudaDeviceSynchronize() {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaDeviceReset() {
+  Runtime::Get().Reset();
+  Runtime::LastError() = cudaSuccess;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaProfilerStart() { return cudaSuccess; }
+CUDART_EXPORT cudaError_t cudaProfilerStop() { return cudaSuccess; }

@@ -1,0 +1,310 @@
+// Kernel launch: <<<...>>> configuration stack, kernel handles, the launch
+// entry points (plain, _ptsz, cooperative, cudaLaunchKernelExC), function
+// attributes and occupancy queries.
+//
+// A launch runs to completion inside the call (Device::Launch). A fault is
+// reported once on stderr with the emulator's message and returned as the
+// cudaError_t a GPU would give; faults that corrupt a GPU context are sticky.
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/runtime_state.h"
+
+namespace barracuda::cudart {
+namespace {
+
+std::vector<CallConfiguration>& ConfigStack() {
+  thread_local std::vector<CallConfiguration> stack;
+  return stack;
+}
+
+// A function argument of the runtime API: a host stub address or a cudaKernel_t.
+RegisteredKernel* FindKernel(const void* func) {
+  Runtime& rt = Runtime::Get();
+  if (RegisteredKernel* k = rt.KernelByHostFunction(func)) return k;
+  return rt.KernelByHandle(func);
+}
+
+uint32_t DynamicSharedLimit(const RegisteredKernel& k, const emu::Function& f, const emu::DeviceDescription& d) {
+  if (k.max_dynamic_shared >= 0) return static_cast<uint32_t>(k.max_dynamic_shared);
+  return d.shared_per_block > f.static_shared_bytes ? d.shared_per_block - f.static_shared_bytes : 0;
+}
+
+// Resident blocks of `f` per SM for a block size and dynamic shared size.
+int ActiveBlocksPerSm(const emu::Function& f, const emu::DeviceDescription& d, int block_size, size_t dynamic_shared) {
+  if (block_size <= 0 || static_cast<uint32_t>(block_size) > std::min(d.max_threads_per_block, f.max_threads)) return 0;
+  const uint32_t warp_threads = (static_cast<uint32_t>(block_size) + d.warp_size - 1) / d.warp_size * d.warp_size;
+  uint64_t blocks = std::min<uint64_t>(d.max_blocks_per_sm, d.max_threads_per_sm / warp_threads);
+  const uint64_t shared = uint64_t{f.static_shared_bytes} + dynamic_shared;
+  if (shared > d.shared_per_block_optin) return 0;
+  if (shared > 0) blocks = std::min<uint64_t>(blocks, d.shared_per_sm / shared);
+  return static_cast<int>(blocks);
+}
+
+bool ValidDims(dim3 grid, dim3 block, const emu::Function& f, const emu::DeviceDescription& d) {
+  const uint64_t threads = uint64_t{block.x} * block.y * block.z;
+  if (threads == 0 || threads > std::min(d.max_threads_per_block, f.max_threads)) return false;
+  if (block.x > 1024 || block.y > 1024 || block.z > 64) return false;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return false;
+  return grid.x <= 0x7fffffffu && grid.y <= 65535 && grid.z <= 65535;
+}
+
+cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream,
+                   bool per_thread, bool cooperative) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  if (!k) return rt.Fail(cudaErrorInvalidDeviceFunction);
+  if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  uint32_t index = 0;
+  if (cudaError_t e = rt.ResolveKernel(k, &index); e != cudaSuccess) return rt.Fail(e);
+  emu::Device& device = rt.device();
+  const emu::Function& f = device.function(index);
+  const emu::DeviceDescription& d = device.description();
+  if (!ValidDims(grid, block, f, d)) return rt.Fail(cudaErrorInvalidConfiguration);
+  if (shared > DynamicSharedLimit(*k, f, d)) return rt.Fail(cudaErrorInvalidValue);
+  if (cooperative) {
+    const uint64_t resident =
+        uint64_t{d.sm_count} * ActiveBlocksPerSm(f, d, static_cast<int>(block.x * block.y * block.z), shared);
+    if (uint64_t{grid.x} * grid.y * grid.z > resident) return rt.Fail(cudaErrorCooperativeLaunchTooLarge);
+  }
+  emu::LaunchConfig config;
+  config.grid = {grid.x, grid.y, grid.z};
+  config.block = {block.x, block.y, block.z};
+  config.dynamic_shared_bytes = static_cast<uint32_t>(shared);
+  config.stream_id = rt.StreamId(stream, per_thread);
+  config.cooperative = cooperative;
+  const absl::Status status = device.Launch(index, config, args);
+  if (status.ok()) return cudaSuccess;
+  bool sticky = false;
+  const cudaError_t e = LaunchErrorFromStatus(status, &sticky);
+  PrintDiagnostic(absl::StrCat("kernel ", k->name, " failed: ", status.message(), " (", cudaGetErrorName(e), ")"));
+  if (sticky) rt.SetSticky(e);
+  return rt.Fail(e);
+}
+
+}  // namespace
+}  // namespace barracuda::cudart
+
+using barracuda::cudart::CallConfiguration;
+using barracuda::cudart::ConfigStack;
+using barracuda::cudart::FindKernel;
+using barracuda::cudart::RegisteredKernel;
+using barracuda::cudart::Runtime;
+
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared_mem, struct CUstream_st* stream) {
+  ConfigStack().push_back(CallConfiguration{grid, block, shared_mem, stream});
+  return 0;  // 0: the stub goes on to launch
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shared_mem, void* stream) {
+  auto& stack = ConfigStack();
+  if (stack.empty()) return Runtime::Get().Fail(cudaErrorMissingConfiguration);
+  const CallConfiguration c = stack.back();
+  stack.pop_back();
+  if (grid) *grid = c.grid;
+  if (block) *block = c.block;
+  if (shared_mem) *shared_mem = c.shared_mem;
+  if (stream) *static_cast<cudaStream_t*>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* host_fun) {
+  Runtime& rt = Runtime::Get();
+  if (!kernel) return rt.Fail(cudaErrorInvalidValue);
+  RegisteredKernel* k = rt.KernelByHostFunction(host_fun);
+  if (!k) return rt.Fail(cudaErrorInvalidDeviceFunction);
+  *kernel = reinterpret_cast<cudaKernel_t>(k);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGetKernel(cudaKernel_t* kernel, const void* entry) { return __cudaGetKernel(kernel, entry); }
+
+// The stub calls this with a NULL handle when __cudaGetKernel failed.
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_mem,
+                               cudaStream_t stream) {
+  return barracuda::cudart::Launch(Runtime::Get().KernelByHandle(kernel), grid, block, args, shared_mem, stream,
+                                   false, false);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_mem,
+                                    cudaStream_t stream) {
+  return barracuda::cudart::Launch(Runtime::Get().KernelByHandle(kernel), grid, block, args, shared_mem, stream,
+                                   true, false);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem,
+                                           cudaStream_t stream) {
+  return barracuda::cudart::Launch(FindKernel(func), grid, block, args, shared_mem, stream, false, false);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args,
+                                                size_t shared_mem, cudaStream_t stream) {
+  return barracuda::cudart::Launch(FindKernel(func), grid, block, args, shared_mem, stream, true, false);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args,
+                                                      size_t shared_mem, cudaStream_t stream) {
+  return barracuda::cudart::Launch(FindKernel(func), grid, block, args, shared_mem, stream, false, true);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args,
+                                                           size_t shared_mem, cudaStream_t stream) {
+  return barracuda::cudart::Launch(FindKernel(func), grid, block, args, shared_mem, stream, true, true);
+}
+
+namespace {
+cudaError_t LaunchEx(const cudaLaunchConfig_t* config, const void* func, void** args, bool per_thread) {
+  Runtime& rt = Runtime::Get();
+  if (!config) return rt.Fail(cudaErrorInvalidValue);
+  bool cooperative = false;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cudaLaunchAttribute& a = config->attrs[i];
+    switch (a.id) {
+      case cudaLaunchAttributeCooperative: cooperative = a.val.cooperative != 0; break;
+      case cudaLaunchAttributeClusterDimension:
+        if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1) {
+          barracuda::cudart::PrintDiagnostic("cudaLaunchKernelExC: thread block clusters are not supported by the "
+                                             "emulator backend");
+          return rt.Fail(cudaErrorNotSupported);
+        }
+        break;
+      // Scheduling hints with no meaning when every launch runs to completion in order.
+      case cudaLaunchAttributeIgnore:
+      case cudaLaunchAttributeAccessPolicyWindow:
+      case cudaLaunchAttributeSynchronizationPolicy:
+      case cudaLaunchAttributeProgrammaticStreamSerialization:
+      case cudaLaunchAttributePriority: break;
+      default:
+        barracuda::cudart::PrintDiagnostic(absl::StrCat("cudaLaunchKernelExC: launch attribute ",
+                                                        static_cast<int>(a.id), " is not supported by the emulator backend"));
+        return rt.Fail(cudaErrorNotSupported);
+    }
+  }
+  return barracuda::cudart::Launch(FindKernel(func), config->gridDim, config->blockDim, args,
+                                   config->dynamicSmemBytes, config->stream, per_thread, cooperative);
+}
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  return LaunchEx(config, func, args, false);
+}
+
+CUDART_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  return LaunchEx(config, func, args, true);
+}
+
+// ---------------------------------------------------------------- function attributes
+
+namespace {
+// Resolves `func` to its decoded Function (loading the module).
+cudaError_t ResolveFunction(const void* func, RegisteredKernel** kernel, const barracuda::emu::Function** function) {
+  Runtime& rt = Runtime::Get();
+  RegisteredKernel* k = FindKernel(func);
+  if (!k) return cudaErrorInvalidDeviceFunction;
+  uint32_t index = 0;
+  if (cudaError_t e = rt.ResolveKernel(k, &index); e != cudaSuccess) return e;
+  *kernel = k;
+  *function = &rt.device().function(index);
+  return cudaSuccess;
+}
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
+  Runtime& rt = Runtime::Get();
+  if (!attr) return rt.Fail(cudaErrorInvalidValue);
+  RegisteredKernel* k = nullptr;
+  const barracuda::emu::Function* f = nullptr;
+  if (cudaError_t e = ResolveFunction(func, &k, &f); e != cudaSuccess) return rt.Fail(e);
+  const auto& d = rt.device().description();
+  *attr = cudaFuncAttributes{};
+  attr->sharedSizeBytes = f->static_shared_bytes;
+  attr->constSizeBytes = 0;
+  attr->localSizeBytes = f->frame_bytes;
+  attr->maxThreadsPerBlock = static_cast<int>(std::min(f->max_threads, d.max_threads_per_block));
+  // PTX virtual registers, capped at the hardware's per-thread limit; the
+  // emulator itself never limits occupancy by registers.
+  attr->numRegs = static_cast<int>(std::min<uint32_t>(f->num_registers, 255));
+  const uint32_t sm = rt.device().module(f->module).sm_target;
+  attr->ptxVersion = static_cast<int>(sm ? sm : rt.ReportedSm());
+  attr->binaryVersion = attr->ptxVersion;
+  attr->maxDynamicSharedSizeBytes = static_cast<int>(barracuda::cudart::DynamicSharedLimit(*k, *f, d));
+  attr->preferredShmemCarveout = k->preferred_carveout;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  Runtime& rt = Runtime::Get();
+  RegisteredKernel* k = nullptr;
+  const barracuda::emu::Function* f = nullptr;
+  if (cudaError_t e = ResolveFunction(func, &k, &f); e != cudaSuccess) return rt.Fail(e);
+  const auto& d = rt.device().description();
+  switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+      if (value < 0 || static_cast<uint64_t>(value) + f->static_shared_bytes > d.shared_per_block_optin)
+        return rt.Fail(cudaErrorInvalidValue);
+      k->max_dynamic_shared = value;
+      return cudaSuccess;
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+      if (value < -1 || value > 100) return rt.Fail(cudaErrorInvalidValue);
+      k->preferred_carveout = value;
+      return cudaSuccess;
+    default: return rt.Fail(cudaErrorInvalidValue);
+  }
+}
+
+CUDART_EXPORT cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache) {
+  return FindKernel(func) ? cudaSuccess : Runtime::Get().Fail(cudaErrorInvalidDeviceFunction);
+}
+
+CUDART_EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void* func, cudaSharedMemConfig) {
+  return FindKernel(func) ? cudaSuccess : Runtime::Get().Fail(cudaErrorInvalidDeviceFunction);
+}
+
+CUDART_EXPORT cudaError_t cudaFuncGetName(const char** name, const void* func) {
+  Runtime& rt = Runtime::Get();
+  if (!name) return rt.Fail(cudaErrorInvalidValue);
+  RegisteredKernel* k = FindKernel(func);
+  if (!k) return rt.Fail(cudaErrorInvalidDeviceFunction);
+  *name = k->name.c_str();
+  return cudaSuccess;
+}
+
+// ---------------------------------------------------------------- occupancy
+
+CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* num_blocks, const void* func,
+                                                                                 int block_size,
+                                                                                 size_t dynamic_shared,
+                                                                                 unsigned int /*flags*/) {
+  Runtime& rt = Runtime::Get();
+  if (!num_blocks) return rt.Fail(cudaErrorInvalidValue);
+  RegisteredKernel* k = nullptr;
+  const barracuda::emu::Function* f = nullptr;
+  if (cudaError_t e = ResolveFunction(func, &k, &f); e != cudaSuccess) return rt.Fail(e);
+  *num_blocks = barracuda::cudart::ActiveBlocksPerSm(*f, rt.device().description(), block_size, dynamic_shared);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func,
+                                                                        int block_size, size_t dynamic_shared) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(num_blocks, func, block_size, dynamic_shared, 0);
+}
+
+CUDART_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamic_shared, const void* func,
+                                                                    int num_blocks, int block_size) {
+  Runtime& rt = Runtime::Get();
+  if (!dynamic_shared || num_blocks <= 0) return rt.Fail(cudaErrorInvalidValue);
+  RegisteredKernel* k = nullptr;
+  const barracuda::emu::Function* f = nullptr;
+  if (cudaError_t e = ResolveFunction(func, &k, &f); e != cudaSuccess) return rt.Fail(e);
+  const auto& d = rt.device().description();
+  if (barracuda::cudart::ActiveBlocksPerSm(*f, d, block_size, 0) < num_blocks) {
+    *dynamic_shared = 0;
+    return cudaSuccess;
+  }
+  const uint64_t per_block = std::min<uint64_t>(d.shared_per_sm / static_cast<uint64_t>(num_blocks),
+                                                d.shared_per_block_optin);
+  *dynamic_shared = per_block > f->static_shared_bytes ? per_block - f->static_shared_bytes : 0;
+  return cudaSuccess;
+}

@@ -1,0 +1,399 @@
+// Memory API: allocation (device, managed, host), copies and sets (1D/2D/3D,
+// synchronous, async and per-thread-default-stream variants), pointer queries.
+//
+// Device pointers are host pointers inside the DeviceMemory arena, so every
+// copy is a memmove; the arena is what makes the direction checks real: a
+// device-side pointer outside any live allocation is rejected as a GPU would.
+#include <cstring>
+
+#include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/runtime_state.h"
+
+namespace barracuda::cudart {
+namespace {
+
+using Kind = emu::DeviceMemory::Kind;
+
+transport::AllocationKind ReportedKind(Kind kind, bool async) {
+  if (async) return transport::AllocationKind::kAsync;
+  switch (kind) {
+    case Kind::kDevice: return transport::AllocationKind::kDevice;
+    case Kind::kManaged: return transport::AllocationKind::kManaged;
+    case Kind::kHost: return transport::AllocationKind::kHostMapped;
+    default: return transport::AllocationKind::kOther;
+  }
+}
+
+cudaError_t Allocate(void** ptr, size_t size, Kind kind, bool async = false) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  if (!ptr) return rt.Fail(cudaErrorInvalidValue);
+  if (size == 0) {
+    *ptr = nullptr;
+    return cudaSuccess;
+  }
+  auto p = rt.device().memory().Allocate(size, kind);
+  if (!p.ok()) {
+    *ptr = nullptr;
+    return rt.Fail(cudaErrorMemoryAllocation);
+  }
+  *ptr = *p;
+  // The session's reports attribute addresses to allocations.
+  if (emu::ShmRecordSink* sink = rt.session_sink())
+    sink->OnAllocation(reinterpret_cast<uint64_t>(*p), size, ReportedKind(kind, async), "");
+  return cudaSuccess;
+}
+
+cudaError_t Release(void* ptr, bool host) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  if (!ptr) return cudaSuccess;
+  auto a = rt.device().memory().Find(reinterpret_cast<uint64_t>(ptr));
+  if (!a || a->base != reinterpret_cast<uint64_t>(ptr) || (a->kind == Kind::kHost) != host ||
+      a->kind == Kind::kGlobalVariable || a->kind == Kind::kConstVariable)
+    return rt.Fail(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
+  if (!rt.device().memory().Free(ptr).ok()) return rt.Fail(cudaErrorInvalidDevicePointer);
+  if (emu::ShmRecordSink* sink = rt.session_sink()) sink->OnFree(reinterpret_cast<uint64_t>(ptr));
+  return cudaSuccess;
+}
+
+// [p, p + bytes) lies inside one live device-accessible allocation.
+bool DeviceRange(const void* p, size_t bytes) {
+  return Runtime::Get().device().memory().Find(reinterpret_cast<uint64_t>(p), bytes ? bytes : 1).has_value();
+}
+
+// Checks the pointers of a copy against its direction. For pitched copies
+// `span` is the extent of the touched range.
+cudaError_t CheckCopy(void* dst, size_t dst_span, const void* src, size_t src_span, cudaMemcpyKind kind) {
+  switch (kind) {
+    case cudaMemcpyHostToHost: case cudaMemcpyDefault: return cudaSuccess;
+    case cudaMemcpyHostToDevice: return DeviceRange(dst, dst_span) ? cudaSuccess : cudaErrorInvalidValue;
+    case cudaMemcpyDeviceToHost: return DeviceRange(src, src_span) ? cudaSuccess : cudaErrorInvalidValue;
+    case cudaMemcpyDeviceToDevice:
+      return DeviceRange(dst, dst_span) && DeviceRange(src, src_span) ? cudaSuccess : cudaErrorInvalidValue;
+  }
+  return cudaErrorInvalidMemcpyDirection;
+}
+
+cudaError_t Preamble(cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return s;
+  if (!rt.ValidStream(stream)) return cudaErrorInvalidResourceHandle;
+  return cudaSuccess;
+}
+
+cudaError_t Copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
+  if (count == 0) return cudaSuccess;
+  if (!dst || !src) return rt.Fail(cudaErrorInvalidValue);
+  if (cudaError_t e = CheckCopy(dst, count, src, count, kind)) return rt.Fail(e);
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+cudaError_t Copy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                   cudaMemcpyKind kind, cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (!dst || !src || width > dpitch || width > spitch) return rt.Fail(cudaErrorInvalidPitchValue);
+  const size_t dst_span = dpitch * (height - 1) + width, src_span = spitch * (height - 1) + width;
+  if (cudaError_t e = CheckCopy(dst, dst_span, src, src_span, kind)) return rt.Fail(e);
+  for (size_t row = 0; row < height; ++row)
+    std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
+  return cudaSuccess;
+}
+
+cudaError_t Copy3D(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
+  if (!p) return rt.Fail(cudaErrorInvalidValue);
+  if (p->srcArray || p->dstArray) {
+    PrintDiagnostic("cudaMemcpy3D with CUDA arrays is not supported by the emulator backend");
+    return rt.Fail(cudaErrorNotSupported);
+  }
+  const cudaExtent e = p->extent;  // width in bytes for linear memory
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return cudaSuccess;
+  const cudaPitchedPtr& s = p->srcPtr;
+  const cudaPitchedPtr& d = p->dstPtr;
+  if (!s.ptr || !d.ptr || e.width + p->srcPos.x > s.pitch || e.width + p->dstPos.x > d.pitch)
+    return rt.Fail(cudaErrorInvalidPitchValue);
+  const size_t s_rows = s.ysize ? s.ysize : e.height + p->srcPos.y;
+  const size_t d_rows = d.ysize ? d.ysize : e.height + p->dstPos.y;
+  auto at = [](const cudaPitchedPtr& q, size_t rows, cudaPos pos, size_t y, size_t z) {
+    return static_cast<char*>(q.ptr) + ((z + pos.z) * rows + (y + pos.y)) * q.pitch + pos.x;
+  };
+  char* d_first = at(d, d_rows, p->dstPos, 0, 0);
+  const char* s_first = at(s, s_rows, p->srcPos, 0, 0);
+  const size_t d_span = static_cast<size_t>(at(d, d_rows, p->dstPos, e.height - 1, e.depth - 1) - d_first) + e.width;
+  const size_t s_span = static_cast<size_t>(at(s, s_rows, p->srcPos, e.height - 1, e.depth - 1) - s_first) + e.width;
+  if (cudaError_t err = CheckCopy(d_first, d_span, s_first, s_span, p->kind)) return rt.Fail(err);
+  for (size_t z = 0; z < e.depth; ++z)
+    for (size_t y = 0; y < e.height; ++y)
+      std::memmove(at(d, d_rows, p->dstPos, y, z), at(s, s_rows, p->srcPos, y, z), e.width);
+  return cudaSuccess;
+}
+
+cudaError_t Set(void* dst, int value, size_t count, cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
+  if (count == 0) return cudaSuccess;
+  if (!DeviceRange(dst, count)) return rt.Fail(cudaErrorInvalidValue);
+  std::memset(dst, value, count);
+  return cudaSuccess;
+}
+
+cudaError_t Set2D(void* dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (width > pitch) return rt.Fail(cudaErrorInvalidPitchValue);
+  if (!DeviceRange(dst, pitch * (height - 1) + width)) return rt.Fail(cudaErrorInvalidValue);
+  for (size_t row = 0; row < height; ++row) std::memset(static_cast<char*>(dst) + row * pitch, value, width);
+  return cudaSuccess;
+}
+
+cudaError_t Set3D(cudaPitchedPtr p, int value, cudaExtent e, cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t err = Preamble(stream)) return rt.Fail(err);
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return cudaSuccess;
+  if (e.width > p.pitch) return rt.Fail(cudaErrorInvalidPitchValue);
+  const size_t rows = p.ysize ? p.ysize : e.height;
+  if (!DeviceRange(p.ptr, ((e.depth - 1) * rows + (e.height - 1)) * p.pitch + e.width))
+    return rt.Fail(cudaErrorInvalidValue);
+  for (size_t z = 0; z < e.depth; ++z)
+    for (size_t y = 0; y < e.height; ++y)
+      std::memset(static_cast<char*>(p.ptr) + (z * rows + y) * p.pitch, value, e.width);
+  return cudaSuccess;
+}
+
+// A symbol's device range [address + offset, + count), checked against its size.
+cudaError_t SymbolRange(const void* symbol, size_t count, size_t offset, char** out) {
+  Runtime& rt = Runtime::Get();
+  RegisteredVar* v = rt.VarBySymbol(symbol);
+  if (!v) return cudaErrorInvalidSymbol;
+  void* address = nullptr;
+  if (cudaError_t e = rt.ResolveVar(v, &address)) return e;
+  if (offset > v->size || count > v->size - offset) return cudaErrorInvalidValue;
+  *out = static_cast<char*>(address) + offset;
+  return cudaSuccess;
+}
+
+cudaError_t ToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
+                     cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    return rt.Fail(cudaErrorInvalidMemcpyDirection);
+  char* dst = nullptr;
+  if (cudaError_t e = SymbolRange(symbol, count, offset, &dst)) return rt.Fail(e);
+  if (count == 0) return cudaSuccess;
+  if (kind == cudaMemcpyDeviceToDevice && !DeviceRange(src, count)) return rt.Fail(cudaErrorInvalidValue);
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+cudaError_t FromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
+                       cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    return rt.Fail(cudaErrorInvalidMemcpyDirection);
+  char* src = nullptr;
+  if (cudaError_t e = SymbolRange(symbol, count, offset, &src)) return rt.Fail(e);
+  if (count == 0) return cudaSuccess;
+  if (kind == cudaMemcpyDeviceToDevice && !DeviceRange(dst, count)) return rt.Fail(cudaErrorInvalidValue);
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+}  // namespace
+}  // namespace barracuda::cudart
+
+namespace rt = barracuda::cudart;
+using Kind = barracuda::emu::DeviceMemory::Kind;
+using barracuda::cudart::Runtime;
+
+// ---------------------------------------------------------------- allocation
+
+CUDART_EXPORT cudaError_t cudaMalloc(void** ptr, size_t size) { return rt::Allocate(ptr, size, Kind::kDevice); }
+CUDART_EXPORT cudaError_t cudaFree(void* ptr) { return rt::Release(ptr, false); }
+CUDART_EXPORT cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned int flags) {
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  return rt::Allocate(ptr, size, Kind::kManaged);
+}
+CUDART_EXPORT cudaError_t cudaMallocHost(void** ptr, size_t size) { return rt::Allocate(ptr, size, Kind::kHost); }
+CUDART_EXPORT cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*flags*/) {
+  return rt::Allocate(ptr, size, Kind::kHost);
+}
+CUDART_EXPORT cudaError_t cudaFreeHost(void* ptr) { return rt::Release(ptr, true); }
+CUDART_EXPORT cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream) {
+  if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
+  return rt::Allocate(ptr, size, Kind::kDevice, /*async=*/true);
+}
+CUDART_EXPORT cudaError_t cudaMallocAsync_ptsz(void** ptr, size_t size, cudaStream_t stream) {
+  return cudaMallocAsync(ptr, size, stream);
+}
+CUDART_EXPORT cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
+  if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
+  return rt::Release(ptr, false);
+}
+CUDART_EXPORT cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream) { return cudaFreeAsync(ptr, stream); }
+
+CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {
+  Runtime& r = Runtime::Get();
+  if (!device_ptr || flags != 0) return r.Fail(cudaErrorInvalidValue);
+  auto a = r.device().memory().Find(reinterpret_cast<uint64_t>(host_ptr));
+  if (!a || (a->kind != Kind::kHost && a->kind != Kind::kManaged)) return r.Fail(cudaErrorInvalidValue);
+  *device_ptr = host_ptr;  // mapped host memory has the same address on the device
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaHostGetFlags(unsigned int* flags, void* host_ptr) {
+  Runtime& r = Runtime::Get();
+  auto a = r.device().memory().Find(reinterpret_cast<uint64_t>(host_ptr));
+  if (!flags || !a || a->kind != Kind::kHost) return r.Fail(cudaErrorInvalidValue);
+  *flags = cudaHostAllocMapped | cudaHostAllocPortable;
+  return cudaSuccess;
+}
+
+// Rows are aligned like a GPU's texture pitch (512 bytes).
+inline constexpr size_t kPitchAlignment = 512;
+
+CUDART_EXPORT cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+  if (!pitch) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *pitch = (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+  return rt::Allocate(ptr, *pitch * height, Kind::kDevice);
+}
+
+CUDART_EXPORT cudaError_t cudaMalloc3D(cudaPitchedPtr* p, cudaExtent extent) {
+  if (!p) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  const size_t pitch = (extent.width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+  void* ptr = nullptr;
+  if (cudaError_t e = rt::Allocate(&ptr, pitch * extent.height * extent.depth, Kind::kDevice)) return e;
+  *p = make_cudaPitchedPtr(ptr, pitch, extent.width, extent.height);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  Runtime& r = Runtime::Get();
+  if (cudaError_t s = r.sticky()) return r.Fail(s);
+  const uint64_t total = r.device().description().global_bytes;
+  const uint64_t used = r.device().memory().bytes_in_use();
+  if (free_bytes) *free_bytes = used < total ? total - used : 0;
+  if (total_bytes) *total_bytes = total;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* ptr) {
+  Runtime& r = Runtime::Get();
+  if (!attr) return r.Fail(cudaErrorInvalidValue);
+  *attr = cudaPointerAttributes{};
+  attr->device = r.current_device;
+  auto a = r.device().memory().Find(reinterpret_cast<uint64_t>(ptr));
+  void* p = const_cast<void*>(ptr);
+  if (!a) {
+    attr->type = cudaMemoryTypeUnregistered;
+    attr->device = -2;
+    attr->hostPointer = p;
+    return cudaSuccess;
+  }
+  switch (a->kind) {
+    case Kind::kHost: attr->type = cudaMemoryTypeHost; attr->devicePointer = p; attr->hostPointer = p; break;
+    case Kind::kManaged: attr->type = cudaMemoryTypeManaged; attr->devicePointer = p; attr->hostPointer = p; break;
+    default: attr->type = cudaMemoryTypeDevice; attr->devicePointer = p; break;
+  }
+  return cudaSuccess;
+}
+
+// Hints with no effect: managed memory is host memory here.
+CUDART_EXPORT cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation, unsigned int,
+                                               cudaStream_t stream) {
+  Runtime& r = Runtime::Get();
+  if (!r.ValidStream(stream)) return r.Fail(cudaErrorInvalidResourceHandle);
+  return rt::DeviceRange(ptr, count) ? cudaSuccess : r.Fail(cudaErrorInvalidValue);
+}
+CUDART_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void* ptr, size_t count, cudaMemLocation loc,
+                                                    unsigned int flags, cudaStream_t stream) {
+  return cudaMemPrefetchAsync(ptr, count, loc, flags, stream);
+}
+CUDART_EXPORT cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise, cudaMemLocation) {
+  return rt::DeviceRange(ptr, count) ? cudaSuccess : Runtime::Get().Fail(cudaErrorInvalidValue);
+}
+
+// ---------------------------------------------------------------- copies
+
+#define BARRACUDA_SYNC_AND_PTDS(ret, name, params, call) \
+  CUDART_EXPORT ret name params { return call; }           \
+  CUDART_EXPORT ret name##_ptds params { return call; }
+#define BARRACUDA_ASYNC_AND_PTSZ(ret, name, params, call) \
+  CUDART_EXPORT ret name params { return call; }            \
+  CUDART_EXPORT ret name##_ptsz params { return call; }
+
+BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpy, (void* dst, const void* src, size_t count, cudaMemcpyKind kind),
+                        rt::Copy(dst, src, count, kind, nullptr))
+BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpyAsync,
+                         (void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream),
+                         rt::Copy(dst, src, count, kind, stream))
+BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpy2D,
+                        (void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind),
+                        rt::Copy2D(dst, dpitch, src, spitch, width, height, kind, nullptr))
+BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpy2DAsync,
+                         (void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                          cudaMemcpyKind kind, cudaStream_t stream),
+                         rt::Copy2D(dst, dpitch, src, spitch, width, height, kind, stream))
+BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpy3D, (const cudaMemcpy3DParms* p), rt::Copy3D(p, nullptr))
+BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpy3DAsync, (const cudaMemcpy3DParms* p, cudaStream_t stream),
+                         rt::Copy3D(p, stream))
+BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemset, (void* dst, int value, size_t count),
+                        rt::Set(dst, value, count, nullptr))
+BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemsetAsync, (void* dst, int value, size_t count, cudaStream_t stream),
+                         rt::Set(dst, value, count, stream))
+BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemset2D,
+                        (void* dst, size_t pitch, int value, size_t width, size_t height),
+                        rt::Set2D(dst, pitch, value, width, height, nullptr))
+BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemset2DAsync,
+                         (void* dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream),
+                         rt::Set2D(dst, pitch, value, width, height, stream))
+BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemset3D, (cudaPitchedPtr p, int value, cudaExtent extent),
+                        rt::Set3D(p, value, extent, nullptr))
+BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemset3DAsync,
+                         (cudaPitchedPtr p, int value, cudaExtent extent, cudaStream_t stream),
+                         rt::Set3D(p, value, extent, stream))
+
+// ---------------------------------------------------------------- symbols
+
+BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpyToSymbol,
+                        (const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind),
+                        rt::ToSymbol(symbol, src, count, offset, kind, nullptr))
+BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpyToSymbolAsync,
+                         (const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
+                          cudaStream_t stream),
+                         rt::ToSymbol(symbol, src, count, offset, kind, stream))
+BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpyFromSymbol,
+                        (void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind),
+                        rt::FromSymbol(dst, symbol, count, offset, kind, nullptr))
+BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpyFromSymbolAsync,
+                         (void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
+                          cudaStream_t stream),
+                         rt::FromSymbol(dst, symbol, count, offset, kind, stream))
+
+CUDART_EXPORT cudaError_t cudaGetSymbolAddress(void** dev_ptr, const void* symbol) {
+  Runtime& r = Runtime::Get();
+  if (!dev_ptr) return r.Fail(cudaErrorInvalidValue);
+  char* address = nullptr;
+  if (cudaError_t e = rt::SymbolRange(symbol, 0, 0, &address)) return r.Fail(e);
+  *dev_ptr = address;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
+  Runtime& r = Runtime::Get();
+  if (!size) return r.Fail(cudaErrorInvalidValue);
+  barracuda::cudart::RegisteredVar* v = r.VarBySymbol(symbol);
+  if (!v) return r.Fail(cudaErrorInvalidSymbol);
+  *size = v->size;
+  return cudaSuccess;
+}

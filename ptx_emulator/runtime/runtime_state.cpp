@@ -1,0 +1,348 @@
+#include "ptx_emulator/runtime/runtime_state.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ptx_rewriter/fatbin/fatbin_reader.h"
+
+namespace barracuda::cudart {
+namespace {
+
+// The SM whose PTX is preferred when a fat binary holds several:
+// BARRACUDA_EMU_SM, else 75 (the oldest target CUDA 13 supports, whose PTX
+// uses the fewest newer constructs).
+uint32_t PreferredSm() {
+  static const uint32_t sm = [] {
+    const char* s = std::getenv("BARRACUDA_EMU_SM");
+    const long v = s ? std::strtol(s, nullptr, 10) : 0;
+    return v > 0 ? static_cast<uint32_t>(v) : 75u;
+  }();
+  return sm;
+}
+
+std::string DescribeEntries(const fatbin::Fatbin& fb) {
+  std::vector<std::string> parts;
+  for (const auto& e : fb.entries) parts.push_back(absl::StrCat(e.is_ptx() ? "compute_" : "sm_", e.sm_arch()));
+  return parts.empty() ? "no entries" : absl::StrJoin(parts, ", ");
+}
+
+// Adds the chosen PTX entry of `fb` to `m`, or records why there is none.
+void TakePtx(FatbinModule& m, const fatbin::Fatbin& fb, size_t object_index) {
+  const auto chosen = fatbin::ChoosePtxEntry(fb, PreferredSm());
+  if (!chosen) {
+    if (m.no_ptx_reason.empty())
+      m.no_ptx_reason = absl::StrCat("fat binary ", m.id, " object ", object_index, " holds only ",
+                                     DescribeEntries(fb), " and no PTX");
+    return;
+  }
+  const auto& e = fb.entries[*chosen];
+  std::string name = e.ident.empty() ? absl::StrCat("module ", m.id, ".", object_index) : e.ident;
+  absl::StrAppend(&name, " (sm_", e.sm_arch(), " PTX)");
+  if (m.sources.empty()) m.sm_target = e.sm_arch();
+  m.sources.push_back(emu::PtxSource{e.ptx, std::move(name)});
+}
+
+}  // namespace
+
+void PrintDiagnostic(const std::string& message) {
+  std::fprintf(stderr, "barracuda emulator: %s\n", message.c_str());
+  std::fflush(stderr);
+  if (emu::ShmRecordSink* sink = Runtime::Get().session_sink()) sink->OnDiagnostic(message);
+}
+
+Runtime& Runtime::Get() {
+  // Never destroyed: registration and atexit-time unregistration of the
+  // program's modules may run after this library's static destructors would.
+  static Runtime* runtime = new Runtime();
+  return *runtime;
+}
+
+namespace {
+
+// Counts the records a run produces without keeping them: the emulator's own
+// cost of tracing, for benchmarks (BARRACUDA_EMU_TRACE=count).
+class CountingSink : public emu::RecordSink {
+ public:
+  void OnLaunchBegin(const protocol::Record&, uint32_t) override {}
+  void Emit(uint32_t, const protocol::Record&) override { records.fetch_add(1, std::memory_order_relaxed); }
+  void OnLaunchEnd(const protocol::Record&) override {}
+  static std::atomic<uint64_t> records;
+};
+std::atomic<uint64_t> CountingSink::records{0};
+
+// BARRACUDA_EMU_STATS=1: one machine-readable line on stderr at exit.
+void PrintStatistics() {
+  const emu::Device::Statistics s = Runtime::Get().device().statistics();
+  std::fprintf(stderr,
+               "barracuda emulator stats: launches=%llu warp_instructions=%llu thread_instructions=%llu "
+               "records=%llu\n",
+               static_cast<unsigned long long>(s.launches), static_cast<unsigned long long>(s.warp_instructions),
+               static_cast<unsigned long long>(s.thread_instructions),
+               static_cast<unsigned long long>(CountingSink::records.load()));
+}
+
+}  // namespace
+
+Runtime::Runtime()
+    : session_sink_(emu::ShmRecordSink::FromEnvironment()), device_(std::make_unique<emu::Device>()) {
+  if (session_sink_) {
+    device_->SetSink(session_sink_.get());
+  } else if (const char* trace = std::getenv("BARRACUDA_EMU_TRACE"); trace != nullptr && std::string(trace) == "count") {
+    counting_sink_ = std::make_unique<CountingSink>();
+    device_->SetSink(counting_sink_.get());
+  }
+  if (const char* stats = std::getenv("BARRACUDA_EMU_STATS"); stats != nullptr && stats[0] == '1') {
+    std::atexit(PrintStatistics);
+  }
+}
+
+cudaError_t& Runtime::LastError() {
+  thread_local cudaError_t last = cudaSuccess;
+  return last;
+}
+
+cudaError_t Runtime::Fail(cudaError_t e) {
+  if (e != cudaSuccess) LastError() = e;
+  return e;
+}
+
+void Runtime::SetSticky(cudaError_t e) {
+  cudaError_t expected = cudaSuccess;
+  sticky_.compare_exchange_strong(expected, e, std::memory_order_acq_rel);
+}
+
+// ---------------------------------------------------------------- registration
+
+FatbinModule* Runtime::RegisterFatbin(const void* wrapper) {
+  auto m = std::make_unique<FatbinModule>();
+  FatbinModule* raw = m.get();
+  std::lock_guard<std::mutex> lock(mu_);
+  raw->handle_slot = raw;
+  raw->id = static_cast<uint32_t>(modules_.size());
+  modules_.push_back(std::move(m));
+  auto parsed = fatbin::ParseRegisteredFatbin(wrapper);
+  if (!parsed.ok()) {
+    raw->parse_error = std::string(parsed.status().message());
+    return raw;
+  }
+  raw->wrapper_version = parsed->wrapper_version;
+  if (parsed->wrapper_version == fatbin::kWrapperLinkVersion && !parsed->prelinked.empty()) {
+    // -rdc: one link unit of every object's PTX; the wrapper's own fat binary
+    // is the device-linked cubin.
+    for (size_t i = 0; i < parsed->prelinked.size(); ++i) TakePtx(*raw, parsed->prelinked[i], i);
+  } else {
+    TakePtx(*raw, parsed->fatbin, 0);
+  }
+  return raw;
+}
+
+FatbinModule* Runtime::FromHandle(void** handle) {
+  return handle ? static_cast<FatbinModule*>(*handle) : nullptr;
+}
+
+void Runtime::RegisterKernel(FatbinModule* module, const void* host_function, const char* name) {
+  auto k = std::make_unique<RegisteredKernel>();
+  k->module = module;
+  k->host_function = host_function;
+  k->name = name ? name : "";
+  std::lock_guard<std::mutex> lock(mu_);
+  module->kernels.push_back(k.get());
+  kernel_by_host_[host_function] = k.get();
+  kernel_handles_.insert(k.get());
+  kernels_.push_back(std::move(k));
+}
+
+void Runtime::RegisterVar(FatbinModule* module, RegisteredVar var) {
+  auto v = std::make_unique<RegisteredVar>(std::move(var));
+  v->module = module;
+  std::lock_guard<std::mutex> lock(mu_);
+  module->vars.push_back(v.get());
+  var_by_symbol_[v->host_symbol] = v.get();
+  vars_.push_back(std::move(v));
+}
+
+void Runtime::Unregister(FatbinModule* module) {
+  // Kept in the tables: static destructors of the program may still launch.
+  std::lock_guard<std::mutex> lock(mu_);
+  module->unregistered = true;
+}
+
+cudaError_t Runtime::EnsureLoaded(FatbinModule* m) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (m->load_attempted) return m->load_error;
+  m->load_attempted = true;
+  if (!m->parse_error.empty()) {
+    PrintDiagnostic(absl::StrCat("cannot read registered fat binary ", m->id, ": ", m->parse_error));
+    m->load_error = cudaErrorInvalidKernelImage;
+    return m->load_error;
+  }
+  if (!m->no_ptx_reason.empty() || m->sources.empty()) {
+    PrintDiagnostic(absl::StrCat(
+        m->no_ptx_reason.empty() ? absl::StrCat("fat binary ", m->id, " holds no PTX") : m->no_ptx_reason,
+        ": the emulator runs PTX only. Rebuild with PTX embedded, e.g. nvcc -cudart shared "
+        "-gencode arch=compute_75,code=[sm_75,compute_75] (or -arch=compute_75)."));
+    m->load_error = cudaErrorNoKernelImageForDevice;
+    return m->load_error;
+  }
+  auto unit = device_->LoadLinkUnit(m->sources);
+  if (!unit.ok()) {
+    PrintDiagnostic(absl::StrCat("cannot load PTX of ", m->sources.front().name, ": ", unit.status().message()));
+    m->load_error = cudaErrorInvalidPtx;
+    return m->load_error;
+  }
+  m->link_unit = *unit;
+  for (RegisteredVar* v : m->vars) {
+    auto g = device_->FindVariable(m->link_unit, v->name);
+    if (!g.ok()) {
+      PrintDiagnostic(absl::StrCat("variable ", v->name, " registered by the program is not in its PTX: ",
+                                   g.status().message()));
+      continue;
+    }
+    v->device_address = g->address;
+    if (session_sink_)
+      session_sink_->OnAllocation(reinterpret_cast<uint64_t>(g->address), g->size,
+                                  transport::AllocationKind::kModuleGlobal, v->name);
+    if (v->managed && v->managed_pointer) {
+      *v->managed_pointer = g->address;
+      var_by_symbol_[g->address] = v;  // host code names a managed variable by its address
+    }
+  }
+  for (RegisteredKernel* k : m->kernels) k->function.reset();
+  m->load_error = cudaSuccess;
+  return cudaSuccess;
+}
+
+RegisteredKernel* Runtime::KernelByHostFunction(const void* host_function) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = kernel_by_host_.find(host_function);
+  return it == kernel_by_host_.end() ? nullptr : it->second;
+}
+
+RegisteredKernel* Runtime::KernelByHandle(const void* handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return kernel_handles_.contains(handle) ? static_cast<RegisteredKernel*>(const_cast<void*>(handle)) : nullptr;
+}
+
+RegisteredVar* Runtime::VarBySymbol(const void* host_symbol) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = var_by_symbol_.find(host_symbol);
+  return it == var_by_symbol_.end() ? nullptr : it->second;
+}
+
+cudaError_t Runtime::ResolveKernel(RegisteredKernel* k, uint32_t* function) {
+  if (cudaError_t e = EnsureLoaded(k->module); e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!k->function) {
+    auto f = device_->FindKernel(k->module->link_unit, k->name);
+    if (!f.ok()) {
+      PrintDiagnostic(absl::StrCat("kernel ", k->name, " is not in its module's PTX: ", f.status().message()));
+      return cudaErrorInvalidDeviceFunction;
+    }
+    k->function = *f;
+  }
+  *function = *k->function;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::ResolveVar(RegisteredVar* v, void** address) {
+  if (cudaError_t e = EnsureLoaded(v->module); e != cudaSuccess) return e;
+  if (!v->device_address) return cudaErrorInvalidSymbol;
+  *address = v->device_address;
+  return cudaSuccess;
+}
+
+uint32_t Runtime::ReportedSm() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& m : modules_)
+    if (m->sm_target != 0) return m->sm_target;
+  return 75;
+}
+
+// ---------------------------------------------------------------- streams, events
+
+cudaStream_t Runtime::CreateStream(unsigned flags, int priority) {
+  auto s = std::make_unique<StreamState>();
+  s->flags = flags;
+  s->priority = priority;
+  std::lock_guard<std::mutex> lock(mu_);
+  s->id = next_stream_id_++;
+  auto* handle = reinterpret_cast<cudaStream_t>(s.get());
+  streams_[handle] = std::move(s);
+  return handle;
+}
+
+bool Runtime::DestroyStream(cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return streams_.erase(stream) == 1;
+}
+
+bool Runtime::ValidStream(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  return streams_.contains(stream);
+}
+
+uint64_t Runtime::StreamId(cudaStream_t stream, bool per_thread) {
+  if (stream == nullptr) stream = per_thread ? cudaStreamPerThread : cudaStreamLegacy;
+  if (stream == cudaStreamLegacy) return 0;
+  if (stream == cudaStreamPerThread) {
+    // Ids 1..15 are never given to created streams; per-thread default streams
+    // get ids above 2^32 from a thread counter.
+    static std::atomic<uint64_t> next{1};
+    thread_local uint64_t id = (uint64_t{1} << 32) + next.fetch_add(1);
+    return id;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = streams_.find(stream);
+  return it == streams_.end() ? 0 : it->second->id;
+}
+
+cudaEvent_t Runtime::CreateEvent(unsigned flags) {
+  auto e = std::make_unique<EventState>();
+  e->flags = flags;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto* handle = reinterpret_cast<cudaEvent_t>(e.get());
+  events_[handle] = std::move(e);
+  return handle;
+}
+
+bool Runtime::DestroyEvent(cudaEvent_t event) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return events_.erase(event) == 1;
+}
+
+EventState* Runtime::FindEvent(cudaEvent_t event) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = events_.find(event);
+  return it == events_.end() ? nullptr : it->second.get();
+}
+
+// ---------------------------------------------------------------- reset
+
+void Runtime::Reset() {
+  std::lock_guard<std::mutex> lock(mu_);
+  emu::RecordSink* sink = device_->sink();
+  // A fresh device: all allocations, module globals and loaded code go; the
+  // registered modules reload on their next use, as after a real reset.
+  device_ = std::make_unique<emu::Device>();
+  device_->SetSink(sink);
+  for (const auto& m : modules_) {
+    m->load_attempted = false;
+    m->load_error = cudaSuccess;
+    for (RegisteredVar* v : m->vars) {
+      if (v->managed && v->device_address) var_by_symbol_.erase(v->device_address);
+      v->device_address = nullptr;
+    }
+    for (RegisteredKernel* k : m->kernels) k->function.reset();
+  }
+  streams_.clear();
+  events_.clear();
+  device_flags = 0;
+  sticky_.store(cudaSuccess, std::memory_order_release);
+}
+
+}  // namespace barracuda::cudart

@@ -1,0 +1,183 @@
+// Process-wide state of the replacement CUDA runtime: the emulated device,
+// registered fat binaries (modules), kernels and variables by host address,
+// streams, events, and error state.
+//
+// Everything is reached through Runtime::Get(), constructed on first use:
+// nvcc-generated registration code runs from the application's static
+// constructors, possibly before this library's own would have.
+//
+// Execution model: every launch and copy runs to completion inside the API call
+// that issues it, so work on every stream is trivially ordered, stream and event
+// queries always report completion, and events carry host wall-clock time.
+#ifndef BARRACUDA_PTX_EMULATOR_RUNTIME_RUNTIME_STATE_H_
+#define BARRACUDA_PTX_EMULATOR_RUNTIME_RUNTIME_STATE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "ptx_emulator/core/device.h"
+#include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/shm_sink.h"
+
+namespace barracuda::cudart {
+
+// One registered variable (__cudaRegisterVar / __cudaRegisterManagedVar).
+struct FatbinModule;
+
+struct RegisteredVar {
+  FatbinModule* module = nullptr;
+  std::string name;           // PTX name
+  const void* host_symbol = nullptr;  // the host shadow / the managed pointer's address
+  uint64_t size = 0;
+  bool constant = false;
+  bool managed = false;
+  void** managed_pointer = nullptr;   // host pointer variable set to the device address
+  void* device_address = nullptr;     // once the module is loaded
+};
+
+struct FatbinModule;
+
+// One registered kernel: the cudaKernel_t handle handed to the program points here.
+struct RegisteredKernel {
+  FatbinModule* module = nullptr;
+  const void* host_function = nullptr;
+  std::string name;           // mangled PTX entry name
+  std::optional<uint32_t> function;  // Device function index, once resolved
+  int max_dynamic_shared = -1;       // cudaFuncAttributeMaxDynamicSharedMemorySize; -1 = default
+  int preferred_carveout = -1;
+};
+
+// One __cudaRegisterFatBinary call.
+struct FatbinModule {
+  // The handle returned to the program is &handle_slot (it stores and passes
+  // back a void**); the slot points at this module.
+  void* handle_slot = nullptr;
+  uint32_t id = 0;
+  uint32_t wrapper_version = 0;
+  std::vector<emu::PtxSource> sources;  // one chosen PTX per object (several with -rdc)
+  uint32_t sm_target = 0;               // SM of the chosen PTX (first source)
+  std::string no_ptx_reason;            // non-empty when an object has no PTX entry
+  std::string parse_error;              // the fat binary could not be read
+  std::vector<RegisteredKernel*> kernels;
+  std::vector<RegisteredVar*> vars;
+  bool unregistered = false;
+  // Lazy load (first launch or symbol access), under Runtime::mu_.
+  bool load_attempted = false;
+  cudaError_t load_error = cudaSuccess;
+  uint32_t link_unit = 0;
+};
+
+// The launch configuration pushed by <<<...>>> (per-thread stack).
+struct CallConfiguration {
+  dim3 grid, block;
+  size_t shared_mem = 0;
+  cudaStream_t stream = nullptr;
+};
+
+struct StreamState {
+  unsigned flags = 0;
+  int priority = 0;
+  uint64_t id = 0;
+};
+
+struct EventState {
+  unsigned flags = 0;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point time{};
+};
+
+class Runtime {
+ public:
+  static Runtime& Get();
+
+  emu::Device& device() { return *device_; }
+  // The barracuda session's record sink (env BARRACUDA_SESSION), or nullptr
+  // when the program runs untraced.
+  emu::ShmRecordSink* session_sink() { return session_sink_.get(); }
+
+  // ---- registration
+  FatbinModule* RegisterFatbin(const void* wrapper);
+  static FatbinModule* FromHandle(void** handle);
+  void RegisterKernel(FatbinModule* module, const void* host_function, const char* name);
+  void RegisterVar(FatbinModule* module, RegisteredVar var);
+  void Unregister(FatbinModule* module);
+
+  // Loads `module` if not yet done; cudaSuccess or the load error (printed once).
+  cudaError_t EnsureLoaded(FatbinModule* module);
+
+  // ---- lookups (nullptr when unknown)
+  RegisteredKernel* KernelByHostFunction(const void* host_function);
+  RegisteredKernel* KernelByHandle(const void* handle);
+  RegisteredVar* VarBySymbol(const void* host_symbol);
+  // Resolves a kernel to its device function index, loading the module first.
+  cudaError_t ResolveKernel(RegisteredKernel* kernel, uint32_t* function);
+  // Device address of a variable, loading its module first.
+  cudaError_t ResolveVar(RegisteredVar* var, void** address);
+  // Compute capability to report: SM of the first registered PTX, else 7.5.
+  uint32_t ReportedSm();
+
+  // ---- streams and events (handles are pointers to these states)
+  cudaStream_t CreateStream(unsigned flags, int priority);
+  bool DestroyStream(cudaStream_t stream);
+  // Valid: NULL, cudaStreamLegacy, cudaStreamPerThread or a live stream.
+  bool ValidStream(cudaStream_t stream);
+  // The stream id recorded in launches. `per_thread` resolves NULL to the
+  // calling thread's default stream (the _ptsz entry points).
+  uint64_t StreamId(cudaStream_t stream, bool per_thread);
+  cudaEvent_t CreateEvent(unsigned flags);
+  bool DestroyEvent(cudaEvent_t event);
+  EventState* FindEvent(cudaEvent_t event);
+
+  // ---- errors
+  // Records `e` as the calling thread's last error (unless cudaSuccess) and
+  // returns it; a sticky error is returned instead while one is pending.
+  cudaError_t Fail(cudaError_t e);
+  // The sticky error (a launch that corrupted the context), or cudaSuccess.
+  cudaError_t sticky() const { return sticky_.load(std::memory_order_acquire); }
+  void SetSticky(cudaError_t e);
+  static cudaError_t& LastError();  // per thread
+
+  // ---- device state
+  void Reset();  // cudaDeviceReset
+  std::mutex& mu() { return mu_; }
+  unsigned device_flags = 0;
+  size_t limits[16] = {};
+  int current_device = 0;
+
+ private:
+  Runtime();
+  std::unique_ptr<emu::ShmRecordSink> session_sink_;
+  // BARRACUDA_EMU_TRACE=count (no session): every record is produced and counted.
+  std::unique_ptr<emu::RecordSink> counting_sink_;
+  std::unique_ptr<emu::Device> device_;
+  std::mutex mu_;
+  std::deque<std::unique_ptr<FatbinModule>> modules_;
+  std::deque<std::unique_ptr<RegisteredKernel>> kernels_;
+  std::deque<std::unique_ptr<RegisteredVar>> vars_;
+  absl::flat_hash_map<const void*, RegisteredKernel*> kernel_by_host_;
+  absl::flat_hash_set<const void*> kernel_handles_;
+  absl::flat_hash_map<const void*, RegisteredVar*> var_by_symbol_;
+  absl::flat_hash_map<const void*, std::unique_ptr<StreamState>> streams_;
+  absl::flat_hash_map<const void*, std::unique_ptr<EventState>> events_;
+  uint64_t next_stream_id_ = 16;
+  std::atomic<cudaError_t> sticky_{cudaSuccess};
+};
+
+// Maps a failed Device::Launch to the cudaError_t a GPU gives (see launch_errors.cpp).
+cudaError_t LaunchErrorFromStatus(const absl::Status& status, bool* sticky);
+
+// Prints "barracuda emulator: <message>" to stderr.
+void PrintDiagnostic(const std::string& message);
+
+}  // namespace barracuda::cudart
+
+#endif  // BARRACUDA_PTX_EMULATOR_RUNTIME_RUNTIME_STATE_H_

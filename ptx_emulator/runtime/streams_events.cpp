@@ -1,0 +1,174 @@
+// Streams and events. Work runs to completion when issued, so streams only
+// need identity (for launch records), queries always say "complete", waits are
+// immediate, and an event's time is the host wall clock when it was recorded.
+#include <chrono>
+
+#include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/runtime_state.h"
+
+using barracuda::cudart::EventState;
+using barracuda::cudart::Runtime;
+
+namespace {
+cudaError_t Sync(cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  return rt.ValidStream(stream) ? cudaSuccess : rt.Fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t Record(cudaEvent_t event, cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  EventState* e = rt.FindEvent(event);
+  if (!e || !rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  e->recorded = true;
+  e->time = std::chrono::steady_clock::now();
+  return cudaSuccess;
+}
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaStreamCreate(cudaStream_t* stream) {
+  if (!stream) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *stream = Runtime::Get().CreateStream(cudaStreamDefault, 0);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  if (!stream || (flags & ~cudaStreamNonBlocking)) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *stream = Runtime::Get().CreateStream(flags, 0);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
+  if (!stream || (flags & ~cudaStreamNonBlocking)) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  // Clamped to the range cudaDeviceGetStreamPriorityRange reports, as on a GPU.
+  *stream = Runtime::Get().CreateStream(flags, priority > 0 ? 0 : (priority < -5 ? -5 : priority));
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !rt.DestroyStream(stream))
+    return rt.Fail(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) { return Sync(stream); }
+CUDART_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) { return Sync(stream); }
+CUDART_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) { return Sync(stream); }
+CUDART_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) { return Sync(stream); }
+
+CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
+  Runtime& rt = Runtime::Get();
+  if (!rt.FindEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  return Sync(stream);
+}
+CUDART_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  return cudaStreamWaitEvent(stream, event, flags);
+}
+
+CUDART_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
+  Runtime& rt = Runtime::Get();
+  if (!flags) return rt.Fail(cudaErrorInvalidValue);
+  if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  const bool builtin = stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
+  *flags = builtin ? 0 : reinterpret_cast<barracuda::cudart::StreamState*>(stream)->flags;
+  return cudaSuccess;
+}
+CUDART_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t stream, unsigned int* flags) {
+  return cudaStreamGetFlags(stream, flags);
+}
+
+CUDART_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
+  Runtime& rt = Runtime::Get();
+  if (!priority) return rt.Fail(cudaErrorInvalidValue);
+  if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  const bool builtin = stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
+  *priority = builtin ? 0 : reinterpret_cast<barracuda::cudart::StreamState*>(stream)->priority;
+  return cudaSuccess;
+}
+CUDART_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t stream, int* priority) {
+  return cudaStreamGetPriority(stream, priority);
+}
+
+// Host callbacks run at once: everything issued before them has completed.
+CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  Runtime& rt = Runtime::Get();
+  if (!fn) return rt.Fail(cudaErrorInvalidValue);
+  if (cudaError_t e = Sync(stream)) return e;
+  fn(user_data);
+  return cudaSuccess;
+}
+CUDART_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  return cudaLaunchHostFunc(stream, fn, user_data);
+}
+
+CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                                unsigned int flags) {
+  Runtime& rt = Runtime::Get();
+  if (!callback || flags != 0) return rt.Fail(cudaErrorInvalidValue);
+  if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  callback(stream, rt.sticky(), user_data);
+  return cudaSuccess;
+}
+CUDART_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
+                                                     void* user_data, unsigned int flags) {
+  return cudaStreamAddCallback(stream, callback, user_data, flags);
+}
+
+// ---------------------------------------------------------------- events
+
+CUDART_EXPORT cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  if (!event) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *event = Runtime::Get().CreateEvent(cudaEventDefault);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  constexpr unsigned kKnown = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if (!event || (flags & ~kKnown)) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *event = Runtime::Get().CreateEvent(flags);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) { return Record(event, stream); }
+CUDART_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  return Record(event, stream);
+}
+CUDART_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int /*flags*/) {
+  return Record(event, stream);
+}
+CUDART_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int) {
+  return Record(event, stream);
+}
+
+CUDART_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  return rt.FindEvent(event) ? cudaSuccess : rt.Fail(cudaErrorInvalidResourceHandle);
+}
+
+CUDART_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) { return cudaEventQuery(event); }
+
+CUDART_EXPORT cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  Runtime& rt = Runtime::Get();
+  if (!ms) return rt.Fail(cudaErrorInvalidValue);
+  if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  EventState* a = rt.FindEvent(start);
+  EventState* b = rt.FindEvent(end);
+  if (!a || !b || !a->recorded || !b->recorded || ((a->flags | b->flags) & cudaEventDisableTiming))
+    return rt.Fail(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(b->time - a->time).count();
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  Runtime& rt = Runtime::Get();
+  return rt.DestroyEvent(event) ? cudaSuccess : rt.Fail(cudaErrorInvalidResourceHandle);
+}

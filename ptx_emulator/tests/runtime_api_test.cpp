@@ -1,0 +1,516 @@
+// Tests of the replacement libcudart.so.13 through its exported C API, as a
+// program sees it: memory, copies, streams, events, errors, device queries,
+// registration of hand-built fat binaries, symbol copies, and launches.
+//
+// The runtime is process-wide state: every test leaves no sticky error behind.
+// Symbols are passed as addresses, as cuda_runtime.h's templates pass them in
+// nvcc-compiled code (those templates exist only under __CUDACC__).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_rewriter/fatbin/fatbin_format.h"
+
+namespace {
+
+namespace fb = barracuda::fatbin;
+
+// A fat binary with one entry: PTX text (kind 1) or an opaque ELF stand-in (kind 2).
+struct HandMadeFatbin {
+  std::vector<uint64_t> storage;  // 8-aligned bytes
+  fb::WrapperRaw wrapper{};
+
+  HandMadeFatbin(const std::string& payload, fb::EntryKind kind, uint32_t sm = 75) {
+    std::vector<uint8_t> body(payload.begin(), payload.end());
+    body.push_back(0);
+    while (body.size() % 8) body.push_back(0);
+    fb::EntryHeaderRaw entry{};
+    entry.kind = static_cast<uint16_t>(kind);
+    entry.version = 0x0101;
+    entry.header_size = sizeof(entry);
+    entry.payload_size = body.size();
+    entry.major = 8;
+    entry.minor = 0;
+    entry.sm_arch = sm;
+    entry.flags = fb::entry_flags::k64Bit | fb::entry_flags::kLinux;
+    fb::FatbinHeaderRaw header{fb::kFatbinMagic, fb::kFatbinVersion, sizeof(fb::FatbinHeaderRaw),
+                               sizeof(entry) + body.size()};
+    std::vector<uint8_t> bytes(sizeof(header) + sizeof(entry));
+    std::memcpy(bytes.data(), &header, sizeof(header));
+    std::memcpy(bytes.data() + sizeof(header), &entry, sizeof(entry));
+    bytes.insert(bytes.end(), body.begin(), body.end());
+    storage.resize(bytes.size() / 8);
+    std::memcpy(storage.data(), bytes.data(), bytes.size());
+    wrapper = fb::WrapperRaw{fb::kWrapperMagic, fb::kWrapperVersion, reinterpret_cast<uint64_t>(storage.data()), 0};
+  }
+  void** Register() { return __cudaRegisterFatBinary(&wrapper); }
+};
+
+constexpr char kModulePtx[] = R"(.version 8.0
+.target sm_75
+.address_size 64
+.global .align 4 .u32 counter = 7;
+.global .align 8 .b8 table[64];
+.const .align 4 .u32 coeffs[4] = {1, 2, 3, 4};
+.global .attribute(.managed) .align 4 .u32 managed_value = 42;
+
+.visible .entry store_tid(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  ld.const.u32 %r2, [coeffs+4];
+  add.u32 %r1, %r1, %r2;
+  mul.wide.u32 %rd2, %r1, 4;
+  sub.u64 %rd2, %rd2, 8;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+
+.visible .entry bad_store(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  mov.u64 %rd1, 16;
+  mov.u32 %r1, 1;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+
+// Host-side stand-ins for what nvcc would generate: shadows and stub addresses.
+uint32_t host_counter = 7;
+uint8_t host_table[64];
+uint32_t host_coeffs[4];
+uint32_t* host_managed_ptr = nullptr;
+void StoreTidStub() {}
+void BadStoreStub() {}
+void NotAKernel() {}
+
+struct RegisteredModule {
+  HandMadeFatbin fatbin{kModulePtx, fb::EntryKind::kPtx};
+  void** handle = nullptr;
+  RegisteredModule() {
+    handle = fatbin.Register();
+    __cudaRegisterFunction(handle, reinterpret_cast<const char*>(&StoreTidStub), const_cast<char*>("store_tid"),
+                           "store_tid", -1, nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterFunction(handle, reinterpret_cast<const char*>(&BadStoreStub), const_cast<char*>("bad_store"),
+                           "bad_store", -1, nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterVar(handle, reinterpret_cast<char*>(&host_counter), const_cast<char*>("counter"), "counter", 0,
+                      sizeof(host_counter), 0, 0);
+    __cudaRegisterVar(handle, reinterpret_cast<char*>(host_table), const_cast<char*>("table"), "table", 0,
+                      sizeof(host_table), 0, 0);
+    __cudaRegisterVar(handle, reinterpret_cast<char*>(host_coeffs), const_cast<char*>("coeffs"), "coeffs", 0,
+                      sizeof(host_coeffs), 1, 0);
+    __cudaRegisterManagedVar(handle, reinterpret_cast<void**>(&host_managed_ptr),
+                             const_cast<char*>("managed_value"), "managed_value", 0, sizeof(uint32_t), 0, 0);
+    __cudaRegisterFatBinaryEnd(handle);
+  }
+};
+
+RegisteredModule& Module() {
+  static RegisteredModule m;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("runtime: device queries describe one consistent device", "[runtime]") {
+  int count = 0;
+  REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
+  CHECK(count == 1);
+  cudaDeviceProp prop{};
+  REQUIRE(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
+  CHECK(prop.warpSize == 32);
+  CHECK(prop.maxThreadsPerBlock == 1024);
+  CHECK(prop.sharedMemPerBlock == 48 * 1024);
+  CHECK(prop.multiProcessorCount > 0);
+  CHECK(prop.major * 10 + prop.minor == 75);
+  CHECK(std::string(prop.name).find("emulator") != std::string::npos);
+  int v = 0;
+  REQUIRE(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  CHECK(v == prop.multiProcessorCount);
+  REQUIRE(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  CHECK(static_cast<size_t>(v) == prop.sharedMemPerBlockOptin);
+  REQUIRE(cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess);
+  CHECK(v == prop.major);
+  CHECK(cudaGetDeviceProperties(&prop, 1) == cudaErrorInvalidDevice);
+  CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(cudaSetDevice(0) == cudaSuccess);
+  CHECK(cudaSetDevice(3) == cudaErrorInvalidDevice);
+  CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+  REQUIRE(cudaRuntimeGetVersion(&v) == cudaSuccess);
+  CHECK(v == 13000);
+  REQUIRE(cudaDriverGetVersion(&v) == cudaSuccess);
+  CHECK(v == 13000);
+  size_t limit = 0;
+  REQUIRE(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 24) == cudaSuccess);
+  REQUIRE(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize) == cudaSuccess);
+  CHECK(limit == (1u << 24));
+}
+
+TEST_CASE("runtime: error names and strings cover every value", "[runtime]") {
+  CHECK(std::string(cudaGetErrorName(cudaSuccess)) == "cudaSuccess");
+  CHECK(std::string(cudaGetErrorString(cudaSuccess)) == "no error");
+  CHECK(std::string(cudaGetErrorName(cudaErrorIllegalAddress)) == "cudaErrorIllegalAddress");
+  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)) == "an illegal memory access was encountered");
+  CHECK(std::string(cudaGetErrorString(cudaErrorAssert)) == "device-side assert triggered");
+  CHECK(std::string(cudaGetErrorName(cudaErrorNotSupported)) == "cudaErrorNotSupported");
+  CHECK(std::string(cudaGetErrorName(cudaErrorApiFailureBase)) == "cudaErrorApiFailureBase");
+  CHECK(std::string(cudaGetErrorName(static_cast<cudaError_t>(12345))) == "unrecognized error code");
+  // Every enumerator has a name of its own and a description.
+  for (int e : {2, 3, 9, 13, 17, 98, 200, 209, 218, 222, 400, 500, 600, 700, 710, 719, 801, 999}) {
+    const std::string name = cudaGetErrorName(static_cast<cudaError_t>(e));
+    CHECK(name.rfind("cudaError", 0) == 0);
+    CHECK(std::string(cudaGetErrorString(static_cast<cudaError_t>(e))).size() > 3);
+  }
+}
+
+TEST_CASE("runtime: device memory round trip, sets and direction checks", "[runtime]") {
+  int* d = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&d), 256 * sizeof(int)) == cudaSuccess);
+  REQUIRE(d != nullptr);
+  std::vector<int> in(256), out(256, -1);
+  for (int i = 0; i < 256; ++i) in[i] = i * 3;
+  REQUIRE(cudaMemcpy(d, in.data(), 1024, cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemcpy(out.data(), d, 1024, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(out == in);
+  REQUIRE(cudaMemset(d, 0xff, 16) == cudaSuccess);
+  REQUIRE(cudaMemcpy(out.data(), d, 1024, cudaMemcpyDefault) == cudaSuccess);
+  CHECK(out[0] == -1);
+  CHECK(out[3] == -1);
+  CHECK(out[4] == 12);
+  // A host pointer where the direction says device: rejected like on a GPU.
+  CHECK(cudaMemcpy(in.data(), out.data(), 16, cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  CHECK(cudaMemcpy(out.data(), d, 2048, cudaMemcpyDeviceToHost) == cudaErrorInvalidValue);  // past the end
+  // 7: inside the enum's range of values, but not a direction.
+  CHECK(cudaMemcpy(out.data(), d, 4, static_cast<cudaMemcpyKind>(7)) == cudaErrorInvalidMemcpyDirection);
+  CHECK(cudaMemset(in.data(), 0, 4) == cudaErrorInvalidValue);
+  int* d2 = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&d2), 1024) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(d2, d, 1024, cudaMemcpyDeviceToDevice, nullptr) == cudaSuccess);
+  REQUIRE(cudaMemcpy(out.data(), d2, 1024, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(out[4] == 12);
+  CHECK(cudaFree(d2) == cudaSuccess);
+  CHECK(cudaFree(d2) == cudaErrorInvalidDevicePointer);  // double free
+  CHECK(cudaFree(in.data()) == cudaErrorInvalidDevicePointer);
+  CHECK(cudaFree(nullptr) == cudaSuccess);
+  CHECK(cudaFree(d) == cudaSuccess);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime: pitched 2D and 3D copies and sets", "[runtime]") {
+  char* d = nullptr;
+  size_t pitch = 0;
+  REQUIRE(cudaMallocPitch(reinterpret_cast<void**>(&d), &pitch, 100, 8) == cudaSuccess);
+  CHECK(pitch >= 100);
+  CHECK(pitch % 256 == 0);
+  std::vector<char> host(100 * 8), back(100 * 8, 0);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<char>(i * 7);
+  REQUIRE(cudaMemcpy2D(d, pitch, host.data(), 100, 100, 8, cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemcpy2D(back.data(), 100, d, pitch, 100, 8, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back == host);
+  CHECK(cudaMemcpy2D(d, 50, host.data(), 100, 100, 8, cudaMemcpyHostToDevice) == cudaErrorInvalidPitchValue);
+  REQUIRE(cudaMemset2D(d, pitch, 1, 10, 8) == cudaSuccess);
+  REQUIRE(cudaMemcpy2D(back.data(), 100, d, pitch, 100, 8, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back[7 * 100 + 9] == 1);
+  CHECK(back[7 * 100 + 10] == host[7 * 100 + 10]);
+
+  cudaPitchedPtr p{};
+  REQUIRE(cudaMalloc3D(&p, make_cudaExtent(16, 4, 3)) == cudaSuccess);
+  std::vector<char> cube(16 * 4 * 3), cube_back(cube.size(), 0);
+  for (size_t i = 0; i < cube.size(); ++i) cube[i] = static_cast<char>(i);
+  cudaMemcpy3DParms up{};
+  up.srcPtr = make_cudaPitchedPtr(cube.data(), 16, 16, 4);
+  up.dstPtr = p;
+  up.extent = make_cudaExtent(16, 4, 3);
+  up.kind = cudaMemcpyHostToDevice;
+  REQUIRE(cudaMemcpy3D(&up) == cudaSuccess);
+  cudaMemcpy3DParms down{};
+  down.srcPtr = p;
+  down.dstPtr = make_cudaPitchedPtr(cube_back.data(), 16, 16, 4);
+  down.extent = up.extent;
+  down.kind = cudaMemcpyDeviceToHost;
+  REQUIRE(cudaMemcpy3DAsync(&down, nullptr) == cudaSuccess);
+  CHECK(cube_back == cube);
+  REQUIRE(cudaMemset3D(p, 0, make_cudaExtent(16, 4, 3)) == cudaSuccess);
+  REQUIRE(cudaMemcpy3D(&down) == cudaSuccess);
+  CHECK(cube_back == std::vector<char>(cube.size(), 0));
+  CHECK(cudaFree(p.ptr) == cudaSuccess);
+  CHECK(cudaFree(d) == cudaSuccess);
+}
+
+TEST_CASE("runtime: managed, host-mapped memory and pointer attributes", "[runtime]") {
+  int* m = nullptr;
+  REQUIRE(cudaMallocManaged(reinterpret_cast<void**>(&m), 64 * sizeof(int), cudaMemAttachGlobal) == cudaSuccess);
+  for (int i = 0; i < 64; ++i) m[i] = i;  // host access to managed memory
+  int* h = nullptr;
+  REQUIRE(cudaHostAlloc(reinterpret_cast<void**>(&h), 64 * sizeof(int), cudaHostAllocMapped) == cudaSuccess);
+  void* dh = nullptr;
+  REQUIRE(cudaHostGetDevicePointer(&dh, h, 0) == cudaSuccess);
+  CHECK(dh == h);
+  REQUIRE(cudaMemcpy(dh, m, 64 * sizeof(int), cudaMemcpyDeviceToDevice) == cudaSuccess);
+  CHECK(h[63] == 63);
+  int local = 0;
+  CHECK(cudaHostGetDevicePointer(&dh, &local, 0) == cudaErrorInvalidValue);
+
+  cudaPointerAttributes a{};
+  REQUIRE(cudaPointerGetAttributes(&a, m) == cudaSuccess);
+  CHECK(a.type == cudaMemoryTypeManaged);
+  REQUIRE(cudaPointerGetAttributes(&a, h) == cudaSuccess);
+  CHECK(a.type == cudaMemoryTypeHost);
+  CHECK(a.hostPointer == h);
+  REQUIRE(cudaPointerGetAttributes(&a, &local) == cudaSuccess);
+  CHECK(a.type == cudaMemoryTypeUnregistered);
+  void* d = nullptr;
+  REQUIRE(cudaMalloc(&d, 100) == cudaSuccess);
+  REQUIRE(cudaPointerGetAttributes(&a, static_cast<char*>(d) + 10) == cudaSuccess);
+  CHECK(a.type == cudaMemoryTypeDevice);
+  CHECK(a.hostPointer == nullptr);
+
+  size_t free_before = 0, total = 0, free_after = 0;
+  REQUIRE(cudaMemGetInfo(&free_before, &total) == cudaSuccess);
+  void* big = nullptr;
+  REQUIRE(cudaMalloc(&big, 1 << 20) == cudaSuccess);
+  REQUIRE(cudaMemGetInfo(&free_after, &total) == cudaSuccess);
+  CHECK(free_before - free_after >= (1u << 20));
+  CHECK(cudaFree(big) == cudaSuccess);
+  CHECK(cudaFree(d) == cudaSuccess);
+  CHECK(cudaFree(h) == cudaErrorInvalidDevicePointer);  // host allocations need cudaFreeHost
+  CHECK(cudaFreeHost(h) == cudaSuccess);
+  CHECK(cudaFree(m) == cudaSuccess);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime: streams and events", "[runtime]") {
+  cudaStream_t s = nullptr, hi = nullptr;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  REQUIRE(cudaStreamCreateWithPriority(&hi, cudaStreamNonBlocking, -3) == cudaSuccess);
+  int priority = 0;
+  unsigned flags = 0;
+  REQUIRE(cudaStreamGetPriority(hi, &priority) == cudaSuccess);
+  CHECK(priority == -3);
+  REQUIRE(cudaStreamGetFlags(hi, &flags) == cudaSuccess);
+  CHECK(flags == cudaStreamNonBlocking);
+  cudaEvent_t a = nullptr, b = nullptr, untimed = nullptr;
+  REQUIRE(cudaEventCreate(&a) == cudaSuccess);
+  REQUIRE(cudaEventCreate(&b) == cudaSuccess);
+  REQUIRE(cudaEventCreateWithFlags(&untimed, cudaEventDisableTiming) == cudaSuccess);
+  float ms = -1;
+  CHECK(cudaEventElapsedTime(&ms, a, b) == cudaErrorInvalidResourceHandle);  // not recorded yet
+  REQUIRE(cudaEventRecord(a, s) == cudaSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(cudaEventRecord(b, hi) == cudaSuccess);
+  REQUIRE(cudaStreamWaitEvent(s, b, 0) == cudaSuccess);
+  REQUIRE(cudaEventSynchronize(b) == cudaSuccess);
+  CHECK(cudaEventQuery(b) == cudaSuccess);
+  CHECK(cudaStreamQuery(s) == cudaSuccess);
+  REQUIRE(cudaEventElapsedTime(&ms, a, b) == cudaSuccess);
+  CHECK(ms >= 19.0f);
+  CHECK(ms < 5000.0f);
+  REQUIRE(cudaEventRecord(untimed, nullptr) == cudaSuccess);
+  CHECK(cudaEventElapsedTime(&ms, a, untimed) == cudaErrorInvalidResourceHandle);
+  CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  int calls = 0;
+  REQUIRE(cudaLaunchHostFunc(s, [](void* p) { ++*static_cast<int*>(p); }, &calls) == cudaSuccess);
+  CHECK(calls == 1);
+  CHECK(cudaStreamDestroy(s) == cudaSuccess);
+  CHECK(cudaStreamSynchronize(s) == cudaErrorInvalidResourceHandle);
+  CHECK(cudaStreamDestroy(s) == cudaErrorInvalidResourceHandle);
+  CHECK(cudaStreamDestroy(hi) == cudaSuccess);
+  CHECK(cudaEventDestroy(a) == cudaSuccess);
+  CHECK(cudaEventDestroy(b) == cudaSuccess);
+  CHECK(cudaEventDestroy(untimed) == cudaSuccess);
+  CHECK(cudaEventQuery(a) == cudaErrorInvalidResourceHandle);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime: last error is per thread", "[runtime]") {
+  CHECK(cudaSetDevice(7) == cudaErrorInvalidDevice);
+  cudaError_t other = cudaErrorUnknown;
+  std::thread([&] { other = cudaPeekAtLastError(); }).join();
+  CHECK(other == cudaSuccess);
+  CHECK(cudaPeekAtLastError() == cudaErrorInvalidDevice);
+  CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+  CHECK(cudaPeekAtLastError() == cudaSuccess);
+}
+
+TEST_CASE("runtime: unimplemented functions return cudaErrorNotSupported", "[runtime]") {
+  cudaGraph_t graph = nullptr;
+  CHECK(cudaGraphCreate(&graph, 0) == cudaErrorNotSupported);
+  CHECK(cudaGetLastError() == cudaErrorNotSupported);
+  CHECK(cudaGraphCreate(&graph, 0) == cudaErrorNotSupported);  // message printed once only
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime: launch configuration stack nests per thread", "[runtime]") {
+  CHECK(__cudaPushCallConfiguration(dim3(2), dim3(32), 0, nullptr) == 0);
+  CHECK(__cudaPushCallConfiguration(dim3(3, 4), dim3(8, 8), 128, nullptr) == 0);
+  dim3 grid, block;
+  size_t shared = 1;
+  cudaStream_t stream = reinterpret_cast<cudaStream_t>(0x10);
+  REQUIRE(__cudaPopCallConfiguration(&grid, &block, &shared, &stream) == cudaSuccess);
+  CHECK(grid.x == 3);
+  CHECK(grid.y == 4);
+  CHECK(block.y == 8);
+  CHECK(shared == 128);
+  CHECK(stream == nullptr);
+  REQUIRE(__cudaPopCallConfiguration(&grid, &block, &shared, &stream) == cudaSuccess);
+  CHECK(grid.x == 2);
+  CHECK(block.x == 32);
+  CHECK(__cudaPopCallConfiguration(&grid, &block, &shared, &stream) == cudaErrorMissingConfiguration);
+  cudaGetLastError();
+  cudaKernel_t k = nullptr;
+  CHECK(__cudaLaunchKernel(nullptr, dim3(1), dim3(1), nullptr, 0, nullptr) == cudaErrorInvalidDeviceFunction);
+  CHECK(__cudaGetKernel(&k, reinterpret_cast<const void*>(&NotAKernel)) == cudaErrorInvalidDeviceFunction);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime: symbol copies of registered module variables", "[runtime][loader]") {
+  Module();
+  uint32_t v = 0;
+  REQUIRE(cudaMemcpyFromSymbol(&v, &host_counter, sizeof(v)) == cudaSuccess);
+  CHECK(v == 7);  // the PTX initialiser
+  const uint32_t nine = 9;
+  REQUIRE(cudaMemcpyToSymbol(&host_counter, &nine, sizeof(nine)) == cudaSuccess);
+  REQUIRE(cudaMemcpyFromSymbol(&v, &host_counter, sizeof(v), 0, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(v == 9);
+  uint8_t bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8}, back[8] = {};
+  REQUIRE(cudaMemcpyToSymbolAsync(host_table, bytes, 8, 56, cudaMemcpyHostToDevice, nullptr) == cudaSuccess);
+  REQUIRE(cudaMemcpyFromSymbol(back, host_table, 8, 56) == cudaSuccess);
+  CHECK(std::memcmp(back, bytes, 8) == 0);
+  CHECK(cudaMemcpyToSymbol(host_table, bytes, 8, 60) == cudaErrorInvalidValue);  // past the end
+  CHECK(cudaMemcpyToSymbol(host_table, bytes, 8, 0, cudaMemcpyDeviceToHost) == cudaErrorInvalidMemcpyDirection);
+  int unregistered = 0;
+  CHECK(cudaMemcpyToSymbol(&unregistered, bytes, 4) == cudaErrorInvalidSymbol);
+  uint32_t coeffs[4] = {};
+  REQUIRE(cudaMemcpyFromSymbol(coeffs, host_coeffs, sizeof(coeffs)) == cudaSuccess);
+  CHECK(coeffs[3] == 4);
+
+  void* address = nullptr;
+  size_t size = 0;
+  REQUIRE(cudaGetSymbolAddress(&address, host_table) == cudaSuccess);
+  REQUIRE(cudaGetSymbolSize(&size, host_table) == cudaSuccess);
+  CHECK(size == 64);
+  CHECK(static_cast<uint8_t*>(address)[57] == 2);
+  cudaPointerAttributes a{};
+  REQUIRE(cudaPointerGetAttributes(&a, address) == cudaSuccess);
+  CHECK(a.type == cudaMemoryTypeDevice);
+
+  // A managed variable: __cudaInitModule fills the host pointer.
+  REQUIRE(__cudaInitModule(Module().handle) == 1);
+  REQUIRE(host_managed_ptr != nullptr);
+  CHECK(*host_managed_ptr == 42);
+  *host_managed_ptr = 43;
+  REQUIRE(cudaMemcpyFromSymbol(&v, host_managed_ptr, sizeof(v)) == cudaSuccess);
+  CHECK(v == 43);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime: function attributes and occupancy", "[runtime][loader]") {
+  Module();
+  cudaFuncAttributes attr{};
+  REQUIRE(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&StoreTidStub)) == cudaSuccess);
+  CHECK(attr.maxThreadsPerBlock == 1024);
+  CHECK(attr.sharedSizeBytes == 0);
+  CHECK(attr.ptxVersion == 75);
+  CHECK(attr.numRegs > 0);
+  int blocks = 0;
+  REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(&StoreTidStub), 256,
+                                                        0) == cudaSuccess);
+  CHECK(blocks == 8);  // 2048 threads per SM / 256
+  REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(&StoreTidStub), 256,
+                                                        40 * 1024) == cudaSuccess);
+  CHECK(blocks == 2);  // 100 KiB of shared memory per SM / 40 KiB
+  CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&StoreTidStub),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024) == cudaSuccess);
+  REQUIRE(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&StoreTidStub)) == cudaSuccess);
+  CHECK(attr.maxDynamicSharedSizeBytes == 64 * 1024);
+  CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&StoreTidStub),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, 1 << 20) == cudaErrorInvalidValue);
+  int local = 0;
+  CHECK(cudaFuncGetAttributes(&attr, &local) == cudaErrorInvalidDeviceFunction);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime: modules without PTX or with broken PTX are refused at launch", "[runtime][loader]") {
+  static HandMadeFatbin elf_only("\x7f" "ELF not really", fb::EntryKind::kElf);
+  static int no_ptx_stub = 0;
+  void** h = elf_only.Register();
+  __cudaRegisterFunction(h, reinterpret_cast<const char*>(&no_ptx_stub), const_cast<char*>("k"), "k", -1, nullptr,
+                         nullptr, nullptr, nullptr, nullptr);
+  CHECK(cudaLaunchKernel(&no_ptx_stub, dim3(1), dim3(1), nullptr, 0, nullptr) == cudaErrorNoKernelImageForDevice);
+  CHECK(cudaGetLastError() == cudaErrorNoKernelImageForDevice);
+
+  static HandMadeFatbin broken(".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n  frobnicate.u32 %r1;\n}\n",
+                               fb::EntryKind::kPtx);
+  static int broken_stub = 0;
+  h = broken.Register();
+  __cudaRegisterFunction(h, reinterpret_cast<const char*>(&broken_stub), const_cast<char*>("k"), "k", -1, nullptr,
+                         nullptr, nullptr, nullptr, nullptr);
+  CHECK(cudaLaunchKernel(&broken_stub, dim3(1), dim3(1), nullptr, 0, nullptr) == cudaErrorInvalidPtx);
+  CHECK(cudaGetLastError() == cudaErrorInvalidPtx);
+  // Neither is sticky: the context stays usable.
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("runtime: kernel launch through the registered stub", "[runtime][pipeline]") {
+  Module();
+  uint32_t* out = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&out), 64 * sizeof(uint32_t)) == cudaSuccess);
+  void* args[] = {&out};
+  // store_tid writes tid + coeffs[1] at index tid + coeffs[1] - 2 = tid.
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<const void*>(&StoreTidStub), dim3(1), dim3(64), args, 0, nullptr) ==
+          cudaSuccess);
+  std::vector<uint32_t> host(64);
+  REQUIRE(cudaMemcpy(host.data(), out, 64 * sizeof(uint32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  for (uint32_t i = 0; i < 64; ++i) CHECK(host[i] == i + 2);
+  // The nvcc stub's path: __cudaGetKernel + __cudaLaunchKernel.
+  cudaKernel_t k = nullptr;
+  REQUIRE(__cudaGetKernel(&k, reinterpret_cast<const void*>(&StoreTidStub)) == cudaSuccess);
+  REQUIRE(cudaMemset(out, 0, 64 * sizeof(uint32_t)) == cudaSuccess);
+  REQUIRE(__cudaLaunchKernel_ptsz(k, dim3(1), dim3(32), args, 0, nullptr) == cudaSuccess);
+  REQUIRE(cudaMemcpy(host.data(), out, 64 * sizeof(uint32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(host[31] == 33);
+  CHECK(host[32] == 0);
+  // Bad configurations fail before running.
+  CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(&StoreTidStub), dim3(1), dim3(2048), args, 0, nullptr) ==
+        cudaErrorInvalidConfiguration);
+  CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(&StoreTidStub), dim3(1), dim3(32), args, 1 << 20, nullptr) ==
+        cudaErrorInvalidValue);
+  CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&StoreTidStub), dim3(100000), dim3(1024), args, 0,
+                                    nullptr) == cudaErrorCooperativeLaunchTooLarge);
+  cudaGetLastError();
+  CHECK(cudaFree(out) == cudaSuccess);
+}
+
+TEST_CASE("runtime: a faulting kernel gives a sticky cudaErrorIllegalAddress", "[runtime][pipeline]") {
+  Module();
+  void* args[] = {nullptr};
+  uint64_t unused = 0;
+  args[0] = &unused;
+  CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(&BadStoreStub), dim3(1), dim3(1), args, 0, nullptr) ==
+        cudaErrorIllegalAddress);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  void* p = nullptr;
+  CHECK(cudaMalloc(&p, 16) == cudaErrorIllegalAddress);
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);  // sticky
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  // The module reloads after the reset.
+  uint32_t v = 0;
+  REQUIRE(cudaMemcpyFromSymbol(&v, &host_counter, sizeof(v)) == cudaSuccess);
+  CHECK(v == 7);
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Checks the built replacement runtime against the real one's interface:
+# soname libcudart.so.13, version node libcudart.so.13, and every function in
+# cudart_exports.txt exported (defined) under that node.
+#   usage: runtime_exports_test.sh LIBRARY EXPORTS_LIST
+set -eu
+lib=$1
+list=$2
+fail=0
+soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+if [ "$soname" != "libcudart.so.13" ]; then
+  echo "FAIL: soname is '$soname', expected libcudart.so.13"
+  fail=1
+fi
+if ! readelf -V "$lib" | grep -q "Name: libcudart.so.13"; then
+  echo "FAIL: no version definition libcudart.so.13"
+  fail=1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# name@@node for every defined dynamic function
+nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "W" { print $3 }' | LC_ALL=C sort -u > "$tmp/have"
+sed 's/$/@@libcudart.so.13/' "$list" | LC_ALL=C sort -u > "$tmp/want"
+missing=$(LC_ALL=C comm -23 "$tmp/want" "$tmp/have" | wc -l)
+if [ "$missing" -ne 0 ]; then
+  echo "FAIL: $missing functions missing or not under version libcudart.so.13, e.g.:"
+  LC_ALL=C comm -23 "$tmp/want" "$tmp/have" | head -10
+  fail=1
+fi
+# Implemented entry points are strong definitions, not the generated weak stubs.
+for name in __cudaRegisterFatBinary __cudaRegisterFunction __cudaLaunchKernel __cudaPushCallConfiguration \
+            cudaMalloc cudaMemcpy cudaMemcpyToSymbol cudaLaunchKernel cudaGetErrorString cudaMemcpyAsync_ptsz; do
+  if ! nm -D --defined-only "$lib" | grep -q " T $name@@libcudart.so.13\$"; then
+    echo "FAIL: $name is not a strong definition (the unsupported stub won?)"
+    fail=1
+  fi
+done
+# Nothing else leaks out (the emulator, abseil, libstdc++ stay private).
+extra=$(nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | LC_ALL=C sort -u |
+        LC_ALL=C comm -23 - "$list" | wc -l)
+if [ "$extra" -ne 0 ]; then
+  echo "FAIL: $extra exported symbols that the real runtime does not export, e.g.:"
+  nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | LC_ALL=C sort -u |
+    LC_ALL=C comm -23 - "$list" | head -10
+  fail=1
+fi
+[ "$fail" -eq 0 ] && echo "PASS: $(wc -l < "$list") functions exported under libcudart.so.13"
+exit "$fail"

@@ -1,0 +1,20 @@
+# Runs PROGRAM and checks its exit status (EXPECT_RC) and that its combined
+# stdout+stderr matches every regular expression in the list EXPECT.
+#   cmake -DPROGRAM=p -DEXPECT_RC=0 "-DEXPECT=re1;re2" -P runtime_program_check.cmake
+execute_process(COMMAND ${PROGRAM} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 110)
+set(all "${out}${err}")
+message("${all}")
+set(ok TRUE)
+if(NOT "${rc}" STREQUAL "${EXPECT_RC}")
+  message("runtime_program_check: exit status ${rc}, expected ${EXPECT_RC}")
+  set(ok FALSE)
+endif()
+foreach(re IN LISTS EXPECT)
+  if(NOT all MATCHES "${re}")
+    message("runtime_program_check: output does not match: ${re}")
+    set(ok FALSE)
+  endif()
+endforeach()
+if(NOT ok)
+  message(FATAL_ERROR "runtime_program_check: ${PROGRAM} failed")
+endif()
