@@ -3,7 +3,14 @@
 //
 // Decisions beyond the paper (the header states the paper's rules):
 // - Adjacency is in the statement list: labels, .loc, declarations, pragmas
-//   and `{`/`}` are skipped, any other instruction breaks it. A label between
+//   and `{`/`}` are skipped, and so are register-only instructions (mov, add,
+//   cvta, setp, ...: no memory access, fence, barrier, warp primitive, branch,
+//   call or exit). nvcc nearly always schedules such instructions between
+//   `__threadfence()` and the flag store (`membar.gl; mov.u32 %r, 1;
+//   st.volatile.u32 [%rd], %r`), and they cannot order memory, so skipping
+//   them keeps the paper's "immediately preceded in static code" meaning at
+//   the level of memory-relevant instructions. Any other instruction breaks
+//   the adjacency. A label between
 //   a fence and an access does not break the bundle (as in the paper): the
 //   static classification cannot be per path, and the common nvcc shapes put
 //   labels there only for loops that re-execute the fence too.
@@ -35,6 +42,8 @@
 
 #include <algorithm>
 #include <optional>
+
+#include "ptx_rewriter/site_table.h"
 
 namespace barracuda::ptx {
 namespace {
@@ -162,6 +171,23 @@ bool GuardsFit(const Info& fence, const Info& access) {
 
 }  // namespace
 
+// No memory access, fence, barrier, warp primitive or control transfer: the
+// instruction only computes registers. Opaque or unknown instructions are not
+// register-only (we cannot tell what they do).
+static bool IsRegisterOnly(const Instruction& in) {
+  if (in.opaque || in.op == Opcode::kUnknown) return false;
+  if (ClassifySite(in).has_value()) return false;
+  if (in.is_call() || in.is_terminator() || in.op == Opcode::kBrkpt || in.op == Opcode::kNanosleep) return false;
+  switch (in.op) {
+    case Opcode::kCp: case Opcode::kMbarrier: case Opcode::kTex: case Opcode::kTld4: case Opcode::kSuld:
+    case Opcode::kSust: case Opcode::kSured: case Opcode::kWmma: case Opcode::kWgmma: case Opcode::kTcgen05:
+    case Opcode::kGriddepcontrol: case Opcode::kAlloca: case Opcode::kStacksave: case Opcode::kStackrestore:
+      return false;
+    default:
+      return true;
+  }
+}
+
 std::vector<AccessClass> ClassifyAccesses(const Function& function) {
   const size_t n = function.body.size();
   std::vector<AccessClass> out(n);
@@ -174,6 +200,7 @@ std::vector<AccessClass> ClassifyAccesses(const Function& function) {
     const auto* in = std::get_if<Instruction>(&function.body[i]);
     if (!in) continue;
     info[i] = Describe(*in);
+    if (IsRegisterOnly(*in)) continue;  // transparent for adjacency (see above)
     prev[i] = last;
     if (last) next[*last] = i;
     last = i;

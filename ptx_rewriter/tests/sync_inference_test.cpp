@@ -181,7 +181,8 @@ TEST_CASE("other one-sided atomics stay atomic and leave the fence alone", "[syn
                                   Atomic()});
 }
 
-TEST_CASE("adjacency skips labels, .loc and declarations but not instructions", "[sync_inference]") {
+TEST_CASE("adjacency skips labels, .loc, declarations and register-only instructions", "[sync_inference]") {
+  // nvcc's shape of __threadfence(); flag = 1: a mov between fence and store.
   CHECK(Classify(R"(
     membar.gl;
   $L_a:
@@ -189,10 +190,26 @@ TEST_CASE("adjacency skips labels, .loc and declarations but not instructions", 
     .reg .b32 %extra;
     st.global.u32 [%rd1], %r1;
     membar.gl;
-    mov.u32 %r2, 0;
+    mov.u32 %r2, 1;
+    cvta.to.global.u64 %rd3, %rd2;
+    st.volatile.global.u32 [%rd3], %r2;
+  )") == std::vector<AccessClass>{kNone, Make(Kind::kRelease, Scope::kGpu, false, true, false, true), kNone, kNone,
+                                  kNone, Make(Kind::kRelease, Scope::kGpu, false, true, true, true)});
+}
+
+TEST_CASE("memory instructions, branches and calls break the adjacency", "[sync_inference]") {
+  CHECK(Classify(R"(
+    membar.gl;
+    ld.global.u32 %r3, [%rd2];
     st.global.u32 [%rd1], %r1;
-  )") == std::vector<AccessClass>{kNone, Make(Kind::kRelease, Scope::kGpu, false, true, false, true),
-                                  Fence(Scope::kGpu), kNone, kWrite});
+  )") == std::vector<AccessClass>{Fence(Scope::kGpu), kRead, kWrite});
+  CHECK(Classify(R"(
+    membar.gl;
+    @%p1 bra $L_x;
+    st.global.u32 [%rd1], %r1;
+  $L_x:
+    ret;
+  )") == std::vector<AccessClass>{Fence(Scope::kGpu), kNone, kWrite, kNone});
 }
 
 TEST_CASE("one fence between a load and a store serves both", "[sync_inference]") {
