@@ -152,7 +152,7 @@ TEST_CASE("inter-block write-write on global memory", "[e2e]") {
   }
 }
 
-TEST_CASE("atomics alone do not race; atomic against plain does", "[e2e]") {
+TEST_CASE("atomics alone do not race, atomic against plain does", "[e2e]") {
   Pipeline p(1);
   CHECK(p.Run("_Z13AtomicCounterPi", {4, 1, 1}, {64, 1, 1}).empty());
   auto found = p.Run("_Z13AtomicVsPlainPi", {2, 1, 1}, {32, 1, 1});

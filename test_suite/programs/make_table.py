@@ -5,12 +5,21 @@ Usage:
   make_table.py                  validate every program, print the Markdown table
   make_table.py --update-readme  validate, then rewrite the table in README.md
                                  (between the table:begin / table:end markers)
+  make_table.py --check-readme   validate, then fail if the table in README.md is stale
   make_table.py --cuda-include DIR
                                  where CUDA's headers live (default /usr/local/cuda/include);
                                  used to check the header lines of "files" entries
+  make_table.py --observed FILE  add an "observed" column (and a per-folder count of fully
+                                 matching programs) from FILE, the --json-out of
+                                 check_verdicts.py
+
+Without --observed, --update-readme and --check-readme keep the observed column that
+README.md already has (the result of the last suite run), so the header check does not
+need the suite to run; a program without an observed result shows "not run".
 
 Exit status: 0 when every header is valid, 1 when any is not (each problem is printed
-as file:line: message on stderr), 2 on a usage error.
+as file:line: message on stderr) or the README table is stale (--check-readme), 2 on a
+usage error or an unreadable --observed file.
 """
 import argparse
 import json
@@ -163,44 +172,136 @@ def verdict_cell(e):
     return f'race ({n}: {", ".join(kinds)})'.replace('_', '\\_')
 
 
+OBSERVED_HEADER = 'observed (barracuda, emulator)'
+OBSERVED_ROW_RE = re.compile(r'^\| `([^`]+)` \|.*\| ([^|]*) \|$')
+MODEL_MARK_RE = re.compile(r'\b(its|lockstep) ✓')
+
+
+def observed_cell(hdr, results):
+    """The observed column of one program: ✓ when every model matches its expectation,
+    else one entry per model: `its ✓`, `its ✗ race (2: RAW)` (what was found), `its ✗ error`
+    (barracuda or the program failed), `its not run`."""
+    parts, all_match = [], True
+    for model in MODELS:
+        res = (results or {}).get(model)
+        if res is None:
+            parts.append(f'{model} not run')
+            all_match = False
+        elif res.get('status') == 'match':
+            parts.append(f'{model} ✓')
+        else:
+            all_match = False
+            if res.get('status') == 'error':
+                parts.append(f'{model} ✗ error')
+            else:
+                kinds = {'races': [{'kind': r['kind']} for r in res.get('races', [])],
+                         'verdict': res.get('verdict')}
+                parts.append(f'{model} ✗ {verdict_cell(kinds)}')
+    return '✓' if all_match else '; '.join(parts)
+
+
+def cell_matches(cell):
+    """Number of warp models an observed cell says match."""
+    return len(MODELS) if cell == '✓' else len(MODEL_MARK_RE.findall(cell))
+
+
+def load_observed(path, headers):
+    """--observed FILE -> {program: observed cell}."""
+    data = json.loads(pathlib.Path(path).read_text())
+    if not isinstance(data, dict) or data.get('format') != 'barracuda-suite-verdicts' or \
+            data.get('version') != 1 or not isinstance(data.get('programs'), dict):
+        raise ValueError('not a check_verdicts.py --json-out file (format barracuda-suite-verdicts, version 1)')
+    return {rel: observed_cell(hdr, data['programs'].get(rel)) for rel, hdr in headers.items()}
+
+
+def observed_from_readme(text):
+    """The observed cells of the README's current table, or None when it has none."""
+    if f'| {OBSERVED_HEADER} |' not in text:
+        return None
+    cells = {}
+    for line in text.split('\n'):
+        m = OBSERVED_ROW_RE.match(line)
+        if m and line.count(' | ') >= 4:
+            cells[m.group(1)] = m.group(2)
+    return cells
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--update-readme', action='store_true')
     ap.add_argument('--check-readme', action='store_true',
                     help='fail if the table in README.md is not what this script generates')
     ap.add_argument('--cuda-include', action='append', default=None)
+    ap.add_argument('--observed', metavar='FILE',
+                    help='observed verdicts (check_verdicts.py --json-out) for an "observed" column')
     args = ap.parse_args()
     include_dirs = args.cuda_include or ['/usr/local/cuda/include']
+    readme = HERE / 'README.md'
 
     problems = Problems()
-    rows, per_topic = [], {}
+    headers, per_topic = {}, {}
     for path in sorted(HERE.rglob('*.cu')):
         rel = path.relative_to(HERE).as_posix()
         hdr = check_program(path, rel, problems, include_dirs)
         topic = rel.split('/')[0] if '/' in rel else '.'
-        t = per_topic.setdefault(topic, [0, 0, 0])
-        t[0] += 1
-        if hdr is None:
-            continue
+        per_topic.setdefault(topic, [0, 0, 0, 0])[0] += 1
+        if hdr is not None:
+            headers[rel] = hdr
+
+    observed = None
+    if args.observed:
+        try:
+            observed = load_observed(args.observed, headers)
+        except (OSError, ValueError, AttributeError, TypeError) as e:
+            print(f'{args.observed}: {e}', file=sys.stderr)
+            return 2
+    elif args.update_readme or args.check_readme:
+        observed = observed_from_readme(readme.read_text()) if readme.is_file() else None
+
+    rows = []
+    for rel, hdr in headers.items():
+        t = per_topic[rel.split('/')[0] if '/' in rel else '.']
         its, lock = hdr['expect']['its'], hdr['expect']['lockstep']
         t[1] += its['verdict'] == 'race'
         t[2] += its['verdict'] != lock['verdict']
         what = hdr['what'].replace('|', '\\|').replace('_', '\\_')
-        rows.append(f'| `{rel}` | {what} | {verdict_cell(its)} | {verdict_cell(lock)} |')
+        row = f'| `{rel}` | {what} | {verdict_cell(its)} | {verdict_cell(lock)} |'
+        if observed is not None:
+            cell = observed.get(rel, '; '.join(f'{m} not run' for m in MODELS))
+            t[3] += cell_matches(cell) == len(MODELS)
+            row += f' {cell} |'
+        rows.append(row)
 
-    table = ['| program | what it tests | its | lockstep |', '|---|---|---|---|'] + rows
     total = sum(v[0] for v in per_topic.values())
-    summary = ['| folder | programs | racy under its | verdicts differ between its and lockstep |', '|---|---|---|---|']
-    for topic, (n, racy, diff) in sorted(per_topic.items()):
-        summary.append(f'| `{topic}/` | {n} | {racy} | {diff} |')
-    summary.append(f'| **total** | **{total}** | **{sum(v[1] for v in per_topic.values())}** | '
-                   f'**{sum(v[2] for v in per_topic.values())}** |')
-    out = '\n'.join(summary + [''] + table) + '\n'
+    if observed is None:
+        table = ['| program | what it tests | its | lockstep |', '|---|---|---|---|'] + rows
+        summary = ['| folder | programs | racy under its | verdicts differ between its and lockstep |', '|---|---|---|---|']
+        for topic, (n, racy, diff, _) in sorted(per_topic.items()):
+            summary.append(f'| `{topic}/` | {n} | {racy} | {diff} |')
+        summary.append(f'| **total** | **{total}** | **{sum(v[1] for v in per_topic.values())}** | '
+                       f'**{sum(v[2] for v in per_topic.values())}** |')
+        out = '\n'.join(summary + [''] + table) + '\n'
+    else:
+        table = [f'| program | what it tests | its | lockstep | {OBSERVED_HEADER} |',
+                 '|---|---|---|---|---|'] + rows
+        summary = ['| folder | programs | racy under its | verdicts differ between its and lockstep | '
+                   'observed: programs matching under both models |', '|---|---|---|---|---|']
+        for topic, (n, racy, diff, ok) in sorted(per_topic.items()):
+            summary.append(f'| `{topic}/` | {n} | {racy} | {diff} | {ok} |')
+        summary.append(f'| **total** | **{total}** | **{sum(v[1] for v in per_topic.values())}** | '
+                       f'**{sum(v[2] for v in per_topic.values())}** | '
+                       f'**{sum(v[3] for v in per_topic.values())}** |')
+        checks = sum(cell_matches(observed.get(rel, '')) for rel in headers)
+        score = (f'Observed (`check_verdicts.py --json-out`, then `make_table.py --update-readme '
+                 f'--observed`): {checks} of {len(MODELS) * len(headers)} program/model checks match '
+                 f'the header exactly (same set of races). ✓: both warp models match; otherwise, '
+                 f'per model, ✓ or ✗ with what barracuda found (`error`: barracuda or the program '
+                 f'failed under barracuda).')
+        out = '\n'.join(summary + ['', score, ''] + table) + '\n'
 
     for p in problems.items:
         print(p, file=sys.stderr)
     if args.update_readme or args.check_readme:
-        readme = HERE / 'README.md'
         text = readme.read_text()
         begin, end = '<!-- table:begin -->\n', '<!-- table:end -->'
         i, j = text.find(begin), text.find(end)

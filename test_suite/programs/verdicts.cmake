@@ -1,0 +1,24 @@
+# The issue-6 check: every suite program runs through the real `barracuda` CLI (emulator
+# backend) under each warp model its header states, and the races of the JSON report must
+# be exactly the header's set (check_verdicts.py). One test per program,
+# "suite: <topic>/<stem>", label "suite". Included from test_suite/CMakeLists.txt after
+# the programs are built as executables (build/test_suite/programs/<topic>/<stem>).
+#
+# One emulator worker (BARRACUDA_EMU_WORKERS=1) keeps the schedule, and so which of a
+# RAW/WAR pair is reported, deterministic. The whole suite takes a few seconds.
+if(NOT BARRACUDA_CUDA_TESTS)
+  return()
+endif()
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+file(GLOB _verdict_programs RELATIVE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_CURRENT_LIST_DIR}/*/*.cu)
+list(SORT _verdict_programs)
+foreach(rel ${_verdict_programs})
+  get_filename_component(topic ${rel} DIRECTORY)
+  get_filename_component(stem ${rel} NAME_WE)
+  add_test(NAME "suite: ${topic}/${stem}"
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_verdicts.py
+      --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55
+      --program ${CMAKE_CURRENT_BINARY_DIR}/programs/${topic}/${stem})
+  set_tests_properties("suite: ${topic}/${stem}" PROPERTIES LABELS suite TIMEOUT 120
+    ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+endforeach()
