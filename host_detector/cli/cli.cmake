@@ -1,0 +1,94 @@
+# barracuda, the command-line tool (README.md). include()d from
+# host_detector/CMakeLists.txt after daemon/daemon.cmake.
+add_library(barracuda_cli STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/program_check.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/runtime_paths.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/supervisor.cpp)
+target_include_directories(barracuda_cli PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(barracuda_cli PUBLIC barracuda_ptx barracuda_transport nlohmann_json::nlohmann_json
+  ${CMAKE_DL_LIBS})
+
+# With the report writers, suppression files are parsed before the app runs.
+if(TARGET barracuda_reports)
+  target_link_libraries(barracuda_cli PUBLIC barracuda_reports)
+  target_compile_definitions(barracuda_cli PUBLIC BARRACUDA_CLI_REPORT_WRITERS=1)
+endif()
+
+add_executable(barracuda ${CMAKE_CURRENT_LIST_DIR}/main.cpp)
+target_compile_definitions(barracuda PRIVATE BARRACUDA_VERSION="${PROJECT_VERSION}")
+target_link_libraries(barracuda PRIVATE barracuda_cli CLI11::CLI11)
+add_dependencies(barracuda barracudad)
+
+# A stand-in app for supervisor tests: attaches through the emulator's
+# ShmRecordSink as the replacement libcudart would, emits a known racy stream,
+# then exits / crashes / forks as told.
+add_executable(barracuda_synthetic_app
+  ${CMAKE_CURRENT_LIST_DIR}/tests/synthetic_app.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../daemon/tests/racy_stream.cpp
+  ${PROJECT_SOURCE_DIR}/ptx_emulator/runtime/shm_sink.cpp)
+target_link_libraries(barracuda_synthetic_app PRIVATE barracuda_transport barracuda_ptx)
+set_target_properties(barracuda_synthetic_app PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/cli_tests)
+
+barracuda_unit_test(cli_tests
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/program_check_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/supervisor_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/cli_binary_test.cpp
+  LIBS barracuda_cli)
+add_dependencies(cli_tests barracuda barracudad barracuda_synthetic_app)
+target_compile_definitions(cli_tests PRIVATE
+  BARRACUDA_CLI_PATH="$<TARGET_FILE:barracuda>"
+  BARRACUDAD_PATH="$<TARGET_FILE:barracudad>"
+  SYNTHETIC_APP_PATH="$<TARGET_FILE:barracuda_synthetic_app>")
+
+# CUDA programs for the refusal tests: static cudart, no PTX, and a good build.
+if(BARRACUDA_CUDA_TESTS)
+  set(_cli_cu ${CMAKE_CURRENT_LIST_DIR}/tests/tiny_kernel.cu)
+  set(_cli_out ${CMAKE_CURRENT_BINARY_DIR}/cli_tests)
+  set(_flags_static_cudart -cudart static -gencode "arch=compute_75,code=[sm_75,compute_75]")
+  set(_flags_no_ptx -cudart shared -gencode arch=compute_75,code=sm_75)
+  set(_flags_good -cudart shared -gencode "arch=compute_75,code=[sm_75,compute_75]")
+  set(_cli_programs "")
+  foreach(vname static_cudart no_ptx good)
+    add_custom_command(OUTPUT ${_cli_out}/tiny_${vname}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${_cli_out}
+      COMMAND ${NVCC_EXECUTABLE} ${_flags_${vname}} ${_cli_cu} -o ${_cli_out}/tiny_${vname}
+      DEPENDS ${_cli_cu}
+      COMMENT "nvcc tiny_kernel.cu -> tiny_${vname} (CLI refusal tests)" VERBATIM)
+    list(APPEND _cli_programs ${_cli_out}/tiny_${vname})
+  endforeach()
+  add_custom_command(OUTPUT ${_cli_out}/racy_then_crash
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${_cli_out}
+    COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/racy_then_crash.cu
+      -o ${_cli_out}/racy_then_crash
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/racy_then_crash.cu
+    COMMENT "nvcc racy_then_crash.cu (CLI crash test)" VERBATIM)
+  list(APPEND _cli_programs ${_cli_out}/racy_then_crash)
+  add_custom_target(cli_test_programs DEPENDS ${_cli_programs})
+  add_dependencies(cli_tests cli_test_programs)
+  target_compile_definitions(cli_tests PRIVATE BARRACUDA_CLI_CUDA_PROGRAMS="${_cli_out}")
+endif()
+
+# Every JSON / SARIF report the daemon writes in the [report-files] runs is
+# validated against barracuda-report-v1 and the official SARIF 2.1.0 schema.
+find_package(Python3 COMPONENTS Interpreter)
+if(TARGET barracuda_reports AND Python3_Interpreter_FOUND)
+  add_test(NAME daemon_report_schemas
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/../tests/validate_reports.py
+      --tests $<TARGET_FILE:cli_tests>
+      --out ${CMAKE_CURRENT_BINARY_DIR}/daemon_report_outputs
+      --report-schema ${CMAKE_CURRENT_LIST_DIR}/../schemas/barracuda-report-v1.schema.json
+      --sarif-schema ${CMAKE_CURRENT_LIST_DIR}/../schemas/sarif-schema-2.1.0.json)
+  set_tests_properties(daemon_report_schemas PROPERTIES LABELS unit)
+endif()
+
+# End to end through the real emulator: the bundled example and its fixed twin
+# (examples/) run under build/bin/barracuda with build/ptx_emulator/libcudart.so.13.
+# ptx_emulator/ and examples/ are added after host_detector/, so this is
+# decided at the end of the top-level directory.
+function(_barracuda_cli_end_to_end)
+  if(TARGET barracuda_cudart AND TARGET examples)
+    add_dependencies(cli_tests barracuda_cudart examples)
+    target_compile_definitions(cli_tests PRIVATE BARRACUDA_E2E_EXAMPLES="${PROJECT_BINARY_DIR}/examples")
+  endif()
+endfunction()
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _barracuda_cli_end_to_end)

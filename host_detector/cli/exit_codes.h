@@ -1,0 +1,24 @@
+// Exit codes of `barracuda` (README.md, "Exit status"). Refusals happen before
+// the app runs, so they cannot be confused with the app's own status; they sit
+// at the top of the range, next to the shell's 126/127.
+#ifndef BARRACUDA_HOST_DETECTOR_CLI_EXIT_CODES_H_
+#define BARRACUDA_HOST_DETECTOR_CLI_EXIT_CODES_H_
+
+namespace barracuda::cli {
+
+// Races found: --error-exitcode N (default 1; 0 = keep the app's own status).
+inline constexpr int kDefaultErrorExitCode = 1;
+
+inline constexpr int kExitBackendUnavailable = 119;  // --backend=gpu: not available (yet)
+inline constexpr int kExitUsage = 120;               // bad command line (unknown option, bad regex, ...)
+inline constexpr int kExitNotCudaProgram = 121;      // a script, not ELF, static executable, no CUDA inside
+inline constexpr int kExitStaticCudart = 122;        // CUDA runtime linked statically (-cudart static)
+inline constexpr int kExitNoPtx = 123;               // no PTX embedded (no compute_XX code)
+inline constexpr int kExitReportNotWritable = 124;   // a report (or suppressions) path cannot be used
+inline constexpr int kExitInternal = 125;            // daemon / emulator library / session failure, lost records
+inline constexpr int kExitNotExecutable = 126;       // program exists but cannot be executed
+inline constexpr int kExitNotFound = 127;            // program not found
+
+}  // namespace barracuda::cli
+
+#endif  // BARRACUDA_HOST_DETECTOR_CLI_EXIT_CODES_H_

@@ -1,0 +1,225 @@
+// barracuda: run a CUDA program under the race detector.
+//   barracuda [options] ./app [args...]      (or: barracuda [options] -- ./app ...)
+// Options, exit codes and environment: README.md.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "device_logger/protocol.h"
+#include "device_logger/shm_transport.h"
+#include "host_detector/cli/exit_codes.h"
+#include "host_detector/cli/program_check.h"
+#include "host_detector/cli/runtime_paths.h"
+#include "host_detector/cli/supervisor.h"
+#include "host_detector/daemon/daemon_exit_codes.h"
+#ifdef BARRACUDA_CLI_REPORT_WRITERS
+#include "host_detector/suppressions.h"
+#endif
+
+#ifndef BARRACUDA_VERSION
+#define BARRACUDA_VERSION "unknown"
+#endif
+
+namespace {
+
+using namespace barracuda::cli;
+
+constexpr const char* kFooter = R"(
+Exit status:
+  the app's own status (128+N when it was killed by signal N), or
+  --error-exitcode N when races were found (default 1; 0 keeps the app's status);
+  119 backend not available, 120 usage error, 121 not a dynamically linked CUDA program,
+  122 static CUDA runtime (rebuild with -cudart shared), 123 no PTX embedded,
+  124 report or suppressions path not usable, 125 internal error (daemon, emulator
+  library, lost records), 126 program not executable, 127 program not found.
+
+Build apps with:  nvcc -cudart shared -lineinfo -gencode arch=compute_75,code=[sm_75,compute_75] ...
+Environment: BARRACUDA_EMU_LIB (directory of the emulator's libcudart.so.13),
+  BARRACUDA_DAEMON (path of barracudad).)";
+
+int Refuse(const CheckResult& r) {
+  std::cerr << "barracuda: " << r.message << "\n";
+  return r.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  CLI::App app{"barracuda: find data races in CUDA programs (BARRACUDA, PLDI'17). Runs the program with "
+               "the PTX emulator backend (no GPU needed) and reports races on stderr and in files.\n"
+               "Usage: barracuda [options] ./app [args...]   or   barracuda [options] -- ./app [args...]",
+               "barracuda"};
+  app.footer(kFooter);
+  app.prefix_command();  // everything from the program name on belongs to the app
+
+  std::string backend = "auto", warp_model = "its", json, sarif, text, suppressions, include, exclude;
+  int error_exitcode = kDefaultErrorExitCode;
+  uint64_t max_reports = 0, seed = 0;
+  bool quiet = false, verbose = false, version = false;
+  app.add_option("--backend", backend, "auto (GPU when a CUDA driver and device are present, else the "
+                                       "emulator), emu, or gpu")
+      ->check(CLI::IsMember({"auto", "emu", "gpu"}))
+      ->capture_default_str();
+  app.add_option("--warp-model", warp_model,
+                 "its: Volta+ independent thread scheduling (default); lockstep: the paper's lock-step warps")
+      ->check(CLI::IsMember({"its", "lockstep"}))
+      ->capture_default_str();
+  app.add_option("--report-json", json, "write the JSON report to FILE ('-': stdout)");
+  app.add_option("--report-sarif", sarif, "write the SARIF 2.1.0 report to FILE");
+  app.add_option("--report-text", text, "write the text report to FILE instead of stderr");
+  app.add_option("--error-exitcode", error_exitcode,
+                 "exit status when races are found (0: keep the app's own status)")
+      ->capture_default_str();
+  app.add_option("--kernel-include", include, "analyse only kernels whose name (mangled or demangled) matches "
+                                              "the ECMAScript REGEX");
+  app.add_option("--kernel-exclude", exclude, "do not analyse kernels whose name matches REGEX");
+  app.add_option("--suppressions", suppressions, "suppression FILE (host_detector/REPORTS.md)");
+  app.add_option("--max-reports", max_reports, "report at most N races (0: no limit)");
+  app.add_option("--seed", seed, "emulator schedule seed (BARRACUDA_EMU_SEED of the app)");
+  app.add_flag("-q,--quiet", quiet, "no text report on stderr, no notes (files are still written)");
+  app.add_flag("-v,--verbose", verbose, "say what barracuda does; statistics in the report");
+  app.add_flag("--version", version, "print the version and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+  if (version) {
+    std::cout << "barracuda " << BARRACUDA_VERSION << " (record protocol "
+              << barracuda::protocol::kProtocolVersion << ", transport " << barracuda::transport::kTransportVersion
+              << ")\n";
+    return 0;
+  }
+  std::vector<std::string> command = app.remaining();
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (command.empty()) {
+    std::cerr << "barracuda: no program given\nUsage: barracuda [options] ./app [args...]  (--help for more)\n";
+    return kExitUsage;
+  }
+  // With prefix_command an unknown option would be taken for the program.
+  const bool after_separator = argc >= static_cast<int>(command.size()) + 1 &&
+                               std::strcmp(argv[argc - command.size() - 1], "--") == 0;
+  if (command.front().size() > 1 && command.front()[0] == '-' && !after_separator) {
+    std::cerr << "barracuda: unknown option " << command.front()
+              << " (a program whose name starts with '-' goes after --)\n";
+    return kExitUsage;
+  }
+  for (const auto& [flag, re] : {std::pair<const char*, std::string&>{"--kernel-include", include},
+                                 std::pair<const char*, std::string&>{"--kernel-exclude", exclude}}) {
+    if (re.empty()) continue;
+    try {
+      std::regex check(re);
+    } catch (const std::regex_error& e) {
+      std::cerr << "barracuda: " << flag << " " << re << ": invalid regular expression (" << e.what() << ")\n";
+      return kExitUsage;
+    }
+  }
+
+  // Backend.
+  if (backend == "gpu") {
+    std::cerr << "barracuda: the GPU backend is not available yet; use --backend=emu (the PTX emulator)\n";
+    return kExitBackendUnavailable;
+  }
+  const bool gpu_present = backend == "auto" && NvidiaGpuPresent();
+  if (gpu_present && !quiet)
+    std::cerr << "barracuda: an NVIDIA GPU is present, but the GPU backend is not available yet: "
+                 "using the emulator\n";
+
+  // Refusals, before anything runs.
+  std::string program;
+  if (CheckResult r = ResolveProgram(command.front(), &program); !r.ok()) return Refuse(r);
+  CheckResult program_check = CheckProgram(program);
+  if (!program_check.ok()) return Refuse(program_check);
+  for (const auto& [opt, path] : {std::pair<const char*, std::string&>{"--report-json", json},
+                                  std::pair<const char*, std::string&>{"--report-sarif", sarif},
+                                  std::pair<const char*, std::string&>{"--report-text", text}}) {
+    if (path.empty()) continue;
+    if (CheckResult r = CheckWritable(opt, path); !r.ok()) return Refuse(r);
+  }
+  if (!suppressions.empty()) {
+    if (CheckResult r = CheckReadable("--suppressions", suppressions); !r.ok()) return Refuse(r);
+#ifdef BARRACUDA_CLI_REPORT_WRITERS
+    // A rule with a mistake is reported now, with FILE:LINE:COL, not after the run.
+    if (auto rules = barracuda::reports::SuppressionSet::Load(suppressions); !rules.ok()) {
+      std::cerr << "barracuda: " << rules.status().message() << "\n";
+      return kExitUsage;
+    }
+#endif
+  }
+
+  const std::string self = SelfDirectory();
+  Found lib = FindEmulatorLibraryDir(self);
+  if (lib.path.empty()) {
+    std::cerr << "barracuda: the emulator's " << kEmulatorLibraryName << " was not found; looked for:\n";
+    for (const std::string& s : lib.searched) std::cerr << "  " << s << "\n";
+    std::cerr << "build the target barracuda_cudart, or set " << kEmuLibEnv << "\n";
+    return kExitInternal;
+  }
+  Found daemon = FindDaemon(self);
+  if (daemon.path.empty()) {
+    std::cerr << "barracuda: barracudad not found (looked for " << daemon.searched.front() << "); set "
+              << kDaemonEnv << "\n";
+    return kExitInternal;
+  }
+  if (verbose) {
+    for (const std::string& n : program_check.notes) std::cerr << "barracuda: " << n << "\n";
+    std::cerr << "barracuda: backend emu, emulator runtime from " << lib.path << ", daemon " << daemon.path << "\n";
+  }
+
+  RunPlan plan;
+  plan.program_path = program;
+  plan.app_argv = command;
+  plan.daemon_path = daemon.path;
+  plan.library_dir = lib.path;
+  plan.verbose = verbose;
+  plan.progress = !quiet && isatty(STDERR_FILENO) == 1;
+  std::vector<std::string>& d = plan.daemon_args;
+  d = {"--backend", "emu", "--warp-model", warp_model};
+  if (!json.empty()) d.insert(d.end(), {"--report-json", json});
+  if (!sarif.empty()) d.insert(d.end(), {"--report-sarif", sarif});
+  if (!text.empty()) d.insert(d.end(), {"--report-text", text});
+  if (!suppressions.empty()) d.insert(d.end(), {"--suppressions", suppressions});
+  if (!include.empty()) d.insert(d.end(), {"--kernel-include", include});
+  if (!exclude.empty()) d.insert(d.end(), {"--kernel-exclude", exclude});
+  if (max_reports != 0) d.insert(d.end(), {"--max-reports", std::to_string(max_reports)});
+  if (quiet) d.push_back("--quiet");
+  if (verbose) d.push_back("--verbose");
+  nlohmann::json command_line = nlohmann::json::array();
+  for (int i = 0; i < argc; ++i) command_line.push_back(argv[i]);
+  d.insert(d.end(), {"--command-json", command_line.dump()});
+  if (app.count("--seed") != 0) plan.app_env.emplace_back("BARRACUDA_EMU_SEED", std::to_string(seed));
+
+  RunOutcome run = RunSession(plan);
+  if (!run.error.empty()) {
+    std::cerr << "barracuda: " << run.error << "\n";
+    return kExitInternal;
+  }
+  if (!run.app_started) {
+    std::cerr << "barracuda: cannot execute " << program << ": " << std::strerror(run.exec_errno) << "\n";
+    return run.exec_errno == ENOENT ? kExitNotFound : kExitNotExecutable;
+  }
+  if (run.daemon_exit == barracuda::daemon::kDaemonReportFailed) return kExitReportNotWritable;
+  if (!run.daemon_finished || run.verdict.is_null() || !run.verdict.contains("races")) {
+    std::cerr << "barracuda: the analysis daemon failed (exit " << run.daemon_exit << "); no verdict\n";
+    return kExitInternal;
+  }
+  const uint64_t races = run.verdict["races"].get<uint64_t>();
+  if (races != 0 && error_exitcode != 0) return error_exitcode;
+  if (run.daemon_exit == barracuda::daemon::kDaemonAnalysisErrors) {
+    std::cerr << "barracuda: the analysis reported errors (see above): the verdict may be wrong\n";
+    return kExitInternal;
+  }
+  const int st = run.app_wait_status;
+  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : kExitInternal;
+}

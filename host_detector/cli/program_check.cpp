@@ -1,0 +1,147 @@
+#include "host_detector/cli/program_check.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "host_detector/cli/exit_codes.h"
+#include "ptx_rewriter/fatbin/elf_fatbins.h"
+#include "ptx_rewriter/fatbin/elf_reader.h"
+
+namespace barracuda::cli {
+namespace {
+
+template <typename... A>
+std::string Cat(const A&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
+CheckResult Fail(int code, std::string message) { return CheckResult{code, std::move(message), {}}; }
+
+constexpr const char* kNvccAdvice =
+    "build it with nvcc -cudart shared -gencode arch=compute_XX,code=[sm_XX,compute_XX] "
+    "(e.g. arch=compute_75,code=[sm_75,compute_75]; add -lineinfo for source lines in reports)";
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat st{};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+CheckResult ResolveProgram(const std::string& program, std::string* resolved) {
+  if (program.empty()) return Fail(kExitUsage, "no program given");
+  auto check_path = [&](const std::string& path) -> CheckResult {
+    struct stat st{};
+    if (stat(path.c_str(), &st) != 0) return Fail(kExitNotFound, Cat(path, ": no such file"));
+    if (S_ISDIR(st.st_mode)) return Fail(kExitNotExecutable, Cat(path, ": is a directory"));
+    if (!S_ISREG(st.st_mode)) return Fail(kExitNotExecutable, Cat(path, ": not a regular file"));
+    if (access(path.c_str(), X_OK) != 0)
+      return Fail(kExitNotExecutable, Cat(path, ": not executable (chmod +x?)"));
+    if (access(path.c_str(), R_OK) != 0)
+      return Fail(kExitNotExecutable, Cat(path, ": not readable: barracuda must inspect the program"));
+    *resolved = path;
+    return {};
+  };
+  if (program.find('/') != std::string::npos) return check_path(program);
+  const char* path_env = std::getenv("PATH");
+  std::string path = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  for (;;) {
+    const size_t colon = path.find(':', start);
+    std::string dir = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (dir.empty()) dir = ".";
+    const std::string candidate = dir + "/" + program;
+    if (IsExecutableFile(candidate)) return check_path(candidate);
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return Fail(kExitNotFound, Cat(program, ": command not found (not a path, and not on PATH)"));
+}
+
+CheckResult CheckProgram(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Fail(kExitNotExecutable, Cat(path, ": cannot be read"));
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() >= 2 && bytes[0] == '#' && bytes[1] == '!') {
+    return Fail(kExitNotCudaProgram,
+                Cat(path, ": is a script, not a CUDA executable; barracuda must start the CUDA program "
+                          "itself: run `barracuda [options] ./the_cuda_program args...`"));
+  }
+  if (bytes.size() < 4 || bytes[0] != 0x7f || bytes[1] != 'E' || bytes[2] != 'L' || bytes[3] != 'F')
+    return Fail(kExitNotCudaProgram, Cat(path, ": not an ELF executable"));
+  absl::StatusOr<fatbin::ElfFile> elf = fatbin::ElfFile::Parse(bytes);
+  if (!elf.ok())
+    return Fail(kExitNotCudaProgram, Cat(path, ": unreadable ELF file: ", elf.status().message()));
+  // ElfFile keeps only PT_LOAD segments: the dynamic section (or any dynamic
+  // import) tells a dynamically linked program.
+  const bool dynamic = elf->FindSection(".dynamic") != nullptr || elf->FindSection(".interp") != nullptr ||
+                       !elf->dynamic_imports().empty();
+  if (!dynamic)
+    return Fail(kExitNotCudaProgram,
+                Cat(path, ": statically linked executable; barracuda needs a dynamically linked CUDA "
+                          "program (", kNvccAdvice, ")"));
+  absl::StatusOr<fatbin::ElfFatbins> fatbins = fatbin::FindFatbins(*elf);
+  if (!fatbins.ok())
+    return Fail(kExitNotCudaProgram, Cat(path, ": malformed CUDA fat binary: ", fatbins.status().message()));
+  const bool registers = elf->ImportsSymbol("__cudaRegisterFatBinary");
+  bool imports_cuda_api = false;
+  for (const std::string& name : elf->dynamic_imports())
+    if (name.rfind("cuda", 0) == 0 || name.rfind("__cuda", 0) == 0) imports_cuda_api = true;
+  CheckResult ok;
+  if (fatbins->fatbins.empty()) {
+    if (imports_cuda_api) {
+      // Kernels may live in a shared library the program loads; its PTX is
+      // checked by the runtime when it registers.
+      ok.notes.push_back(Cat(path, " embeds no CUDA kernels but calls the CUDA runtime: kernels in its "
+                                   "shared libraries must embed PTX too"));
+      return ok;
+    }
+    return Fail(kExitNotCudaProgram,
+                Cat(path, ": not a CUDA program (no CUDA fat binary, no CUDA runtime import)"));
+  }
+  if (!registers)
+    return Fail(kExitStaticCudart,
+                Cat(path, ": the CUDA runtime is linked statically (no dynamic __cudaRegisterFatBinary "
+                          "import; nvcc's default is -cudart static); rebuild with -cudart shared, e.g. ",
+                    kNvccAdvice));
+  if (fatbins->ptx_count() == 0)
+    return Fail(kExitNoPtx, Cat(path, ": embeds no PTX (only GPU machine code, e.g. from code=sm_XX "
+                                      "alone); the emulator runs PTX: ", kNvccAdvice));
+  ok.notes.push_back(Cat(path, ": ", fatbins->fatbins.size(), " fat binar", fatbins->fatbins.size() == 1 ? "y" : "ies",
+                         ", ", fatbins->ptx_count(), " PTX entr", fatbins->ptx_count() == 1 ? "y" : "ies"));
+  return ok;
+}
+
+CheckResult CheckWritable(const std::string& option, const std::string& path) {
+  if (path == "-") return {};
+  if (path.empty()) return Fail(kExitReportNotWritable, Cat(option, ": empty path"));
+  struct stat st{};
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return Fail(kExitReportNotWritable, Cat(option, " ", path, ": is a directory"));
+    if (access(path.c_str(), W_OK) != 0)
+      return Fail(kExitReportNotWritable, Cat(option, " ", path, ": not writable"));
+    return {};
+  }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Fail(kExitReportNotWritable, Cat(option, " ", path, ": directory ", dir, " does not exist"));
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    return Fail(kExitReportNotWritable, Cat(option, " ", path, ": directory ", dir, " is not writable"));
+  return {};
+}
+
+CheckResult CheckReadable(const std::string& option, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Fail(kExitReportNotWritable, Cat(option, " ", path, ": cannot be read"));
+  return {};
+}
+
+}  // namespace barracuda::cli

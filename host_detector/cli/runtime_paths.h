@@ -1,0 +1,36 @@
+// Where the CLI finds its companions: the emulator's libcudart.so.13 and
+// barracudad, relative to the barracuda binary (build tree or install tree),
+// overridable from the environment; and whether a GPU backend could be used.
+#ifndef BARRACUDA_HOST_DETECTOR_CLI_RUNTIME_PATHS_H_
+#define BARRACUDA_HOST_DETECTOR_CLI_RUNTIME_PATHS_H_
+
+#include <string>
+#include <vector>
+
+namespace barracuda::cli {
+
+inline constexpr const char* kEmuLibEnv = "BARRACUDA_EMU_LIB";  // dir or path of libcudart.so.13
+inline constexpr const char* kDaemonEnv = "BARRACUDA_DAEMON";   // path of barracudad
+inline constexpr const char* kEmulatorLibraryName = "libcudart.so.13";
+
+// Directory of the running executable (/proc/self/exe).
+std::string SelfDirectory();
+
+struct Found {
+  std::string path;                   // empty: not found
+  std::vector<std::string> searched;  // for the error message
+};
+
+// The directory holding the emulator's libcudart.so.13: $BARRACUDA_EMU_LIB (a
+// directory or the library itself), else <bin>/../ptx_emulator (build tree),
+// else <bin>/../lib/barracuda, else <bin>/../lib (install tree).
+Found FindEmulatorLibraryDir(const std::string& self_dir);
+// barracudad: $BARRACUDA_DAEMON, else next to the barracuda binary.
+Found FindDaemon(const std::string& self_dir);
+
+// A usable NVIDIA driver and device: /dev/nvidia0 exists and libcuda.so.1 loads.
+bool NvidiaGpuPresent();
+
+}  // namespace barracuda::cli
+
+#endif  // BARRACUDA_HOST_DETECTOR_CLI_RUNTIME_PATHS_H_

@@ -1,0 +1,215 @@
+// The barracuda binary: help, version, usage errors and every refusal with its
+// exit code and message, run as a user would.
+#include <sys/wait.h>
+#include <csignal>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "host_detector/cli/exit_codes.h"
+
+namespace barracuda::cli {
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs barracuda with `args`, capturing stdout and stderr.
+Result Barracuda(const std::vector<std::string>& args) {
+  const std::string base = "/tmp/barracuda_cli_binary_" + std::to_string(getpid());
+  std::string cmd = std::string("'") + BARRACUDA_CLI_PATH + "'";
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  cmd += " > " + base + ".out 2> " + base + ".err < /dev/null";
+  const int rc = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::remove(p.c_str());
+    return s;
+  };
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  return r;
+}
+
+TEST_CASE("barracuda: --help and --version", "[cli]") {
+  Result help = Barracuda({"--help"});
+  CHECK(help.status == 0);
+  for (const char* opt : {"--backend", "--warp-model", "--report-json", "--report-sarif", "--report-text",
+                          "--error-exitcode", "--kernel-include", "--kernel-exclude", "--suppressions",
+                          "--max-reports", "--seed", "--quiet", "--verbose", "--version", "Exit status"})
+    CHECK_THAT(help.out, Catch::Contains(opt));
+  Result version = Barracuda({"--version"});
+  CHECK(version.status == 0);
+  CHECK_THAT(version.out, Catch::StartsWith("barracuda "));
+}
+
+TEST_CASE("barracuda: usage errors", "[cli]") {
+  CHECK(Barracuda({}).status == kExitUsage);
+  Result unknown = Barracuda({"--no-such-option", "./app"});
+  CHECK(unknown.status == kExitUsage);
+  CHECK_THAT(unknown.err, Catch::Contains("--no-such-option"));
+  CHECK(Barracuda({"--warp-model=sideways", "/bin/sh"}).status == kExitUsage);
+  Result regex = Barracuda({"--kernel-include", "([", "/bin/sh"});
+  CHECK(regex.status == kExitUsage);
+  CHECK_THAT(regex.err, Catch::Contains("invalid regular expression"));
+  Result gpu = Barracuda({"--backend=gpu", "/bin/sh"});
+  CHECK(gpu.status == kExitBackendUnavailable);
+  CHECK_THAT(gpu.err, Catch::Contains("not available yet"));
+}
+
+TEST_CASE("barracuda: refusals", "[cli]") {
+  Result missing = Barracuda({"./no-such-program", "arg"});
+  CHECK(missing.status == kExitNotFound);
+  CHECK_THAT(missing.err, Catch::Contains("no-such-program"));
+  // After "--" a dash-name is a program, not an option.
+  CHECK(Barracuda({"--", "-dash-program"}).status == kExitNotFound);
+  const std::string script = "/tmp/barracuda_cli_binary_script_" + std::to_string(getpid()) + ".sh";
+  std::ofstream(script) << "#!/bin/sh\necho hi\n";
+  REQUIRE(std::system(("chmod +x " + script).c_str()) == 0);
+  Result s = Barracuda({script});
+  CHECK(s.status == kExitNotCudaProgram);
+  CHECK_THAT(s.err, Catch::Contains("script"));
+  std::remove(script.c_str());
+  CHECK(Barracuda({"/bin/sh", "-c", "true"}).status == kExitNotCudaProgram);
+#ifdef BARRACUDA_CLI_CUDA_PROGRAMS
+  const std::string dir = BARRACUDA_CLI_CUDA_PROGRAMS;
+  Result st = Barracuda({dir + "/tiny_static_cudart"});
+  CHECK(st.status == kExitStaticCudart);
+  CHECK_THAT(st.err, Catch::Contains("-cudart shared"));
+  Result np = Barracuda({dir + "/tiny_no_ptx"});
+  CHECK(np.status == kExitNoPtx);
+  CHECK_THAT(np.err, Catch::Contains("compute_XX"));
+  Result unwritable = Barracuda({"--report-json", "/no/such/dir/r.json", dir + "/tiny_good"});
+  CHECK(unwritable.status == kExitReportNotWritable);
+  CHECK_THAT(unwritable.err, Catch::Contains("/no/such/dir/r.json"));
+  Result nosupp = Barracuda({"--suppressions", "/no/such/supp.txt", dir + "/tiny_good"});
+  CHECK(nosupp.status == kExitReportNotWritable);
+#ifdef BARRACUDA_CLI_REPORT_WRITERS
+  const std::string bad_rules = "/tmp/barracuda_cli_binary_rules_" + std::to_string(getpid());
+  std::ofstream(bad_rules) << "kernel=ok\nkind=NOT-A-KIND\n";
+  Result badsupp = Barracuda({"--suppressions", bad_rules, dir + "/tiny_good"});
+  std::remove(bad_rules.c_str());
+  CHECK(badsupp.status == kExitUsage);
+  CHECK_THAT(badsupp.err, Catch::Contains(bad_rules + ":2:"));
+#endif
+  // The good build passes every check; without the emulator library it stops there.
+  setenv("BARRACUDA_EMU_LIB", "/nonexistent-barracuda-lib", 1);
+  Result nolib = Barracuda({dir + "/tiny_good"});
+  unsetenv("BARRACUDA_EMU_LIB");
+  CHECK(nolib.status == kExitInternal);
+  CHECK_THAT(nolib.err, Catch::Contains("/nonexistent-barracuda-lib"));
+#endif
+}
+
+}  // namespace
+}  // namespace barracuda::cli
+
+#ifdef BARRACUDA_E2E_EXAMPLES
+namespace barracuda::cli {
+namespace {
+
+std::string ReportPath(const std::string& leaf) {
+  const char* dir = std::getenv("BARRACUDA_REPORT_OUTPUT_DIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/e2e_" + leaf + "_" + std::to_string(getpid());
+}
+
+TEST_CASE("barracuda: the bundled example under the emulator (race found, fixed twin clean)",
+          "[cli][e2e][report-files]") {
+  const std::string examples = BARRACUDA_E2E_EXAMPLES;
+  const bool keep = std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") != nullptr;
+  const std::string json = ReportPath("racy") + ".json", sarif = ReportPath("racy") + ".sarif";
+  Result racy = Barracuda({"--report-json", json, "--report-sarif", sarif, examples + "/racy_reduction"});
+  CHECK(racy.status == kDefaultErrorExitCode);
+  CHECK_THAT(racy.err, Catch::Contains("read-after-write (RAW) race"));
+  CHECK_THAT(racy.err, Catch::Contains("racy_reduction.cu:38"));
+  std::ifstream in(json);
+  REQUIRE(in.good());
+  nlohmann::json report = nlohmann::json::parse(in);
+  CHECK(report["summary"]["races"].get<int>() > 0);
+  CHECK(report["run"]["complete"] == true);
+  for (const auto& race : report["races"]) CHECK(race["space"] == "shared");
+
+  const std::string fixed_json = ReportPath("fixed") + ".json", fixed_sarif = ReportPath("fixed") + ".sarif";
+  Result fixed = Barracuda({"--report-json", fixed_json, "--report-sarif", fixed_sarif,
+                            examples + "/racy_reduction_fixed"});
+  CHECK(fixed.status == 0);
+  CHECK_THAT(fixed.out, Catch::Contains("PASS"));  // the app's stdout passes through
+  std::ifstream fin(fixed_json);
+  REQUIRE(fin.good());
+  CHECK(nlohmann::json::parse(fin)["summary"]["races"] == 0);
+
+  // Lock-step warps (the paper): only the cross-warp steps race.
+  const std::string ls_json = ReportPath("lockstep") + ".json", ls_sarif = ReportPath("lockstep") + ".sarif";
+  Result lockstep = Barracuda({"-q", "--warp-model=lockstep", "--error-exitcode", "7", "--report-json", ls_json,
+                               "--report-sarif", ls_sarif, examples + "/racy_reduction"});
+  CHECK(lockstep.status == 7);
+  std::ifstream lin(ls_json);
+  REQUIRE(lin.good());
+  nlohmann::json ls = nlohmann::json::parse(lin);
+  CHECK(ls["summary"]["races"].get<int>() > 0);
+  for (const auto& race : ls["races"]) CHECK(race["class"] == "intra-block");
+  if (!keep)
+    for (const std::string& f : {json, sarif, fixed_json, fixed_sarif, ls_json, ls_sarif}) std::remove(f.c_str());
+}
+
+#ifdef BARRACUDA_CLI_CUDA_PROGRAMS
+TEST_CASE("barracuda: a CUDA app that crashes after a racy kernel still gets its report",
+          "[cli][e2e][report-files]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/racy_then_crash";
+  const bool keep = std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") != nullptr;
+  for (const char* how : {"segv", "kill"}) {
+    const std::string json = ReportPath(std::string("crash_") + how) + ".json",
+                      sarif = ReportPath(std::string("crash_") + how) + ".sarif";
+    Result r = Barracuda({"--report-json", json, "--report-sarif", sarif, app, how});
+    CHECK(r.status == kDefaultErrorExitCode);  // races found
+    CHECK_THAT(r.out, Catch::Contains("kernel done"));
+    std::ifstream in(json);
+    REQUIRE(in.good());
+    nlohmann::json report = nlohmann::json::parse(in);
+    CHECK(report["run"]["complete"] == false);
+    REQUIRE(report["run"]["incomplete_reasons"].size() == 1);
+    CHECK_THAT(report["run"]["incomplete_reasons"][0].get<std::string>(),
+               Catch::Contains(std::string(how) == "segv" ? "SIGSEGV" : "SIGKILL"));
+    REQUIRE(report["races"].size() == 1);
+    CHECK(report["races"][0]["kind"] == "WAW");
+    CHECK(report["races"][0]["class"] == "inter-block");
+    CHECK(report["races"][0]["kernel"]["name"] == "all_write(int*)");
+    // Without races the app's own status: 128 + signal.
+    Result plain = Barracuda({"-q", "--error-exitcode", "0", app, how});
+    CHECK(plain.status == 128 + (std::string(how) == "segv" ? SIGSEGV : SIGKILL));
+    if (!keep) {
+      std::remove(json.c_str());
+      std::remove(sarif.c_str());
+    }
+  }
+}
+#endif
+
+TEST_CASE("barracuda: kernel filters and --error-exitcode 0 on the example", "[cli][e2e]") {
+  const std::string examples = BARRACUDA_E2E_EXAMPLES;
+  // Excluded: nothing analysed, so the app's own status (it prints FAIL: the
+  // emulator's schedule exposes the race in the sums) comes back.
+  Result excluded = Barracuda({"-q", "--kernel-exclude", "^block_sum$", examples + "/racy_reduction"});
+  Result kept = Barracuda({"-q", "--error-exitcode", "0", examples + "/racy_reduction"});
+  CHECK(excluded.status == kept.status);
+  CHECK(excluded.status < kExitBackendUnavailable);  // the app's status, not a refusal
+  Result included = Barracuda({"-q", "--kernel-include", "block", "--error-exitcode", "9",
+                               examples + "/racy_reduction"});
+  CHECK(included.status == 9);
+}
+
+}  // namespace
+}  // namespace barracuda::cli
+#endif

@@ -1,0 +1,109 @@
+// WriteReports through the report writers (host_detector/report_*.h,
+// suppressions.h): the session's side tables become a reports::ReportContext,
+// each process's RaceReport a ProcessRaces entry. Compiled when CMake finds the
+// barracuda_reports target (BARRACUDA_DAEMON_REPORT_WRITERS); otherwise
+// report_output.cpp's minimal writers are used.
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "host_detector/daemon/report_output.h"
+#include "host_detector/report_context.h"
+#include "host_detector/report_json.h"
+#include "host_detector/report_sarif.h"
+#include "host_detector/report_text.h"
+#include "host_detector/suppressions.h"
+
+namespace barracuda::daemon {
+namespace {
+
+template <typename... A>
+std::string Cat(const A&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
+reports::AllocationKind KindOf(transport::AllocationKind k) {
+  switch (k) {
+    case transport::AllocationKind::kDevice: return reports::AllocationKind::kDevice;
+    case transport::AllocationKind::kAsync: return reports::AllocationKind::kAsync;
+    case transport::AllocationKind::kManaged: return reports::AllocationKind::kManaged;
+    case transport::AllocationKind::kHostMapped: return reports::AllocationKind::kHostMapped;
+    case transport::AllocationKind::kModuleGlobal: return reports::AllocationKind::kModuleGlobal;
+    case transport::AllocationKind::kOther: break;
+  }
+  return reports::AllocationKind::kOther;
+}
+
+}  // namespace
+
+absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& result, const ReportRequest& request) {
+  std::optional<reports::SuppressionSet> suppressions;
+  if (!request.suppressions_path.empty()) {
+    absl::StatusOr<reports::SuppressionSet> loaded = reports::SuppressionSet::Load(request.suppressions_path);
+    if (!loaded.ok()) return loaded.status();
+    suppressions = std::move(*loaded);
+  }
+  reports::ReportContext ctx;
+  ctx.SetBackend(result.backend);
+  ctx.SetWarpModel(result.warp_model);
+  ctx.SetCommandLine(request.command_line);
+  for (const std::string& reason : result.incomplete_reasons) ctx.MarkIncomplete(reason);
+  for (const std::string& error : result.errors) ctx.AddNote(Cat("analysis error: ", error));
+  std::vector<reports::ProcessRaces> races_of;
+  for (const ProcessResult* p : result.processes) {
+    ctx.Process(p->pid);
+    ctx.SetProcessCommandLine(p->pid, p->command_line);
+    for (const ModuleTable& m : p->modules) {
+      absl::Status s = ctx.AddModule(p->pid, m.module_id, m.site_base, m.name, m.sites);
+      if (!s.ok()) ctx.AddNote(Cat("process ", p->pid, ": module ", m.name, ": ", s.message()));
+    }
+    for (const auto& [id, name] : p->kernel_names) ctx.AddKernelName(p->pid, id, name);
+    for (const auto& [id, launch] : p->launches) ctx.AddLaunch(launch.begin);
+    for (const auto& [base, a] : p->allocations) {
+      reports::Allocation alloc;
+      alloc.base = a.base;
+      alloc.size = a.size;
+      alloc.kind = KindOf(a.kind);
+      alloc.label = a.label;
+      alloc.freed = a.freed;
+      ctx.AddAllocation(p->pid, alloc);
+    }
+    for (const std::string& d : p->diagnostics) ctx.AddNote(Cat("process ", p->pid, ": ", d));
+    if (request.verbose)
+      ctx.AddNote(Cat("process ", p->pid, ": ", p->launches.size(), " launches, ", p->records_analysed,
+                      " records analysed, ", p->records_skipped, " skipped by kernel filters, ",
+                      p->stats.warp_accesses, " warp accesses, ", p->stats.thread_accesses, " thread accesses"));
+    if (p->report != nullptr) races_of.push_back({p->pid, p->report});
+  }
+  std::vector<reports::ResolvedRace> resolved = reports::ResolveRaces(ctx, races_of);
+  reports::ReportData data = reports::FilterRaces(std::move(resolved), suppressions ? &*suppressions : nullptr,
+                                                  request.max_reports);
+  ReportOutcome outcome;
+  outcome.races_found = data.found.races;
+  outcome.dynamic_found = data.found.dynamic;
+  outcome.races_suppressed = data.suppressed.races;
+  outcome.races_shown = data.races.size();
+  if (!request.json_path.empty()) {
+    absl::Status s = reports::WriteJsonFile(reports::JsonReport(data, ctx), request.json_path);
+    if (!s.ok()) return s;
+  }
+  if (!request.sarif_path.empty()) {
+    absl::Status s = reports::WriteJsonFile(reports::SarifReport(data, ctx), request.sarif_path);
+    if (!s.ok()) return s;
+  }
+  const std::string text = reports::TextReport(data, ctx);
+  if (!request.text_path.empty()) {
+    std::ofstream out(request.text_path, std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) return absl::PermissionDeniedError(Cat("cannot write report ", request.text_path));
+  } else if (!request.quiet) {
+    std::cerr << text << std::flush;
+  }
+  return outcome;
+}
+
+}  // namespace barracuda::daemon

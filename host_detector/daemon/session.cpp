@@ -1,0 +1,461 @@
+#include "host_detector/daemon/session.h"
+
+#include <cxxabi.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace barracuda::daemon {
+namespace {
+
+using protocol::Op;
+using protocol::Record;
+using transport::MessageType;
+
+template <typename... A>
+std::string Cat(const A&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
+std::string Demangled(const std::string& mangled) {
+  int status = 0;
+  char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) return mangled;
+  std::string s(out);
+  std::free(out);
+  return s;
+}
+
+// Alive and not a zombie (a crashed app that its parent has not reaped yet
+// still has a pid; its records are all in the segment).
+bool ProcessAlive(uint32_t pid) {
+  std::ifstream in(Cat("/proc/", pid, "/stat"));
+  if (!in) return false;
+  std::string line;
+  std::getline(in, line);
+  const size_t paren = line.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= line.size()) return false;
+  const char state = line[paren + 2];
+  return state != 'Z' && state != 'X';
+}
+
+}  // namespace
+
+std::string AppEnd::Describe() const {
+  switch (how) {
+    case How::kExited: return Cat("exited with status ", code);
+    case How::kSignaled: {
+      const char* name = sigabbrev_np(code);
+      return Cat("killed by signal ", code, name != nullptr ? Cat(" (SIG", name, ")") : std::string());
+    }
+    case How::kUnknown: break;
+  }
+  return "ended (status unknown)";
+}
+
+const ptx::Site* ProcessResult::FindSite(uint32_t site_id, const ModuleTable** module) const {
+  for (const ModuleTable& m : modules) {
+    if (site_id >= m.site_base && site_id - m.site_base < m.sites.sites.size()) {
+      if (module != nullptr) *module = &m;
+      return &m.sites.sites[site_id - m.site_base];
+    }
+  }
+  return nullptr;
+}
+
+const std::string* ProcessResult::KernelName(uint32_t name_id) const {
+  auto it = kernel_names.find(name_id);
+  return it == kernel_names.end() ? nullptr : &it->second;
+}
+
+const AllocationEntry* ProcessResult::FindAllocation(uint64_t address) const {
+  auto it = allocations.upper_bound(address);
+  if (it == allocations.begin()) return nullptr;
+  --it;
+  return address - it->second.base < it->second.size ? &it->second : nullptr;
+}
+
+uint64_t SessionResult::races() const {
+  uint64_t n = 0;
+  for (const ProcessResult* p : processes) n += p->report != nullptr ? p->report->size() : 0;
+  return n;
+}
+
+uint64_t SessionResult::dynamic_races() const {
+  uint64_t n = 0;
+  for (const ProcessResult* p : processes) n += p->report != nullptr ? p->report->total_dynamic() : 0;
+  return n;
+}
+
+// ---------------------------------------------------------------------------
+
+struct AnalysisSession::Process {
+  explicit Process(detector::DetectorOptions o) : detector(o) {}
+  struct OpenLaunch {
+    Record begin{};
+    Record end{};
+    uint32_t rings = 0;
+    bool selected = true;
+    std::vector<std::vector<Record>> buffers;
+    std::vector<bool> ended;  // end marker seen on ring r
+    std::optional<std::vector<uint64_t>> expected;  // from kLaunchEnd
+  };
+  ProcessResult result;
+  transport::MessageStream stream;
+  detector::Detector detector;
+  std::optional<OpenLaunch> open;
+  bool exit_seen = false;
+  bool gave_up = false;  // the stream is corrupt: stop reading it
+};
+
+AnalysisSession::AnalysisSession(transport::Segment segment, SessionOptions options)
+    : segment_(std::move(segment)), options_(std::move(options)) {
+  segment_.header().daemon_pid.store(static_cast<uint32_t>(getpid()), std::memory_order_release);
+}
+
+AnalysisSession::~AnalysisSession() = default;
+
+void AnalysisSession::Error(std::string message) { errors_.push_back(std::move(message)); }
+
+bool AnalysisSession::KernelSelected(const Process& p, uint32_t name_id) const {
+  if (!options_.kernel_include && !options_.kernel_exclude) return true;
+  const std::string* mangled = p.result.KernelName(name_id);
+  const std::string name = mangled != nullptr ? *mangled : Cat("kernel#", name_id);
+  const std::string demangled = Demangled(name);
+  auto matches = [&](const std::regex& re) {
+    return std::regex_search(name, re) || std::regex_search(demangled, re);
+  };
+  if (options_.kernel_include && !matches(*options_.kernel_include)) return false;
+  if (options_.kernel_exclude && matches(*options_.kernel_exclude)) return false;
+  return true;
+}
+
+bool AnalysisSession::Poll() {
+  bool progress = false;
+  const uint32_t slots = segment_.layout().max_processes;
+  for (uint32_t s = 0; s < slots; ++s) {
+    if (by_slot_.contains(s)) continue;
+    const auto state = static_cast<transport::SlotState>(segment_.slot(s).state.load(std::memory_order_acquire));
+    if (state != transport::SlotState::kActive && state != transport::SlotState::kExited) continue;
+    detector::DetectorOptions dopts;
+    dopts.warp_model = options_.warp_model;
+    auto p = std::make_unique<Process>(dopts);
+    p->result.slot = s;
+    p->result.pid = segment_.slot(s).pid.load(std::memory_order_relaxed);
+    p->result.report = &p->detector.Report();
+    by_slot_[s] = p.get();
+    processes_.push_back(std::move(p));
+    progress = true;
+  }
+  for (auto& p : processes_) progress |= PollProcess(*p);
+  return progress;
+}
+
+bool AnalysisSession::PollProcess(Process& p) {
+  if (p.gave_up) return false;
+  bool progress = false;
+  // Bounded, so that one busy process cannot starve the others (or the control fd).
+  for (int round = 0; round < 64; ++round) {
+    // Channel before rings: a producer sends kLaunchEnd / kExit after its
+    // pushes, so once those are read the ring pass sees every record.
+    bool step = HandleMessages(p);
+    step |= DrainOpenLaunch(p);
+    if (p.open && p.open->expected && std::all_of(p.open->ended.begin(), p.open->ended.end(),
+                                                  [](bool e) { return e; })) {
+      AnalyseLaunch(p, /*complete=*/true);
+      step = true;
+    }
+    if (!step || p.gave_up) break;
+    progress = true;
+  }
+  return progress;
+}
+
+bool AnalysisSession::HandleMessages(Process& p) {
+  transport::ByteChannel channel = segment_.channel(p.result.slot);
+  p.stream.Fill(channel);
+  bool progress = false;
+  transport::MessageStream::Message m;
+  const uint32_t pid = p.result.pid;
+  // Messages after a kLaunchEnd wait until that launch has been analysed.
+  while (!(p.open && p.open->expected) && p.stream.Next(&m)) {
+    progress = true;
+    transport::PayloadReader r(m.payload);
+    auto malformed = [&] { Error(Cat("process ", pid, ": malformed ", transport::MessageTypeName(m.type),
+                                     " message (", m.payload.size(), " bytes)")); };
+    switch (m.type) {
+      case MessageType::kHello: {
+        std::string_view rest = r.Rest();
+        p.result.command_line.clear();
+        size_t start = 0;
+        for (size_t i = 0; i < rest.size(); ++i)
+          if (rest[i] == '\0') p.result.command_line.emplace_back(rest.substr(start, i - start)), start = i + 1;
+        break;
+      }
+      case MessageType::kModule: {
+        ModuleTable mod;
+        uint32_t name_len = 0;
+        std::string_view name;
+        if (!r.U32(&mod.module_id) || !r.U32(&mod.site_base) || !r.U32(&name_len) || !r.Bytes(name_len, &name)) {
+          malformed();
+          break;
+        }
+        mod.name = std::string(name);
+        std::string_view json_text = r.Rest();
+        nlohmann::json json = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, false);
+        absl::StatusOr<ptx::SiteTable> sites = json.is_discarded()
+                                                   ? absl::InvalidArgumentError("not JSON")
+                                                   : ptx::SiteTable::FromJson(json);
+        if (!sites.ok()) {
+          Error(Cat("process ", pid, ": site table of module ", mod.name, " unreadable: ", sites.status().message()));
+          break;
+        }
+        mod.sites = std::move(*sites);
+        p.result.modules.push_back(std::move(mod));
+        break;
+      }
+      case MessageType::kKernelName: {
+        uint32_t id = 0;
+        if (!r.U32(&id)) {
+          malformed();
+          break;
+        }
+        p.result.kernel_names[id] = std::string(r.Rest());
+        break;
+      }
+      case MessageType::kLaunchBegin: {
+        Process::OpenLaunch launch;
+        if (!r.Rec(&launch.begin) || !r.U32(&launch.rings) || launch.rings == 0 ||
+            launch.rings > segment_.layout().rings_per_process ||
+            protocol::OpOf(launch.begin.header) != Op::kKernelBegin) {
+          malformed();
+          p.gave_up = true;  // the rings cannot be attributed any more
+          return true;
+        }
+        if (p.open) {
+          Error(Cat("process ", pid, ": launch ", p.open->begin.kernel.launch_id, " never ended"));
+          AnalyseLaunch(p, /*complete=*/false);
+        }
+        launch.selected = KernelSelected(p, launch.begin.kernel.name_id);
+        launch.buffers.resize(launch.rings);
+        launch.ended.assign(launch.rings, false);
+        p.open = std::move(launch);
+        break;
+      }
+      case MessageType::kLaunchEnd: {
+        Record end{};
+        uint32_t rings = 0;
+        if (!r.Rec(&end) || !r.U32(&rings) || !p.open || rings != p.open->rings) {
+          malformed();
+          p.gave_up = true;
+          return true;
+        }
+        std::vector<uint64_t> counts(rings);
+        for (uint64_t& c : counts)
+          if (!r.U64(&c)) {
+            malformed();
+            p.gave_up = true;
+            return true;
+          }
+        p.open->end = end;
+        p.open->expected = std::move(counts);
+        break;
+      }
+      case MessageType::kAllocation: {
+        AllocationEntry a;
+        uint32_t kind = 0;
+        if (!r.U64(&a.base) || !r.U64(&a.size) || !r.U32(&kind)) {
+          malformed();
+          break;
+        }
+        a.kind = static_cast<transport::AllocationKind>(kind);
+        a.label = std::string(r.Rest());
+        // A new allocation replaces those it overlaps (memory is reused).
+        auto it = p.result.allocations.lower_bound(a.base);
+        if (it != p.result.allocations.begin() && std::prev(it)->second.base + std::prev(it)->second.size > a.base)
+          --it;
+        while (it != p.result.allocations.end() && it->first < a.base + a.size) it = p.result.allocations.erase(it);
+        p.result.allocations[a.base] = std::move(a);
+        break;
+      }
+      case MessageType::kFree: {
+        uint64_t base = 0;
+        if (!r.U64(&base)) {
+          malformed();
+          break;
+        }
+        if (auto it = p.result.allocations.find(base); it != p.result.allocations.end()) it->second.freed = true;
+        break;
+      }
+      case MessageType::kExit: {
+        int32_t status = 0;
+        (void)r.I32(&status);
+        p.exit_seen = true;
+        p.result.exited_normally = true;
+        p.result.exit_status = status;
+        break;
+      }
+      case MessageType::kDiagnostic:
+        p.result.diagnostics.emplace_back(r.Rest());
+        break;
+      default:
+        Error(Cat("process ", pid, ": unknown message type ", static_cast<uint32_t>(m.type)));
+        break;
+    }
+  }
+  if (p.stream.error()) {
+    Error(Cat("process ", pid, ": side-table channel corrupt (oversized frame); stopped reading it"));
+    p.gave_up = true;
+  }
+  return progress;
+}
+
+bool AnalysisSession::DrainOpenLaunch(Process& p) {
+  if (!p.open) return false;
+  bool progress = false;
+  constexpr size_t kBatch = 256;
+  Record scratch[kBatch];
+  for (uint32_t r = 0; r < p.open->rings; ++r) {
+    if (p.open->ended[r]) continue;
+    transport::RecordRing ring = segment_.ring(p.result.slot, r);
+    std::vector<Record>& buf = p.open->buffers[r];
+    for (int batch = 0; batch < 64; ++batch) {  // at most 16384 records per ring per call
+      const size_t got = ring.PeekBatch(scratch);
+      size_t take = got, keep = got;
+      for (size_t i = 0; i < got; ++i) {
+        if (protocol::OpOf(scratch[i].header) == Op::kKernelEnd) {  // this ring's end marker
+          take = i + 1;
+          keep = i;
+          p.open->ended[r] = true;
+          break;
+        }
+      }
+      ring.Consume(take);
+      buf.insert(buf.end(), scratch, scratch + keep);
+      p.result.records_received += keep;
+      progress |= take != 0;
+      if (p.open->ended[r] || got < kBatch) break;
+    }
+  }
+  return progress;
+}
+
+void AnalysisSession::AnalyseLaunch(Process& p, bool complete) {
+  Process::OpenLaunch& launch = *p.open;
+  const uint64_t launch_id = launch.begin.kernel.launch_id;
+  const uint32_t pid = p.result.pid;
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < launch.rings; ++r) {
+    total += launch.buffers[r].size();
+    if (complete && launch.expected && (*launch.expected)[r] != launch.buffers[r].size())
+      Error(Cat("process ", pid, " launch ", launch_id, " ring ", r, ": ", (*launch.expected)[r],
+                " records produced, ", launch.buffers[r].size(), " received"));
+  }
+  LaunchSummary summary;
+  summary.begin = launch.begin;
+  summary.records = total;
+  summary.complete = complete;
+  summary.analysed = launch.selected;
+  if (launch.selected) {
+    std::vector<detector::RingInput> rings(launch.rings);
+    for (uint32_t r = 0; r < launch.rings; ++r) rings[r].records = launch.buffers[r];
+    detector::ParallelOptions popts;
+    popts.workers = options_.analysis_workers;
+    const uint64_t before = p.detector.Stats().records;
+    absl::Status s = detector::AnalyzeLaunchParallel(p.detector, launch.begin, rings, popts);
+    if (!s.ok()) Error(Cat("process ", pid, " launch ", launch_id, ": analysis failed: ", s.message()));
+    // The detector counts the kKernelBegin record too.
+    const uint64_t analysed = p.detector.Stats().records - before;
+    const uint64_t handed = total + 1;
+    if (analysed != handed)
+      Error(Cat("process ", pid, " launch ", launch_id, ": ", total, " records received, ",
+                analysed > 0 ? analysed - 1 : 0, " analysed"));
+    p.result.records_analysed += analysed > 0 ? analysed - 1 : 0;
+  } else {
+    p.result.records_skipped += total;
+  }
+  p.result.launches[launch_id] = summary;
+  p.open.reset();
+  transport::SegmentHeader& h = segment_.header();
+  h.launches_analysed.fetch_add(1, std::memory_order_relaxed);
+  h.records_analysed.fetch_add(total, std::memory_order_relaxed);
+  uint64_t races = 0;
+  for (const auto& q : processes_) races += q->detector.Report().size();
+  h.races_found.store(races, std::memory_order_relaxed);
+}
+
+void AnalysisSession::Finish(const AppEnd& app_end) {
+  const auto deadline = std::chrono::steady_clock::now() + options_.grace;
+  // Wait until every attached process has exited (or died) and is drained.
+  for (;;) {
+    const bool progress = Poll();
+    bool all_done = true;
+    for (auto& p : processes_) {
+      if (p->gave_up) continue;
+      const auto state =
+          static_cast<transport::SlotState>(segment_.slot(p->result.slot).state.load(std::memory_order_acquire));
+      const bool finished = (p->exit_seen && state == transport::SlotState::kExited && !p->open) ||
+                            !ProcessAlive(p->result.pid);
+      all_done &= finished;
+    }
+    if (all_done && !progress) break;
+    if (std::chrono::steady_clock::now() > deadline) break;
+    if (!progress) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  while (Poll()) {
+  }
+  for (auto& p : processes_) {
+    ProcessResult& res = p->result;
+    const std::string who = Cat("process ", res.pid,
+                                res.command_line.empty() ? std::string() : Cat(" (", res.command_line[0], ")"));
+    const bool alive = ProcessAlive(res.pid);
+    if (p->open) {
+      const std::string* kernel = res.KernelName(p->open->begin.kernel.name_id);
+      incomplete_.push_back(Cat(who, " ended during launch ", p->open->begin.kernel.launch_id, " of ",
+                                kernel != nullptr ? Demangled(*kernel) : std::string("an unknown kernel"),
+                                ": records after that point are missing"));
+      AnalyseLaunch(*p, /*complete=*/false);
+    }
+    if (!p->exit_seen) {
+      if (alive)
+        incomplete_.push_back(Cat(who, " was still running when the report was written"));
+      else
+        incomplete_.push_back(Cat(who, " did not exit normally (the app ", app_end.Describe(), ")"));
+    }
+    // Nothing lost: every record produced on a ring was consumed.
+    const uint32_t rings = segment_.slot(res.slot).rings_used.load(std::memory_order_relaxed);
+    for (uint32_t r = 0; r < rings; ++r) {
+      transport::RecordRing ring = segment_.ring(res.slot, r);
+      if (ring.produced() != ring.consumed())
+        Error(Cat(who, " ring ", r, ": ", ring.produced(), " records produced, ", ring.consumed(),
+                  " consumed (lost)"));
+    }
+    if (res.records_received != res.records_analysed + res.records_skipped)
+      Error(Cat(who, ": ", res.records_received, " records received, ", res.records_analysed, " analysed, ",
+                res.records_skipped, " skipped by kernel filters"));
+    res.stats = p->detector.Stats();
+    if (res.stats.malformed_records != 0)
+      Error(Cat(who, ": ", res.stats.malformed_records,
+                " malformed records rejected by the detector: ", p->detector.status().message()));
+  }
+}
+
+SessionResult AnalysisSession::result() const {
+  SessionResult r;
+  for (const auto& p : processes_) r.processes.push_back(&p->result);
+  r.errors = errors_;
+  r.incomplete_reasons = incomplete_;
+  r.warp_model = options_.warp_model;
+  return r;
+}
+
+}  // namespace barracuda::daemon

@@ -1,0 +1,143 @@
+// The analysis session of barracudad: drains every attached process's rings
+// and side-table channel (device_logger/shm_transport.h), analyses each launch
+// with the detector once all of its records arrived, keeps the per-process side
+// tables a report needs, and checks that every record produced was analysed.
+//
+//   AnalysisSession s(std::move(segment), options);
+//   while (!done) s.Poll();              // drain + analyse what is there
+//   s.Finish(app_end);                   // drain the rest, close open launches
+//   WriteReports(s.result(), ...);       // report_output.h
+//
+// Single-threaded polling; each complete launch is analysed with
+// AnalyzeLaunchParallel over its rings (TBB workers, stamp-ordered sync).
+// A launch is buffered whole before analysis (the parallel engine takes
+// complete rings): memory grows with the records of the largest launch.
+#ifndef BARRACUDA_HOST_DETECTOR_DAEMON_SESSION_H_
+#define BARRACUDA_HOST_DETECTOR_DAEMON_SESSION_H_
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "device_logger/shm_transport.h"
+#include "host_detector/detector.h"
+#include "host_detector/report_model.h"
+#include "ptx_rewriter/site_table.h"
+
+namespace barracuda::daemon {
+
+struct SessionOptions {
+  detector::WarpModel warp_model = detector::WarpModel::kIts;
+  unsigned analysis_workers = 2;                 // TBB workers per launch
+  std::optional<std::regex> kernel_include;      // analyse only kernels matching (mangled or demangled)
+  std::optional<std::regex> kernel_exclude;      // skip kernels matching
+  std::string kernel_include_text, kernel_exclude_text;
+  // After Finish() is called, how long to wait for other processes still alive.
+  std::chrono::milliseconds grace{5000};
+};
+
+// How the app ended, as the CLI saw it.
+struct AppEnd {
+  enum class How { kExited, kSignaled, kUnknown } how = How::kUnknown;
+  int code = 0;  // exit status or signal number
+  std::string Describe() const;
+};
+
+struct ModuleTable {
+  uint32_t module_id = 0;
+  uint32_t site_base = 0;
+  std::string name;
+  ptx::SiteTable sites;
+};
+
+struct AllocationEntry {
+  uint64_t base = 0, size = 0;
+  transport::AllocationKind kind = transport::AllocationKind::kDevice;
+  std::string label;
+  bool freed = false;
+};
+
+struct LaunchSummary {
+  protocol::Record begin{};
+  uint64_t records = 0;
+  bool analysed = false;  // false: filtered out by --kernel-include/-exclude
+  bool complete = true;   // false: the process died during the launch
+};
+
+// Everything known about one attached process.
+struct ProcessResult {
+  uint32_t pid = 0;
+  uint32_t slot = 0;
+  std::vector<std::string> command_line;
+  std::vector<ModuleTable> modules;  // in arrival order
+  absl::flat_hash_map<uint32_t, std::string> kernel_names;  // name id -> mangled
+  std::map<uint64_t, AllocationEntry> allocations;           // base -> allocation
+  std::map<uint64_t, LaunchSummary> launches;                // launch id -> launch
+  std::vector<std::string> diagnostics;                      // from the producer
+  bool exited_normally = false;  // sent kExit
+  int32_t exit_status = 0;
+  uint64_t records_received = 0;   // consumed from the rings (markers excluded)
+  uint64_t records_analysed = 0;   // handed to the detector
+  uint64_t records_skipped = 0;    // of filtered-out launches
+  detector::Statistics stats;
+  const detector::RaceReport* report = nullptr;  // owned by the session
+
+  const ptx::Site* FindSite(uint32_t site_id, const ModuleTable** module = nullptr) const;
+  const std::string* KernelName(uint32_t name_id) const;
+  const AllocationEntry* FindAllocation(uint64_t address) const;
+};
+
+struct SessionResult {
+  std::vector<const ProcessResult*> processes;  // in attach order
+  std::vector<std::string> errors;              // lost records, malformed streams, ...
+  std::vector<std::string> incomplete_reasons;  // empty: the analysis saw the whole run
+  std::string backend = "emu";
+  detector::WarpModel warp_model = detector::WarpModel::kIts;
+  uint64_t races() const;          // distinct, over all processes
+  uint64_t dynamic_races() const;
+  bool complete() const { return incomplete_reasons.empty(); }
+};
+
+class AnalysisSession {
+ public:
+  AnalysisSession(transport::Segment segment, SessionOptions options);
+  ~AnalysisSession();
+
+  // One pass over every slot: read side tables, drain rings, analyse launches
+  // whose records are all in. Returns true when it made progress.
+  bool Poll();
+  // The app ended: drain what reached the segment, wait (up to options.grace)
+  // for other attached processes that are still alive, analyse open launches
+  // as incomplete, check produced vs analysed counts.
+  void Finish(const AppEnd& app_end);
+
+  SessionResult result() const;
+  transport::Segment& segment() { return segment_; }
+  size_t process_count() const { return processes_.size(); }
+
+ private:
+  struct Process;
+  bool PollProcess(Process& p);
+  bool HandleMessages(Process& p);
+  bool DrainOpenLaunch(Process& p);
+  void AnalyseLaunch(Process& p, bool complete);
+  bool KernelSelected(const Process& p, uint32_t name_id) const;
+  void Error(std::string message);
+
+  transport::Segment segment_;
+  SessionOptions options_;
+  std::vector<std::unique_ptr<Process>> processes_;
+  absl::flat_hash_map<uint32_t, Process*> by_slot_;
+  std::vector<std::string> errors_;
+  std::vector<std::string> incomplete_;
+};
+
+}  // namespace barracuda::daemon
+
+#endif  // BARRACUDA_HOST_DETECTOR_DAEMON_SESSION_H_

@@ -1,0 +1,245 @@
+// AnalysisSession in-process, fed by the emulator's ShmRecordSink (and by a
+// raw transport::Producer for malformed streams): races with file:line from
+// the site tables, several rings, kernel filters, a producer killed during a
+// launch, lost records, several processes on one segment.
+#include "host_detector/daemon/session.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "host_detector/daemon/report_output.h"
+#include "host_detector/daemon/tests/racy_stream.h"
+#include "ptx_emulator/runtime/shm_sink.h"
+
+namespace barracuda::daemon {
+namespace {
+
+using testing::EmitLaunch;
+using testing::EmitModule;
+using testing::RacyStream;
+
+constexpr transport::Layout kSmall{.max_processes = 4, .rings_per_process = 4, .ring_capacity = 64,
+                                   .channel_bytes = 4096};
+
+struct Fixture {
+  std::string name = transport::Segment::UniqueName();
+  std::unique_ptr<AnalysisSession> session;
+  explicit Fixture(SessionOptions options = {}) {
+    absl::StatusOr<transport::Segment> seg = transport::Segment::Create(name, kSmall);
+    REQUIRE(seg.ok());
+    options.grace = std::chrono::milliseconds(2000);
+    session = std::make_unique<AnalysisSession>(std::move(*seg), std::move(options));
+  }
+  ~Fixture() { (void)transport::Segment::Unlink(name); }
+  std::unique_ptr<emu::ShmRecordSink> Sink() {
+    auto sink = emu::ShmRecordSink::Attach(name);
+    REQUIRE(sink.ok());
+    return std::move(*sink);
+  }
+  SessionResult Run(AppEnd end = {AppEnd::How::kExited, 0}) {
+    while (session->Poll()) {
+    }
+    session->Finish(end);
+    return session->result();
+  }
+};
+
+std::set<uint32_t> SitesOf(const detector::RaceEntry& e) { return {e.key.earlier_site, e.key.later_site}; }
+
+TEST_CASE("session: a racy launch is found, with source lines from the site table", "[daemon]") {
+  Fixture f;
+  {
+    auto sink = f.Sink();
+    EmitModule(*sink);
+    EmitLaunch(*sink, RacyStream{});
+    sink->Detach(0);
+  }
+  SessionResult r = f.Run();
+  INFO(MinimalJsonReport(r, {}).dump(2));
+  REQUIRE(r.processes.size() == 1);
+  const ProcessResult& p = *r.processes[0];
+  CHECK(p.pid == static_cast<uint32_t>(getpid()));
+  CHECK(p.exited_normally);
+  CHECK_FALSE(p.command_line.empty());
+  CHECK(p.records_received == 2);
+  CHECK(p.records_analysed == 2);
+  CHECK(r.errors.empty());
+  CHECK(r.complete());
+  REQUIRE(r.races() == 1);
+  const detector::RaceEntry& e = p.report->entries()[0];
+  CHECK(e.key.kind == detector::RaceKind::kReadAfterWrite);
+  CHECK(e.first.cls == detector::RaceClass::kInterBlock);
+  CHECK(e.key.earlier_site == 0);
+  CHECK(e.key.later_site == 1);
+  CHECK(e.count == 32);
+  nlohmann::json j = MinimalJsonReport(r, {});
+  CHECK(j["races"][0]["first"]["location"] == "racy.cu:12");
+  CHECK(j["races"][0]["second"]["location"] == "racy.cu:15");
+  CHECK(j["races"][0]["kernel"] == "racy(int*)");
+  CHECK(j["races"][0]["kind"] == "RAW");
+}
+
+TEST_CASE("session: the clean twin has no race", "[daemon]") {
+  Fixture f;
+  {
+    auto sink = f.Sink();
+    EmitModule(*sink);
+    EmitLaunch(*sink, RacyStream{.racy = false});
+  }  // the sink's destructor detaches
+  SessionResult r = f.Run();
+  CHECK(r.races() == 0);
+  CHECK(r.complete());
+  CHECK(r.errors.empty());
+  REQUIRE(r.processes.size() == 1);
+  CHECK(r.processes[0]->records_analysed == 2);
+}
+
+TEST_CASE("session: blocks on several rings are analysed in parallel", "[daemon]") {
+  Fixture f;
+  {
+    auto sink = f.Sink();
+    EmitModule(*sink);
+    for (uint64_t launch = 1; launch <= 3; ++launch) EmitLaunch(*sink, RacyStream{.workers = 2, .launch_id = launch});
+    // More workers than rings: rings are shared, records still arrive.
+    EmitLaunch(*sink, RacyStream{.workers = 9, .launch_id = 4});
+  }
+  SessionResult r = f.Run();
+  CHECK(r.errors.empty());
+  REQUIRE(r.processes.size() == 1);
+  CHECK(r.processes[0]->launches.size() == 4);
+  CHECK(r.processes[0]->records_analysed == 8);
+  // The same site pair in every launch. Which of the two concurrent blocks is
+  // analysed first depends on the worker interleaving, so a launch may report
+  // it as RAW (0 -> 1) or as WAR (1 -> 0): one or two entries.
+  REQUIRE(r.races() >= 1);
+  REQUIRE(r.races() <= 2);
+  for (const detector::RaceEntry& e : r.processes[0]->report->entries()) {
+    CHECK(SitesOf(e) == std::set<uint32_t>{0, 1});
+    CHECK(e.first.cls == detector::RaceClass::kInterBlock);
+  }
+  CHECK(r.dynamic_races() == 4 * 32);
+}
+
+TEST_CASE("session: kernel filters skip launches but still drain them", "[daemon]") {
+  SessionOptions excl;
+  excl.kernel_exclude.emplace("racy");
+  SessionOptions incl;
+  incl.kernel_include.emplace("^other");
+  SessionOptions incl_demangled;
+  incl_demangled.kernel_include.emplace("^racy\\(int\\*\\)$");  // demangled names match too
+  for (auto* options : {&excl, &incl, &incl_demangled}) {
+    Fixture f(*options);
+    {
+      auto sink = f.Sink();
+      EmitModule(*sink);
+      EmitLaunch(*sink, RacyStream{});
+    }
+    SessionResult r = f.Run();
+    CHECK(r.errors.empty());
+    REQUIRE(r.processes.size() == 1);
+    if (options == &incl_demangled) {
+      CHECK(r.races() == 1);
+      CHECK(r.processes[0]->records_analysed == 2);
+    } else {
+      CHECK(r.races() == 0);
+      CHECK(r.processes[0]->records_skipped == 2);
+      CHECK_FALSE(r.processes[0]->launches.begin()->second.analysed);
+    }
+  }
+}
+
+TEST_CASE("session: a producer killed during a launch: what reached the rings is analysed", "[daemon]") {
+  Fixture f;
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto sink = emu::ShmRecordSink::Attach(f.name);
+    if (!sink.ok()) _exit(10);
+    EmitModule(**sink);
+    EmitLaunch(**sink, RacyStream{.workers = 2, .end_launch = false});
+    kill(getpid(), SIGKILL);
+    _exit(11);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  SessionResult r = f.Run({AppEnd::How::kSignaled, SIGKILL});
+  REQUIRE(r.processes.size() == 1);
+  CHECK(r.processes[0]->pid == static_cast<uint32_t>(child));
+  CHECK_FALSE(r.processes[0]->exited_normally);
+  CHECK(r.races() == 1);
+  CHECK_FALSE(r.complete());
+  REQUIRE(r.incomplete_reasons.size() == 2);
+  CHECK_THAT(r.incomplete_reasons[0], Catch::Contains("ended during launch 1 of racy(int*)"));
+  CHECK_THAT(r.incomplete_reasons[1], Catch::Contains("killed by signal 9 (SIGKILL)"));
+  CHECK(r.errors.empty());
+}
+
+TEST_CASE("session: fewer records than the producer counted is an error", "[daemon]") {
+  Fixture f;
+  {
+    auto producer = transport::Producer::Attach(f.name);
+    REQUIRE(producer.ok());
+    protocol::Record begin{};
+    begin.header.op = static_cast<uint8_t>(protocol::Op::kKernelBegin);
+    begin.kernel.grid[0] = begin.kernel.grid[1] = begin.kernel.grid[2] = 1;
+    begin.kernel.block[0] = 32, begin.kernel.block[1] = begin.kernel.block[2] = 1;
+    begin.kernel.launch_id = 1;
+    REQUIRE((*producer)->SendLaunchBegin(begin, 1));
+    protocol::Record w{};
+    w.header.op = static_cast<uint8_t>(protocol::Op::kWrite);
+    w.header.access_size = 4;
+    w.header.active_mask = 1;
+    w.addr[0] = 0x1000;
+    REQUIRE((*producer)->PushRecord(0, w));
+    protocol::Record end{};
+    end.header.op = static_cast<uint8_t>(protocol::Op::kKernelEnd);
+    const uint64_t claimed[] = {2};  // says 2, sent 1
+    REQUIRE((*producer)->EndLaunch(end, claimed));
+  }
+  SessionResult r = f.Run();
+  REQUIRE(r.errors.size() == 1);
+  CHECK_THAT(r.errors[0], Catch::Contains("2 records produced, 1 received"));
+}
+
+TEST_CASE("session: several processes feed one session, races name their process", "[daemon]") {
+  Fixture f;
+  std::vector<pid_t> children;
+  for (int i = 0; i < 2; ++i) {
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      auto sink = emu::ShmRecordSink::Attach(f.name);
+      if (!sink.ok()) _exit(10);
+      EmitModule(**sink);
+      EmitLaunch(**sink, RacyStream{.workers = 2, .racy = i == 0});
+      (*sink)->Detach(0);
+      _exit(0);
+    }
+    children.push_back(child);
+  }
+  for (pid_t c : children) {
+    int status = 0;
+    REQUIRE(waitpid(c, &status, 0) == c);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  SessionResult r = f.Run();
+  CHECK(r.errors.empty());
+  CHECK(r.complete());
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.races() == 1);
+  for (const ProcessResult* p : r.processes) {
+    const bool racy_one = p->pid == static_cast<uint32_t>(children[0]);
+    CHECK(p->report->size() == (racy_one ? 1u : 0u));
+  }
+  nlohmann::json j = MinimalJsonReport(r, {});
+  CHECK(j["races"][0]["process"] == children[0]);
+}
+
+}  // namespace
+}  // namespace barracuda::daemon
