@@ -93,6 +93,7 @@ class LaunchRunner {
   uint64_t total_blocks_ = 0;
   uint64_t launch_id_ = 0;
   std::vector<uint64_t> params_;  // 8-byte aligned parameter buffer
+  uint64_t grid_workspace_ = 0;   // cooperative launch: the grid barrier word (device address)
   std::atomic<uint64_t> next_block_{0};
   std::atomic<bool> stop_{false};
   std::mutex error_mu_;
@@ -212,6 +213,13 @@ void LaunchRunner::InitBlockObject(Worker& worker, Block& b) {
     SetSregAll(*w, SpecialReg::kNwarpId, d.max_threads_per_sm / kLanes);
     SetSregAll(*w, SpecialReg::kNsmId, d.sm_count);
     SetSregAll(*w, SpecialReg::kGridId, launch_id_);
+    // Cooperative launches: cooperative groups' grid.sync() finds its barrier
+    // word through %envreg1 (high half) and %envreg2 (low half), as the CUDA
+    // driver passes it; zero otherwise (grid.sync() then traps, as on a GPU
+    // without a cooperative launch).
+    SetSregAll(*w, static_cast<SpecialReg>(static_cast<uint32_t>(SpecialReg::kEnvReg0) + 1), grid_workspace_ >> 32);
+    SetSregAll(*w, static_cast<SpecialReg>(static_cast<uint32_t>(SpecialReg::kEnvReg0) + 2),
+               grid_workspace_ & 0xffffffffu);
     // Clusters: one block per cluster (no cluster launches yet).
     SetSregAll(*w, SpecialReg::kNclusterIdX, config_.grid.x);
     SetSregAll(*w, SpecialReg::kNclusterIdY, config_.grid.y);
@@ -383,6 +391,19 @@ void LaunchRunner::RunWorker(Worker& worker) {
 
 absl::Status LaunchRunner::Run() {
   if (absl::Status s = Validate(); !s.ok()) return s;
+  struct WorkspaceRelease {
+    Device& device;
+    uint64_t address;
+    ~WorkspaceRelease() {
+      if (address != 0) (void)device.memory().Free(reinterpret_cast<void*>(address));
+    }
+  };
+  if (config_.cooperative) {
+    auto ws = device_.memory().Allocate(256, DeviceMemory::Kind::kDevice, "grid barrier workspace");
+    if (!ws.ok()) return ws.status();
+    grid_workspace_ = reinterpret_cast<uint64_t>(*ws);
+  }
+  WorkspaceRelease release_workspace{device_, grid_workspace_};
   launch_id_ = device_.launch_counter_.fetch_add(1) + 1;
   RecordSink* sink = device_.sink_;
   const uint32_t requested = std::max<uint32_t>(1, device_.schedule().workers);
