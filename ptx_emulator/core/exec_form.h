@@ -158,7 +158,7 @@ struct Function {
   std::vector<Param> params;
   std::vector<Param> returns;
   uint32_t param_buffer_bytes = 0;       // .entry: total parameter buffer size
-  uint32_t static_shared_bytes = 0;      // .entry: .shared variables reachable from it (module-wide)
+  uint32_t static_shared_bytes = 0;      // .entry: extent of the .shared variables it reaches (decode/README.md)
   uint32_t max_threads = 1024;           // .entry: from .maxntid/.reqntid, else 1024
   const ptx::Function* source = nullptr;
 

@@ -11,6 +11,8 @@
 // identity (a .shared::cluster address of the own CTA equals its .shared::cta
 // offset; a generic address stays the same), any other rank names a CTA that
 // does not exist and faults; getctarank is 0.
+#include <string>
+
 #include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/ops/mem_access.h"
 

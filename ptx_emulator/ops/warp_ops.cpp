@@ -1,8 +1,10 @@
 // Warp primitives: shfl(.sync), vote(.sync), match.sync, redux.sync,
 // activemask, elect.sync, bar.warp.sync.
 //
-// The participating lanes of a primitive are its member mask (the operand's
-// value in the lowest executing lane) restricted to the lanes executing it.
+// The participating lanes of a primitive are its member mask restricted to
+// the lanes executing it; lanes naming different masks in one instruction are
+// handled as separate groups (SplitByMemberMask), lanes of a partial warp that
+// do not exist are never members.
 // On a GPU, naming a lane that does not execute the primitive is undefined
 // (Volta+ waits for it; a SIMT-stack interpreter cannot): the emulator takes
 // the values of the executing members only, and a shfl whose source lane is
@@ -30,6 +32,30 @@ using mem::ForLanes;
 inline uint32_t MemberMask(const Inst& inst, const WarpCtx& ctx, uint32_t exec, int index) {
   if (index < 0 || exec == 0) return kFullMask;
   return static_cast<uint32_t>(ctx.Src(inst.ops[index].ref)[Lane(exec)]);
+}
+
+using Handler = void (*)(const Inst&, WarpCtx&, uint32_t);
+
+// The lanes of one warp instruction may name different member masks: CUB's
+// 16-lane logical warps run one convergent shfl with 0x0000ffff in the low half
+// and 0xffff0000 in the high half. Then `self` runs once per distinct mask,
+// with exec = the lanes naming it, and this returns true; false when every
+// executing lane names the same mask (the handler goes on as usual).
+bool SplitByMemberMask(const Inst& inst, WarpCtx& ctx, uint32_t exec, int index, Handler self) {
+  if (index < 0 || exec == 0) return false;
+  const uint64_t* m = ctx.Src(inst.ops[index].ref);
+  const auto first = static_cast<uint32_t>(m[Lane(exec)]);
+  bool uniform = true;
+  ForLanes(exec, [&](uint32_t l) { uniform = uniform && static_cast<uint32_t>(m[l]) == first; });
+  if (uniform) return false;
+  for (uint32_t rest = exec; rest != 0 && !ctx.faulted();) {
+    const auto mask = static_cast<uint32_t>(m[Lane(rest)]);
+    uint32_t group = 0;
+    ForLanes(rest, [&](uint32_t l) { group |= static_cast<uint32_t>(m[l]) == mask ? 1u << l : 0; });
+    self(inst, ctx, group);
+    rest &= ~group;
+  }
+  return true;
 }
 
 void EmitWarpSync(const Inst& inst, WarpCtx& ctx, uint32_t members) {
@@ -66,6 +92,7 @@ inline void WritePred(uint32_t* p, uint32_t exec, uint32_t bits) {
 // ops: d[|p], a, b, c[, membermask]; imm = index of membermask or -1.
 template <ptx::ShflMode kMode>
 void Shfl(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (SplitByMemberMask(inst, ctx, exec, static_cast<int>(static_cast<int64_t>(inst.imm)), &Shfl<kMode>)) return;
   const uint32_t members = MemberMask(inst, ctx, exec, static_cast<int>(static_cast<int64_t>(inst.imm)));
   const uint32_t sources = members & exec;
   const uint64_t* a = ctx.Src(inst.ops[1].ref);
@@ -110,6 +137,7 @@ void Shfl(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 // ops: d, {!}a[, membermask]; d a predicate (all/any/uni) or a b32 (ballot).
 template <ptx::VoteMode kMode>
 void Vote(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (SplitByMemberMask(inst, ctx, exec, static_cast<int>(static_cast<int64_t>(inst.imm)), &Vote<kMode>)) return;
   const uint32_t members = MemberMask(inst, ctx, exec, static_cast<int>(static_cast<int64_t>(inst.imm)));
   const uint32_t set = members & exec;
   const Opnd& src = inst.ops[1];
@@ -138,6 +166,7 @@ void Vote(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 // ops: d[|p], a, membermask.
 template <bool kAll, bool k64>
 void Match(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (SplitByMemberMask(inst, ctx, exec, 2, &Match<kAll, k64>)) return;
   const uint32_t members = MemberMask(inst, ctx, exec, 2);
   const uint32_t set = members & exec;
   const uint64_t width = k64 ? ~uint64_t{0} : 0xffffffffu;
@@ -168,6 +197,7 @@ void Match(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 // ops: d, a, membermask.
 template <ptx::AtomOp kOp, bool kSigned>
 void Redux(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (SplitByMemberMask(inst, ctx, exec, 2, &Redux<kOp, kSigned>)) return;
   const uint32_t members = MemberMask(inst, ctx, exec, 2);
   const uint32_t set = members & exec;
   const uint64_t* a = ctx.Src(inst.ops[1].ref);
@@ -205,6 +235,7 @@ void Activemask(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 
 // ops: d|p, membermask. The leader is the lowest executing member.
 void Elect(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (SplitByMemberMask(inst, ctx, exec, 1, &Elect)) return;
   const uint32_t members = MemberMask(inst, ctx, exec, 1);
   const uint32_t set = members & exec;
   const ValuePredDst dst = Destination(inst.ops[0], ctx);
@@ -216,7 +247,7 @@ void Elect(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 
 // bar.warp.sync membermask: the lanes run in lockstep here; only the record.
 void WarpSync(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
-  if (exec == 0) return;
+  if (exec == 0 || SplitByMemberMask(inst, ctx, exec, 0, &WarpSync)) return;
   EmitWarpSync(inst, ctx, MemberMask(inst, ctx, exec, 0));
 }
 

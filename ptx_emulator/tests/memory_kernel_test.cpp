@@ -154,6 +154,65 @@ TEST_CASE("generic pointers to shared memory via cvta, isspacep", "[memory][e2e]
   for (uint32_t t = 0; t < 256; ++t) CHECK(got[t] == 1000 + 3 * ((t + 1) % 256));
 }
 
+TEST_CASE("mapa and getctarank in a cluster of one CTA, other ranks fault", "[memory][e2e]") {
+  const std::string body = R"(
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<10>;
+  .shared .align 4 .b8 buf[256];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  mov.u32 %r9, %cluster_ctarank;
+  mapa.shared::cluster.u32 %r5, %r4, %r9;
+  mul.lo.u32 %r10, %r1, 7;
+  st.shared::cluster.u32 [%r5], %r10;
+  bar.sync 0;
+  mapa.shared::cluster.u32 %r6, buf+8, 0;
+  getctarank.shared::cluster.u32 %r7, %r5;
+  xor.b32 %r11, %r1, 1;
+  shl.b32 %r11, %r11, 2;
+  mov.u64 %rd1, buf;
+  cvta.shared.u64 %rd2, %rd1;
+  cvt.u64.u32 %rd3, %r11;
+  add.s64 %rd4, %rd2, %rd3;
+  mapa.u64 %rd5, %rd4, 0;
+  ld.u32 %r8, [%rd5];
+  ld.param.u64 %rd6, [k_out];
+  cvta.to.global.u64 %rd6, %rd6;
+  mul.wide.u32 %rd7, %r1, 16;
+  add.s64 %rd8, %rd6, %rd7;
+  sub.u32 %r6, %r6, %r2;
+  sub.u32 %r5, %r5, %r2;
+  st.global.v4.u32 [%rd8], {%r5, %r6, %r7, %r8};
+  ret;
+)";
+  KernelRunner r(WrapKernel("cluster", ".param .u64 k_out", body, "sm_90"));
+  auto out = r.Alloc<uint32_t>(64 * 4);
+  const absl::Status status = r.Launch("cluster", {2, 1, 1}, {64, 1, 1}, out.device);
+  INFO(status.message());
+  REQUIRE(status.ok());
+  const auto got = r.Read(out);
+  for (uint32_t t = 0; t < 64; ++t) {
+    INFO("thread " << t);
+    // mapa to rank 0 keeps the offset (buf + 4*tid, buf+8), getctarank is 0, and
+    // a generic mapa'd pointer reads the neighbour's value.
+    CHECK(got[4 * t + 0] == 4 * t);
+    CHECK(got[4 * t + 1] == 8);
+    CHECK(got[4 * t + 2] == 0);
+    CHECK(got[4 * t + 3] == 7 * (t ^ 1));
+  }
+
+  std::string remote = body;
+  const std::string rank0 = "mapa.shared::cluster.u32 %r6, buf+8, 0;";
+  remote.replace(remote.find(rank0), rank0.size(), "mapa.shared::cluster.u32 %r6, buf+8, 1;");
+  KernelRunner bad(WrapKernel("cluster", ".param .u64 k_out", remote, "sm_90"));
+  auto out2 = bad.Alloc<uint32_t>(64 * 4);
+  const absl::Status s = bad.Launch("cluster", {1, 1, 1}, {64, 1, 1}, out2.device);
+  CHECK_FALSE(s.ok());
+  CHECK(std::string(s.message()).find("mapa to CTA rank 1") != std::string::npos);
+}
+
 TEST_CASE("misaligned and illegal global accesses fail the launch", "[memory][e2e]") {
   KernelRunner r(WrapKernel("bad", ".param .u64 k_out", R"(
   .reg .b64 %rd<4>;
@@ -299,6 +358,53 @@ TEST_CASE("vote, match, redux and ballot in a kernel", "[memory][e2e]") {
     CHECK(got[8 * t + 2] == sum);
     CHECK(got[8 * t + 3] == 0);
     CHECK(got[8 * t + 4] == live);
+  }
+}
+
+TEST_CASE("16-lane logical warps: each half names its own member mask", "[memory][e2e]") {
+  // As cub::WarpReduce<int, 16> does: one convergent shfl/vote/redux where the
+  // low half names 0x0000ffff and the high half 0xffff0000.
+  KernelRunner r(WrapKernel("halves", ".param .u64 k_out", R"(
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 16;
+  selp.b32 %r2, 65535, -65536, %p1;
+  mul.lo.u32 %r3, %r1, %r1;
+  shfl.sync.down.b32 %r4, %r3, 8, 4127, %r2;
+  add.u32 %r3, %r3, %r4;
+  shfl.sync.down.b32 %r4, %r3, 4, 4127, %r2;
+  add.u32 %r3, %r3, %r4;
+  shfl.sync.down.b32 %r4, %r3, 2, 4127, %r2;
+  add.u32 %r3, %r3, %r4;
+  shfl.sync.down.b32 %r4, %r3, 1, 4127, %r2;
+  add.u32 %r3, %r3, %r4;
+  and.b32 %r5, %r1, 1;
+  setp.eq.u32 %p2, %r5, 1;
+  vote.sync.ballot.b32 %r6, %p2, %r2;
+  redux.sync.max.u32 %r7, %r1, %r2;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r3, %r6, %r7, %r2};
+  ret;
+)"));
+  auto out = r.Alloc<uint32_t>(32 * 4);
+  const absl::Status status = r.Launch("halves", {1, 1, 1}, {32, 1, 1}, out.device);
+  INFO(status.message());
+  REQUIRE(status.ok());
+  const auto got = r.Read(out);
+  for (uint32_t half = 0; half < 2; ++half) {
+    uint32_t sum = 0;
+    for (uint32_t l = 0; l < 16; ++l) sum += (16 * half + l) * (16 * half + l);
+    INFO("half " << half);
+    CHECK(got[4 * (16 * half)] == sum);  // lane 0 of the logical warp
+    for (uint32_t l = 0; l < 16; ++l) {
+      const uint32_t t = 16 * half + l;
+      CHECK(got[4 * t + 1] == (half == 0 ? 0x0000aaaau : 0xaaaa0000u));
+      CHECK(got[4 * t + 2] == 16 * half + 15);
+    }
   }
 }
 
