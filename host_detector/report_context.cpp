@@ -245,13 +245,14 @@ std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
     // Entry order is detection order, which varies with how analysis workers
     // interleave rings. Code order does not: launch, then the unordered site
     // pair (site ids follow the PTX, so a report reads down through the code),
-    // then kind, then which site was first. The key is total (site pair + kind
-    // is unique in a report). std::sort, not stable_sort: libstdc++ 12's
+    // then kind, then which site was first, then class. The key is total (site
+    // pair + kind + class is unique in a report). std::sort, not stable_sort: libstdc++ 12's
     // stable_sort warns under clang 19.
     auto order = [](const detector::RaceEntry* e) {
       const uint32_t lo = std::min(e->key.earlier_site, e->key.later_site);
       const uint32_t hi = std::max(e->key.earlier_site, e->key.later_site);
-      return std::make_tuple(e->first.launch_id, lo, hi, static_cast<int>(e->key.kind), e->key.earlier_site);
+      return std::make_tuple(e->first.launch_id, lo, hi, static_cast<int>(e->key.kind), e->key.earlier_site,
+                             static_cast<int>(e->key.cls));
     };
     std::sort(entries.begin(), entries.end(),
               [&](const detector::RaceEntry* a, const detector::RaceEntry* b) { return order(a) < order(b); });

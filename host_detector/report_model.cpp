@@ -24,7 +24,7 @@ const char* RaceClassName(RaceClass cls) {
 }
 
 void RaceReport::Add(const RaceEvent& event) {
-  RaceKey key{event.earlier.site, event.later.site, event.kind};
+  RaceKey key{event.earlier.site, event.later.site, event.kind, event.cls};
   total_dynamic_++;
   auto [it, inserted] = index_.try_emplace(key, entries_.size());
   if (inserted) {

@@ -59,16 +59,21 @@ struct RaceEvent {
   AccessInfo later;
 };
 
-// De-duplication key: the pair of static sites and the kind.
+// De-duplication key: the pair of static sites, the kind and the class. The
+// class is part of the identity because one site pair can race in two ways
+// that need different fixes (an in-place stencil races between warps of a
+// block, which a __syncthreads() fixes, and across blocks, which it does not).
 struct RaceKey {
   uint32_t earlier_site = protocol::kNoSite;
   uint32_t later_site = protocol::kNoSite;
   RaceKind kind = RaceKind::kReadAfterWrite;
+  RaceClass cls = RaceClass::kInterBlock;
 
   friend bool operator==(const RaceKey&, const RaceKey&) = default;
   template <typename H>
   friend H AbslHashValue(H h, const RaceKey& k) {
-    return H::combine(std::move(h), k.earlier_site, k.later_site, static_cast<uint8_t>(k.kind));
+    return H::combine(std::move(h), k.earlier_site, k.later_site, static_cast<uint8_t>(k.kind),
+                      static_cast<uint8_t>(k.cls));
   }
 };
 

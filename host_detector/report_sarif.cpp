@@ -108,7 +108,8 @@ json ResultJson(const ResolvedRace& r) {
   result["message"] = Message(std::move(text));
   result["partialFingerprints"] = {
       {"barracudaRace/v1",
-       Fingerprint(ptx::Cat(detector::RaceKindName(r.kind), "|", r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled,
+       Fingerprint(ptx::Cat(detector::RaceKindName(r.kind), "|", detector::RaceClassName(r.cls), "|",
+                            r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled,
                             "|", AccessLocationText(r.earlier), "|", AccessLocationText(r.later)))}};
   json props = {{"class", detector::RaceClassName(r.cls)},
                 {"space", SpaceName(r.space)},
