@@ -4,7 +4,8 @@
 #
 #   barracuda_cuda_program(NAME n SOURCE f.cu [ARCH 75|90] [OUTPUT_DIR d]
 #                          [NVCC_FLAGS ...] [SOURCES more.cu ...] [INCLUDE_DIRS ...]
-#                          [ARGS ...] [PASS_REGEX re] [TIMEOUT s] [NO_TEST] [TEST_NAME t])
+#                          [ARGS ...] [PASS_REGEX re] [REFUSAL_REGEX re] [TIMEOUT s]
+#                          [NO_TEST] [TEST_NAME t])
 # The executable lands in OUTPUT_DIR (default: the current binary dir) as `n`.
 # The test passes when the program exits 0 (and prints PASS_REGEX if given).
 set(BARRACUDA_EMU_LIB_DIR ${CMAKE_BINARY_DIR}/ptx_emulator)
@@ -13,7 +14,7 @@ if(NOT TARGET cuda_programs)
 endif()
 
 function(barracuda_cuda_program)
-  cmake_parse_arguments(P "NO_TEST" "NAME;SOURCE;ARCH;OUTPUT_DIR;PASS_REGEX;TIMEOUT;TEST_NAME" "NVCC_FLAGS;SOURCES;ARGS;INCLUDE_DIRS" ${ARGN})
+  cmake_parse_arguments(P "NO_TEST" "NAME;SOURCE;ARCH;OUTPUT_DIR;PASS_REGEX;REFUSAL_REGEX;TIMEOUT;TEST_NAME" "NVCC_FLAGS;SOURCES;ARGS;INCLUDE_DIRS" ${ARGN})
   if(NOT P_ARCH)
     set(P_ARCH 75)
   endif()
@@ -48,7 +49,11 @@ function(barracuda_cuda_program)
   add_test(NAME "emu: ${P_TEST_NAME}" COMMAND ${exe} ${P_ARGS} WORKING_DIRECTORY ${P_OUTPUT_DIR})
   set_tests_properties("emu: ${P_TEST_NAME}" PROPERTIES LABELS emu TIMEOUT ${P_TIMEOUT}
     ENVIRONMENT "LD_LIBRARY_PATH=${BARRACUDA_EMU_LIB_DIR};BARRACUDA_EMU_WORKERS=2")
-  if(P_PASS_REGEX)
+  if(P_REFUSAL_REGEX)
+    # The emulator must refuse this program with a clear message (exit status
+    # is the program's own reaction to the failed launch).
+    set_tests_properties("emu: ${P_TEST_NAME}" PROPERTIES PASS_REGULAR_EXPRESSION "${P_REFUSAL_REGEX}")
+  elseif(P_PASS_REGEX)
     # A pass regex alone would ignore the exit status: require both.
     set_tests_properties("emu: ${P_TEST_NAME}" PROPERTIES PASS_REGULAR_EXPRESSION "${P_PASS_REGEX}"
       FAIL_REGULAR_EXPRESSION "FAIL|CUDA error|barracuda emulator: .*error")

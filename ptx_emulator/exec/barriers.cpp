@@ -49,7 +49,9 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
   const int id_op = mode == Mode::kRed ? 1 : 0;
   const int pred_op = inst.num_ops - 1;
   const bool has_count = mode == Mode::kRed ? inst.num_ops == 4 : inst.num_ops >= 2;
-  const uint64_t id = UniformValue(ctx, inst.ops[id_op], exec);
+  // No operand: barrier.cluster.wait, which (a cluster being one block here)
+  // is a whole-block barrier 0.
+  const uint64_t id = inst.num_ops > id_op ? UniformValue(ctx, inst.ops[id_op], exec) : 0;
   const uint64_t count = has_count ? UniformValue(ctx, inst.ops[id_op + 1], exec) : 0;
   const uint32_t lane = static_cast<uint32_t>(std::countr_zero(exec));
   if (id >= kMaxBarriers) {

@@ -257,6 +257,24 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
     case ptx::Opcode::kPmevent: inst.fn = NopHandler; return true;
     case ptx::Opcode::kBar:
     case ptx::Opcode::kBarrier:
+      if (ir.HasModifier(".cluster")) {
+        // Clusters are one block in the emulator: barrier.cluster.wait waits
+        // for every thread of the block (barrier 0, what the detector sees as
+        // __syncthreads), and the matching barrier.cluster.arrive has nothing
+        // left to do. This orders the accesses between a thread's arrive and
+        // its wait too, which a real cluster barrier does not: a race placed
+        // exactly there is missed (documented in exec/README.md).
+        if (ir.HasModifier(".arrive")) {
+          inst.fn = NopHandler;
+          return true;
+        }
+        if (ir.HasModifier(".wait")) {
+          inst.num_ops = 0;
+          inst.fn = BarSyncHandler;
+          return true;
+        }
+        return Unimplemented(ir, "barrier.cluster needs .arrive or .wait");
+      }
       switch (ir.info.barrier) {
         case ptx::BarrierMode::kWarpSync: return false;  // warp family
         case ptx::BarrierMode::kSync:

@@ -134,6 +134,21 @@ absl::Status LaunchRunner::Validate() {
     return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": ", b.count(),
                                                    " threads per block exceed the limit of ",
                                                    std::min(d.max_threads_per_block, kernel_->max_threads)));
+  // Thread-block clusters of more than one CTA (__cluster_dims__): the
+  // emulator runs every cluster as one CTA, so distributed shared memory and
+  // cluster barriers between CTAs cannot be emulated. Refuse clearly rather
+  // than fault at the first mapa to another rank.
+  if (kernel_->source != nullptr) {
+    for (const ptx::PerformanceDirective& dir : kernel_->source->directives) {
+      if (dir.name != ".reqnctapercluster") continue;
+      uint64_t ctas = 1;
+      for (uint64_t v : dir.values) ctas *= v;
+      if (ctas > 1)
+        return absl::UnimplementedError(absl::StrCat(
+            "launch of ", kernel_->name, ": thread-block clusters of ", ctas,
+            " CTAs (.reqnctapercluster) are not supported by the emulator (one CTA per cluster)"));
+    }
+  }
   const uint32_t static_shared = kernel_->static_shared_bytes;
   const uint64_t shared = uint64_t{AlignUp(static_shared, 16)} + config_.dynamic_shared_bytes;
   if (static_shared > d.shared_per_block || shared > d.shared_per_block_optin)
