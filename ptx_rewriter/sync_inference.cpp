@@ -9,8 +9,13 @@
 //   `__threadfence()` and the flag store (`membar.gl; mov.u32 %r, 1;
 //   st.volatile.u32 [%rd], %r`), and they cannot order memory, so skipping
 //   them keeps the paper's "immediately preceded in static code" meaning at
-//   the level of memory-relevant instructions. Any other instruction breaks
-//   the adjacency. A label between
+//   the level of memory-relevant instructions. A conditional branch back to
+//   a label at or before the instruction it follows is skipped too: it closes
+//   a polling loop (`$L: atom.cas; setp; @p bra $L; membar.gl` is the lock
+//   acquire of CUDA by Example), and the fall-through after it is only reached
+//   after the loop's last access. Any other instruction (memory, fence,
+//   barrier, warp primitive, forward or unconditional branch, call, exit)
+//   breaks the adjacency. A label between
 //   a fence and an access does not break the bundle (as in the paper): the
 //   static classification cannot be per path, and the common nvcc shapes put
 //   labels there only for loops that re-execute the fence too.
@@ -43,6 +48,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "ptx_rewriter/site_table.h"
 
 namespace barracuda::ptx {
@@ -196,11 +202,22 @@ std::vector<AccessClass> ClassifyAccesses(const Function& function) {
   // everything that is not an instruction).
   std::vector<std::optional<size_t>> prev(n), next(n);
   std::optional<size_t> last;
+  absl::flat_hash_map<std::string_view, size_t> label_at;
+  for (size_t i = 0; i < n; ++i)
+    if (const auto* l = std::get_if<Label>(&function.body[i])) label_at.emplace(l->name, i);
+  // `@p bra L` with L at or before the previous memory-relevant instruction.
+  auto closes_loop = [&](const Instruction& in) {
+    if (!in.is_branch() || !in.guard.present() || !last) return false;
+    const Operand* t = in.branch_target();
+    if (t == nullptr || !t->is_symbol()) return false;
+    auto it = label_at.find(t->text);
+    return it != label_at.end() && it->second <= *last;
+  };
   for (size_t i = 0; i < n; ++i) {
     const auto* in = std::get_if<Instruction>(&function.body[i]);
     if (!in) continue;
     info[i] = Describe(*in);
-    if (IsRegisterOnly(*in)) continue;  // transparent for adjacency (see above)
+    if (IsRegisterOnly(*in) || closes_loop(*in)) continue;  // transparent for adjacency (see above)
     prev[i] = last;
     if (last) next[*last] = i;
     last = i;

@@ -197,6 +197,28 @@ TEST_CASE("adjacency skips labels, .loc, declarations and register-only instruct
                                   kNone, Make(Kind::kRelease, Scope::kGpu, false, true, true, true)});
 }
 
+TEST_CASE("a polling loop's back edge does not break the adjacency", "[sync_inference]") {
+  // CUDA by Example's lock: spin on atom.cas, then __threadfence(): acquire.
+  CHECK(Classify(R"(
+  $L_spin:
+    atom.global.cas.b32 %r1, [%rd1], 0, 1;
+    setp.ne.s32 %p1, %r1, 0;
+    @%p1 bra $L_spin;
+    membar.gl;
+    ld.global.u32 %r2, [%rd2];
+  )") == std::vector<AccessClass>{Make(Kind::kAcquire, Scope::kGpu, true, true, false, true), kNone, kNone, kNone,
+                                  kRead});
+  // A forward branch still breaks it.
+  CHECK(Classify(R"(
+    atom.global.cas.b32 %r1, [%rd1], 0, 1;
+    setp.ne.s32 %p1, %r1, 0;
+    @%p1 bra $L_out;
+    membar.gl;
+  $L_out:
+    ret;
+  )") == std::vector<AccessClass>{Atomic(), kNone, kNone, Fence(Scope::kGpu), kNone});
+}
+
 TEST_CASE("memory instructions, branches and calls break the adjacency", "[sync_inference]") {
   CHECK(Classify(R"(
     membar.gl;
