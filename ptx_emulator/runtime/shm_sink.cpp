@@ -95,8 +95,10 @@ void ShmRecordSink::ReattachAfterFork() {
   if (detached_) return;
   // The inherited producer speaks for the parent's slot: drop it without
   // detaching (that would tell the daemon the parent exited). Its mapping is
-  // the child's copy and stays until exit.
-  (void)producer_.release();
+  // the child's copy and stays until exit; the object stays reachable from
+  // here on purpose (not destroyed, not a leak).
+  static std::vector<transport::Producer*>* inherited = new std::vector<transport::Producer*>();
+  inherited->push_back(producer_.release());
   absl::StatusOr<std::unique_ptr<transport::Producer>> fresh = transport::Producer::Attach(session_);
   if (!fresh.ok()) {
     std::fprintf(stderr, "barracuda: forked process %d cannot join the analysis session: %s; running untraced\n",
