@@ -5,6 +5,7 @@ target_sources(barracuda_ptx PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/opcodes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/instruction_modifiers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lexer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/literals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parser.cpp
   ${CMAKE_CURRENT_LIST_DIR}/printer.cpp)
 

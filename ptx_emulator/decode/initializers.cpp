@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cstring>
 #include <optional>
 #include <vector>
 
+#include "ptx_rewriter/literals.h"
 #include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::emu {
@@ -39,50 +39,22 @@ void Flatten(const ptx::Initializer& init, std::vector<const ptx::Initializer*>&
 }
 
 std::optional<int64_t> ParseInteger(std::string_view s) {
-  bool negative = false;
-  if (!s.empty() && s[0] == '-') {
-    negative = true;
-    s.remove_prefix(1);
-  }
-  if (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.remove_suffix(1);
-  if (s.empty()) return std::nullopt;
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
-    base = 2;
-    s.remove_prefix(2);
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
   uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  if (!ptx::ParseIntegerText(s, v)) return std::nullopt;
   return negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
 }
 
 // A float literal as a double (0f literals are exact in a double).
 std::optional<double> ParseFloat(std::string_view s) {
-  bool negative = false;
-  if (!s.empty() && s[0] == '-') {
-    negative = true;
-    s.remove_prefix(1);
-  }
-  double d = 0;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D')) {
-    const bool single = s[1] == 'f' || s[1] == 'F';
-    std::string_view digits = s.substr(2);
-    if (digits.size() != (single ? 8u : 16u)) return std::nullopt;
-    uint64_t bits = 0;
-    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bits, 16);
-    if (ec != std::errc() || p != digits.data() + digits.size()) return std::nullopt;
-    d = single ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits))) : std::bit_cast<double>(bits);
-  } else {
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  }
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  int64_t bits = 0;
+  if (!ptx::ParseFloatText(s, bits)) return std::nullopt;
+  const bool single = s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F');
+  const double d = single ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)))
+                          : std::bit_cast<double>(bits);
   return negative ? -d : d;
 }
 
