@@ -18,6 +18,15 @@ template <std::integral T>
 void Append(std::string& out, T v) {
   out.append(std::to_string(v));
 }
+// Other string views (absl::string_view is its own type in Debian's Abseil).
+template <typename S>
+  requires(!std::convertible_to<const S&, std::string_view> && requires(const S& s) {
+    { s.data() } -> std::convertible_to<const char*>;
+    { s.size() } -> std::convertible_to<std::size_t>;
+  })
+void Append(std::string& out, const S& s) {
+  out.append(s.data(), s.size());
+}
 }  // namespace text_internal
 
 template <typename... Args>

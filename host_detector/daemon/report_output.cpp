@@ -1,4 +1,5 @@
 #include "host_detector/daemon/report_output.h"
+#include "ptx_rewriter/text_concat.h"
 
 #include <cxxabi.h>
 
@@ -11,12 +12,7 @@
 namespace barracuda::daemon {
 namespace {
 
-template <typename... A>
-std::string Cat(const A&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
+using ptx::Cat;
 
 std::string Hex(uint64_t v) {
   char buf[32];

@@ -14,16 +14,12 @@
 #include "host_detector/report_sarif.h"
 #include "host_detector/report_text.h"
 #include "host_detector/suppressions.h"
+#include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::daemon {
 namespace {
 
-template <typename... A>
-std::string Cat(const A&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
+using ptx::Cat;
 
 reports::AllocationKind KindOf(transport::AllocationKind k) {
   switch (k) {

@@ -1,4 +1,5 @@
 #include "host_detector/daemon/session.h"
+#include "ptx_rewriter/text_concat.h"
 
 #include <cxxabi.h>
 #include <signal.h>
@@ -19,12 +20,7 @@ using protocol::Op;
 using protocol::Record;
 using transport::MessageType;
 
-template <typename... A>
-std::string Cat(const A&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
+using ptx::Cat;
 
 std::string Demangled(const std::string& mangled) {
   int status = 0;
