@@ -75,34 +75,52 @@ struct Accessor {
   }
 };
 
-void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
+// Plain read (READEXCL / READSHARED / READINFLATE) or atomic load (an
+// ld.relaxed: it conflicts with plain writes only, and is recorded as a reader
+// of kind kAtomicRead so that later atomics pass it and plain writes do not).
+void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool atomic_load, Conflict& k) {
+  const shadow::ReadKind kind = atomic_load ? shadow::ReadKind::kAtomicRead : shadow::ReadKind::kRead;
+  const RaceKind plain_kind = atomic_load ? RaceKind::kAtomicVsPlain : RaceKind::kReadAfterWrite;
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (!a.Covers(t, e.clock)) {
-      k.Note(t, e.site, e.atomic ? Op::kAtomic : Op::kWrite,
-             e.atomic ? RaceKind::kAtomicVsPlain : RaceKind::kReadAfterWrite);
+    if (a.Covers(t, e.clock)) return;
+    if (!e.atomic) {
+      k.Note(t, e.site, Op::kWrite, plain_kind);
+    } else if (!atomic_load) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+    }
+  });
+  // A plain write kept among the readers (see CheckAtomic) conflicts with reads too.
+  shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+    if (e.read_kind == shadow::ReadKind::kKeptWrite && !a.Covers(t, e.clock)) {
+      k.Note(t, e.site, Op::kWrite, plain_kind);
     }
   });
   if (cell.read_shared()) {
-    shadow::AddReader(cell, pool, a.epoch, a.site);  // READSHARED
+    shadow::AddReader(cell, pool, a.epoch, a.site, kind);  // READSHARED
   } else {
     shadow::Epoch r = cell.read_epoch();
-    if (r.IsBottom() || a.Covers(r.tid, r.clock)) {
-      shadow::SetReadEpoch(cell, pool, a.epoch, a.site);  // READEXCL
+    if (r.IsBottom() || (a.Covers(r.tid, r.clock) && cell.read_kind() <= kind)) {
+      shadow::SetReadEpoch(cell, pool, a.epoch, a.site, kind);  // READEXCL
     } else {
-      shadow::AddReader(cell, pool, a.epoch, a.site);  // READINFLATE
+      shadow::AddReader(cell, pool, a.epoch, a.site, kind);  // READINFLATE
     }
   }
 }
 
-// R[t] := max(R[t], c): records an access that later atomics must still check.
+// R[t] := max(R[t], c) as a kept write: records a plain write that later
+// accesses must still check although a concurrent, non-racing write took the
+// write half (an atomic, or another lane of a same-value store).
 void KeepAsReader(Cell& cell, shadow::SparseVcPool& pool, shadow::Epoch e, uint32_t site) {
   if (cell.read_shared()) {
-    if (pool.Get(cell.read_vc()).Get(e.tid) >= e.clock) return;
+    const shadow::VcEntry* r = pool.Get(cell.read_vc()).Find(shadow::ReaderKey(e.tid, shadow::ReadKind::kKeptWrite));
+    if (r != nullptr && r->clock >= e.clock) return;
   } else {
     shadow::Epoch r = cell.read_epoch();
-    if (!r.IsBottom() && r.tid == e.tid && r.clock >= e.clock) return;
+    if (!r.IsBottom() && r.tid == e.tid && r.clock >= e.clock && cell.read_kind() == shadow::ReadKind::kKeptWrite) {
+      return;
+    }
   }
-  shadow::AddReader(cell, pool, e, site);
+  shadow::AddReader(cell, pool, e, site, shadow::ReadKind::kKeptWrite);
 }
 
 // Plain write: WRITEEXCL / WRITESHARED (+ same-value writers kept as a write VC).
@@ -126,7 +144,12 @@ void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, 
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     if (!a.Covers(t, e.clock)) {
       read_race = true;
-      if (!write_race) k.Note(t, e.site, Op::kRead, RaceKind::kWriteAfterRead);
+      if (write_race) return;
+      switch (e.read_kind) {
+        case shadow::ReadKind::kKeptWrite: k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite); break;
+        case shadow::ReadKind::kAtomicRead: k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain); break;
+        case shadow::ReadKind::kRead: k.Note(t, e.site, Op::kRead, RaceKind::kWriteAfterRead); break;
+      }
     }
   });
   const bool raced = read_race || write_race;
@@ -177,7 +200,9 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
   });
   const bool write_race = k.found != found_before;
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (!write_race && !a.Covers(t, e.clock)) k.Note(t, e.site, Op::kRead, RaceKind::kAtomicVsPlain);
+    if (write_race || e.read_kind == shadow::ReadKind::kAtomicRead || a.Covers(t, e.clock)) return;
+    k.Note(t, e.site, e.read_kind == shadow::ReadKind::kKeptWrite ? Op::kWrite : Op::kRead,
+           RaceKind::kAtomicVsPlain);
   });
   for (const Kept& p : plains) KeepAsReader(cell, pool, p.epoch, p.site);
   shadow::SetWriteEpoch(cell, pool, a.epoch, a.site, true);
@@ -205,7 +230,7 @@ bool SameMetadata(std::span<Cell> cells) {
 // to := from for simple cells (both without out-of-line clocks).
 void CopyMetadata(const Cell& from, Cell& to) {
   to.SetWrite(from.write_epoch(), from.write_site(), from.write_atomic());
-  to.SetRead(from.read_epoch(), from.read_site());
+  to.SetRead(from.read_epoch(), from.read_site(), from.read_kind());
   if (from.Has(shadow::kCellRaced)) to.SetFlag(shadow::kCellRaced);
 }
 
@@ -247,6 +272,10 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   a.site = r.header.site_id;
   a.same_value = options.same_value_filter && op == Op::kWrite &&
                  (r.header.flags & protocol::kFlagSameValue) != 0 && LanesOverlap(r, mask, size);
+  // An atomic that only loads (ld.relaxed; DESIGN.md: kAtomic with kFlagLoad
+  // and without kFlagStore) is checked as a read that passes atomics.
+  const bool atomic_load = op == Op::kAtomic && (r.header.flags & protocol::kFlagLoad) != 0 &&
+                           (r.header.flags & protocol::kFlagStore) == 0;
   shadow::SparseVcPool& pool = shadow.vcs();
   shadow::PageView view;
   const bool global = space == protocol::Space::kGlobal;
@@ -275,8 +304,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       }
     }
     auto check = [&](Cell& cell, uint64_t byte) {
-      if (op == Op::kRead) {
-        CheckRead(cell, pool, a, first);
+      if (op == Op::kRead || atomic_load) {
+        CheckRead(cell, pool, a, atomic_load, first);
       } else if (op == Op::kWrite) {
         CheckPlainWrite(cell, pool, a, byte, first);
       } else {

@@ -55,6 +55,9 @@ enum CellFlag : uint16_t {
   kCellSyncLocation = 1u << 5,  // used by an acquire/release (its clocks live in
                                 // SyncLocationMap, not here)
   kCellRaced = 1u << 6,        // a race on this byte was reported (detector's use)
+  // Kind of the inline read epoch (ReadKind, epoch.h; a read VC keeps it per entry).
+  kCellReadAtomic = 1u << 7,     // the reader was an atomic load (ld.relaxed)
+  kCellReadKeptWrite = 1u << 8,  // a plain write kept among the readers
 };
 
 class alignas(32) Cell {
@@ -123,12 +126,17 @@ class alignas(32) Cell {
     assert(read_shared());
     return read_tid_;
   }
-  void SetRead(Epoch e, SiteId site) {
+  ReadKind read_kind() const {
+    return Has(kCellReadKeptWrite) ? ReadKind::kKeptWrite
+                                   : Has(kCellReadAtomic) ? ReadKind::kAtomicRead : ReadKind::kRead;
+  }
+  void SetRead(Epoch e, SiteId site, ReadKind kind = ReadKind::kRead) {
     assert(!read_shared() && FitsClock(e.clock));
     read_tid_ = e.tid;
     read_clock_lo_ = static_cast<uint32_t>(e.clock);
     read_clock_hi_ = static_cast<uint16_t>(e.clock >> 32);
     read_site_ = site;
+    SetReadKindFlags(kind);
   }
   void SetReadVc(VcHandle h, SiteId latest_site) {
     assert(h != kNoVc);
@@ -136,6 +144,7 @@ class alignas(32) Cell {
     read_clock_lo_ = 0;
     read_clock_hi_ = 0;
     read_site_ = latest_site;
+    SetReadKindFlags(ReadKind::kRead);  // the VC's entries carry their kinds
     SetFlag(kCellReadShared);
   }
   // R := bottom epoch (after a write; WRITEEXCL/WRITESHARED). With a read VC,
@@ -145,6 +154,7 @@ class alignas(32) Cell {
     read_tid_ = 0;
     read_clock_lo_ = 0;
     read_clock_hi_ = 0;
+    SetReadKindFlags(ReadKind::kRead);
   }
   void ClearReadVc() {
     read_tid_ = 0;
@@ -186,6 +196,12 @@ class alignas(32) Cell {
     Control().store(static_cast<uint16_t>(v), std::memory_order_relaxed);
   }
   void LockSlow();  // cell.cpp: spin with pause, then yield
+  void SetReadKindFlags(ReadKind kind) {
+    unsigned f = flags() & ~(kCellReadAtomic | kCellReadKeptWrite);
+    if (kind == ReadKind::kAtomicRead) f |= kCellReadAtomic;
+    if (kind == ReadKind::kKeptWrite) f |= kCellReadKeptWrite;
+    StoreControl(f);
+  }
 
   // Write half (bytes 0..15).
   uint16_t control_ = 0;

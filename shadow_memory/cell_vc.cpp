@@ -10,33 +10,34 @@ void ClearReads(Cell& cell, SparseVcPool& pool) {
   cell.ClearRead();
 }
 
-void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site) {
+void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind) {
   if (cell.read_shared()) {
     pool.Free(cell.read_vc());
     cell.ClearReadVc();
   }
-  cell.SetRead(reader, site);
+  cell.SetRead(reader, site, kind);
 }
 
-void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site) {
+void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind) {
   if (cell.read_shared()) {  // READSHARED
-    pool.Get(cell.read_vc()).Set(reader.tid, {reader.clock, site, false});
+    pool.Get(cell.read_vc()).Set(ReaderKey(reader.tid, kind), {reader.clock, site, false, kind});
     cell.SetReadVc(cell.read_vc(), site);
     return;
   }
   Epoch old = cell.read_epoch();
-  if (old.IsBottom() || old.tid == reader.tid) {
-    cell.SetRead(reader, site);
+  // The same thread's newer reader subsumes the older one unless it is of a weaker kind.
+  if (old.IsBottom() || (old.tid == reader.tid && kind >= cell.read_kind())) {
+    cell.SetRead(reader, site, kind);
     return;
   }
   VcHandle h = pool.Allocate();  // READINFLATE
   if (h == kNoVc) {
-    cell.SetRead(reader, site);
+    cell.SetRead(reader, site, kind);
     return;
   }
   SparseVc& vc = pool.Get(h);
-  vc.Set(old.tid, {old.clock, cell.read_site(), false});
-  vc.Set(reader.tid, {reader.clock, site, false});
+  vc.Set(ReaderKey(old.tid, cell.read_kind()), {old.clock, cell.read_site(), false, cell.read_kind()});
+  vc.Set(ReaderKey(reader.tid, kind), {reader.clock, site, false, kind});
   cell.SetReadVc(h, site);
 }
 

@@ -12,15 +12,21 @@
 
 namespace barracuda::shadow {
 
-// READEXCL: R := E(t) (an epoch; a read VC, if any, is freed).
-void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site);
+// READEXCL: R := E(t) (an epoch; a read VC, if any, is freed). The caller
+// checked that the new reader covers what it replaces, kinds included (see
+// ReadKind: a reader may only replace one of a weaker or equal kind).
+void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
+                  ReadKind kind = ReadKind::kRead);
 
 // READINFLATE / READSHARED: the read is concurrent with the recorded reads, so
 // R keeps them all. R bottom or an epoch of the same thread: R := E(t).
 // R an epoch of another thread: inflates to {that reader, t}. R a VC: R[t] := c.
 // If the pool is exhausted the cell keeps only the newer epoch (counted as
 // kVcAllocFailures: a later write may then miss a race with the older read).
-void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site);
+// A thread's newer reader replaces its older one of the same or a weaker kind
+// (ReadKind); an older one of a stronger kind is kept beside it (VcKey).
+void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
+               ReadKind kind = ReadKind::kRead);
 
 // After a write (WRITEEXCL, WRITESHARED, INITATOM*, ATOM*): R := bottom.
 void ClearReads(Cell& cell, SparseVcPool& pool);
@@ -46,7 +52,7 @@ void ForEachReader(const Cell& cell, const SparseVcPool& pool, F&& f) {
   if (cell.read_shared()) {
     pool.Get(cell.read_vc()).ForEach(f);
   } else if (Epoch e = cell.read_epoch(); !e.IsBottom()) {
-    f(e.tid, VcEntry{e.clock, cell.read_site(), false});
+    f(e.tid, VcEntry{e.clock, cell.read_site(), false, cell.read_kind()});
   }
 }
 template <class F>

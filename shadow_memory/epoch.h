@@ -45,6 +45,13 @@ struct Epoch {
 // space converts with a static_cast.
 enum class Space : uint8_t { kGlobal = 0, kShared = 1 };
 
+// What a recorded reader stands for. Ordered by what it conflicts with, each
+// kind a superset of the one before: an atomic load conflicts only with plain
+// writes, a plain read with every write, a plain write kept in the read half
+// (because a concurrent non-racing write took the write half: an atomic, or a
+// lane of a same-value store) with every access.
+enum class ReadKind : uint8_t { kAtomicRead = 0, kRead = 1, kKeptWrite = 2 };
+
 }  // namespace barracuda::shadow
 
 #endif  // BARRACUDA_SHADOW_MEMORY_EPOCH_H_

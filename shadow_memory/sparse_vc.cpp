@@ -17,14 +17,14 @@ void SparseVc::Account(size_t before) {
   }
 }
 
-void SparseVc::Set(Tid t, const VcEntry& e) {
+void SparseVc::Set(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
   size_t before = HeapBytes();
   map_.insert_or_assign(t, e);
   Account(before);
 }
 
-void SparseVc::Merge(Tid t, const VcEntry& e) {
+void SparseVc::Merge(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
   size_t before = HeapBytes();
   auto [it, inserted] = map_.try_emplace(t, e);

@@ -22,8 +22,18 @@ struct VcEntry {
   Clock clock = 0;       // > 0 for every stored entry
   SiteId site = kNoSite;  // static site of that thread's access
   bool atomic = false;   // write VCs: the access was an atomic
+  ReadKind read_kind = ReadKind::kRead;  // read VCs: what the reader stands for
   friend bool operator==(const VcEntry&, const VcEntry&) = default;
 };
+
+// Entries are keyed by thread, and in read VCs also by ReadKind: one thread's
+// newer reader of a weaker kind does not subsume its older one of a stronger
+// kind (a later access may conflict with the older kind only), so both stay.
+// Writers and plain readers use the bare thread id as key.
+using VcKey = uint64_t;
+constexpr VcKey ReaderKey(Tid t, ReadKind kind) {
+  return VcKey{t} | (VcKey{static_cast<uint8_t>(kind) ^ static_cast<uint8_t>(ReadKind::kRead)} << 32);
+}
 
 class SparseVc {
  public:
@@ -32,24 +42,25 @@ class SparseVc {
   SparseVc& operator=(const SparseVc&) = delete;
 
   // V[t] := e (insert or overwrite). e.clock must be > 0.
-  void Set(Tid t, const VcEntry& e);
+  void Set(VcKey t, const VcEntry& e);
   // V[t] := max(V[t], e) by clock; the site/atomic of the larger clock win.
-  void Merge(Tid t, const VcEntry& e);
+  void Merge(VcKey t, const VcEntry& e);
   // nullptr when V[t] == 0.
-  const VcEntry* Find(Tid t) const {
+  const VcEntry* Find(VcKey t) const {
     auto it = map_.find(t);
     return it == map_.end() ? nullptr : &it->second;
   }
-  Clock Get(Tid t) const {
+  Clock Get(VcKey t) const {
     const VcEntry* e = Find(t);
     return e ? e->clock : 0;
   }
   size_t size() const { return map_.size(); }
   bool empty() const { return map_.empty(); }
-  // f(Tid, const VcEntry&) for every non-zero entry, in no particular order.
+  // f(Tid, const VcEntry&) for every non-zero entry, in no particular order
+  // (a thread may appear once per ReadKind in a read VC).
   template <class F>
   void ForEach(F&& f) const {
-    for (const auto& [t, e] : map_) f(t, e);
+    for (const auto& [t, e] : map_) f(static_cast<Tid>(t), e);
   }
   // Back to all-zero, releasing the storage.
   void Clear();
@@ -60,7 +71,8 @@ class SparseVc {
   friend class SparseVcPool;
   void Account(size_t before);
 
-  absl::flat_hash_map<Tid, VcEntry> map_;
+  // 24-byte slots with a 32- or a 64-bit key alike (VcEntry is 8-aligned).
+  absl::flat_hash_map<VcKey, VcEntry> map_;
   MemoryAccounting* accounting_ = nullptr;  // the pool's; set at allocation
 };
 

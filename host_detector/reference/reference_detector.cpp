@@ -35,6 +35,7 @@ const char* AccessKindName(AccessKind kind) {
     case AccessKind::kRead: return "read";
     case AccessKind::kWrite: return "write";
     case AccessKind::kAtomic: return "atomic";
+    case AccessKind::kAtomicLoad: return "atomic load";
   }
   return "?";
 }
@@ -142,7 +143,10 @@ absl::Status ReferenceDetector::Process(const Record& r) {
     case Op::kKernelEnd: EndLaunch(); break;
     case Op::kRead: MemoryAccess(r, AccessKind::kRead); break;
     case Op::kWrite: MemoryAccess(r, AccessKind::kWrite); break;
-    case Op::kAtomic: MemoryAccess(r, AccessKind::kAtomic); break;
+    case Op::kAtomic:
+      MemoryAccess(r, (r.header.flags & protocol::kFlagStore) == 0 && (r.header.flags & protocol::kFlagLoad) != 0
+                          ? AccessKind::kAtomicLoad : AccessKind::kAtomic);
+      break;
     case Op::kAcquire: case Op::kRelease: case Op::kAcqRel: SyncAccess(r); break;
     case Op::kFence: break;  // an unbundled fence orders nothing by itself
     case Op::kBarrier: case Op::kBarrierArrive: Arrive(r); break;
@@ -246,8 +250,10 @@ void ReferenceDetector::MemoryAccess(const Record& r, AccessKind kind) {
       const uint64_t address = r.addr[lane] + i;
       std::vector<HistoryEntry>& past = space_history[address];
       for (const HistoryEntry& e : past) {
-        const bool conflict = (e.kind != AccessKind::kRead || kind != AccessKind::kRead) &&
-                              !(e.kind == AccessKind::kAtomic && kind == AccessKind::kAtomic);
+        // Two accesses conflict when one writes and not both are atomic.
+        auto writes = [](AccessKind k) { return k == AccessKind::kWrite || k == AccessKind::kAtomic; };
+        auto atomic = [](AccessKind k) { return k == AccessKind::kAtomic || k == AccessKind::kAtomicLoad; };
+        const bool conflict = (writes(e.kind) || writes(kind)) && !(atomic(e.kind) && atomic(kind));
         if (!conflict) continue;
         // Same-value filter (paper §3.3.1): lanes of one store record that wrote equal values.
         if (e.ref.record_index == index && same_value && e.same_value) continue;

@@ -39,7 +39,8 @@ enum class WarpModel : uint8_t {
 };
 const char* WarpModelName(WarpModel model);
 
-enum class AccessKind : uint8_t { kRead, kWrite, kAtomic };
+// kAtomicLoad: an atomic that only reads (ld.relaxed; kAtomic without kFlagStore).
+enum class AccessKind : uint8_t { kRead, kWrite, kAtomic, kAtomicLoad };
 const char* AccessKindName(AccessKind kind);
 
 // One byte of memory in one launch. Shared addresses carry their block

@@ -366,6 +366,8 @@ class LaunchBuilder {
     r.header.access_size = static_cast<uint8_t>(size);
     r.header.space_scope = protocol::PackSpaceScope(space, Scope::kNone);
     if (op == Op::kWrite && rng_.Percent(pattern < 25 ? 60 : 20)) r.header.flags |= protocol::kFlagSameValue;
+    // Atomics: read-modify-writes, and atomic loads (ld.relaxed) a third of the time.
+    if (op == Op::kAtomic) r.header.flags |= protocol::kFlagLoad | (rng_.Percent(33) ? 0 : protocol::kFlagStore);
     Append(w, r, active);
   }
 

@@ -132,7 +132,11 @@ class HappensBeforeGraph {
     const uint32_t block = warp / wpb_;
     switch (op) {
       case Op::kRead: case Op::kWrite: case Op::kAtomic: {
-        const AccessKind kind = op == Op::kRead ? AccessKind::kRead : op == Op::kWrite ? AccessKind::kWrite : AccessKind::kAtomic;
+        const bool atomic_load = op == Op::kAtomic && !(r.header.flags & protocol::kFlagStore);
+        const AccessKind kind = op == Op::kRead    ? AccessKind::kRead
+                                : op == Op::kWrite ? AccessKind::kWrite
+                                : atomic_load      ? AccessKind::kAtomicLoad
+                                                   : AccessKind::kAtomic;
         const bool same_value = (r.header.flags & protocol::kFlagSameValue) != 0;
         const uint8_t space = static_cast<uint8_t>(protocol::SpaceOf(r.header));
         for (uint32_t l = 0; l < 32; ++l) {
@@ -142,8 +146,12 @@ class HappensBeforeGraph {
           for (uint64_t y = r.addr[l]; y < r.addr[l] + r.header.access_size; ++y) {
             auto& past = accesses_[{space, y}];
             for (const Access& e : past) {
-              const bool conflict = (e.kind != AccessKind::kRead || kind != AccessKind::kRead) &&
-                                    !(e.kind == AccessKind::kAtomic && kind == AccessKind::kAtomic);
+              // Conflict: one of them writes (plain or atomic RMW), not both atomic.
+              const bool e_writes = e.kind == AccessKind::kWrite || e.kind == AccessKind::kAtomic;
+              const bool writes = kind == AccessKind::kWrite || kind == AccessKind::kAtomic;
+              const bool both_atomic = (e.kind == AccessKind::kAtomic || e.kind == AccessKind::kAtomicLoad) &&
+                                       (kind == AccessKind::kAtomic || kind == AccessKind::kAtomicLoad);
+              const bool conflict = (e_writes || writes) && !both_atomic;
               if (!conflict || (e.record == index && same_value)) continue;
               if (!before[e.node]) {
                 racy_.insert({index, l, space, y});
