@@ -28,6 +28,24 @@
 //   atom/red) take part in the inference like weak ones: `membar.gl;
 //   st.volatile` is the classic flag publication. Explicit .acquire/.release/
 //   .acq_rel accesses are never bundled; a fence next to them stays a kFence.
+// - ld.relaxed / st.relaxed (cuda::atomic_ref with memory_order_relaxed) are
+//   atomics (kAtomic; loads/stores say which): the PTX memory model makes them
+//   morally strong, so they do not race with other atomics. ld.volatile /
+//   st.volatile stay plain accesses, as the paper treats them (the suite's
+//   volatile-flag programs: without fences the flag accesses race).
+// - One-sided atomics (the paper names only fence,atom,fence -> acq_rel,
+//   cas,fence -> acquire and fence,exch -> release): atom then fence is an
+//   acquire for every operation (the PTX acquire pattern: a strong read then a
+//   fence; e.g. a test-and-set lock taken with atomicExch); fence then cas or
+//   exch is a release; fence then any other RMW (inc, add, ...) is acq_rel: the
+//   ticket of the CUDA sample threadFenceReduction, on which the paper tuned
+//   its inference, publishes the block's partial result and, for the block
+//   that draws the last ticket, also orders its reads of the other partials.
+// - A guarded forward branch between a fence and the next access (`membar.gl;
+//   @p bra $L; atom` = `__threadfence(); if (t == 0) atomicInc(...)`) does
+//   not break the fence-before adjacency: the fall-through is reached only
+//   through the branch. It still breaks access-then-fence adjacency (the fence
+//   after it runs on one path only).
 // - Never synchronisation: .local/.param/.const spaces (kNone, not logged),
 //   ld.global.nc and ldu (plain reads that never bundle), prefetch & co.
 // - Scopes: explicit scope if written; atom/red without one are .gpu (PTX
@@ -127,6 +145,10 @@ Info Describe(const Instruction& in) {
       d.base.is_volatile = m.sem == MemSemantics::kVolatile;
       d.bundles = !IsExplicitSync(m.sem);
       d.own_scope = m.scope;
+      if (m.sem == MemSemantics::kRelaxed) {  // a strong load: atomic, conflicts with plain writes only
+        d.base.kind = Kind::kAtomic;
+        d.base.scope = OrGpu(m.scope);
+      }
       return d;
     }
     case Opcode::kSt: {
@@ -142,6 +164,10 @@ Info Describe(const Instruction& in) {
       d.base.is_volatile = m.sem == MemSemantics::kVolatile;
       d.bundles = !IsExplicitSync(m.sem);
       d.own_scope = m.scope;
+      if (m.sem == MemSemantics::kRelaxed) {  // a strong store: an atomic write
+        d.base.kind = Kind::kAtomic;
+        d.base.scope = OrGpu(m.scope);
+      }
       return d;
     }
     case Opcode::kAtom:
@@ -213,14 +239,25 @@ std::vector<AccessClass> ClassifyAccesses(const Function& function) {
     auto it = label_at.find(t->text);
     return it != label_at.end() && it->second <= *last;
   };
+  // `@p bra L` forward: the instruction after it is reached only through it.
+  auto skips_forward = [&](const Instruction& in, size_t at) {
+    if (!in.is_branch() || !in.guard.present()) return false;
+    const Operand* t = in.branch_target();
+    if (t == nullptr || !t->is_symbol()) return false;
+    auto it = label_at.find(t->text);
+    return it != label_at.end() && it->second > at;
+  };
+  std::optional<size_t> skipped_branch;  // a guarded forward branch right before
   for (size_t i = 0; i < n; ++i) {
     const auto* in = std::get_if<Instruction>(&function.body[i]);
     if (!in) continue;
     info[i] = Describe(*in);
     if (IsRegisterOnly(*in) || closes_loop(*in)) continue;  // transparent for adjacency (see above)
-    prev[i] = last;
+    prev[i] = skipped_branch ? prev[*skipped_branch] : last;
     if (last) next[*last] = i;
     last = i;
+    skipped_branch.reset();
+    if (skips_forward(*in, i)) skipped_branch = i;
   }
 
   std::vector<bool> consumed(n, false);
@@ -251,14 +288,12 @@ std::vector<AccessClass> ClassifyAccesses(const Function& function) {
     } else if (d.role == Role::kAtomic) {
       if (before && after) {
         kind = Kind::kAcqRel;
-      } else if (after && d.atom_op == AtomOp::kCas) {
-        kind = Kind::kAcquire;
-        before = nullptr;
-      } else if (before && d.atom_op == AtomOp::kExch) {
-        kind = Kind::kRelease;
-        after = nullptr;
-      } else {
-        before = after = nullptr;
+      } else if (after) {
+        kind = Kind::kAcquire;  // atom then fence: the PTX acquire pattern (cas: paper)
+      } else if (before && (d.atom_op == AtomOp::kExch || d.atom_op == AtomOp::kCas)) {
+        kind = Kind::kRelease;  // fence then exch: the paper's lock release
+      } else if (before) {
+        kind = Kind::kAcqRel;  // fence then counter RMW: threadFenceReduction's ticket
       }
     } else {
       before = after = nullptr;

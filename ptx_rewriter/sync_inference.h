@@ -7,7 +7,8 @@
 // Paper rules (static adjacency in the instruction stream, labels and .loc
 // lines ignored): fence then st -> release; ld then fence -> acquire; fence,
 // atom, fence -> acq_rel; atom.cas then fence -> acquire; fence then atom.exch
-// -> release; other atoms -> plain atomic. Scope from the fence (membar.cta /
+// -> release; other atoms -> plain atomic (extended for one-sided atomics and
+// guarded forward branches: sync_inference.cpp). Scope from the fence (membar.cta /
 // fence.*.cta -> cta, membar.gl / .gpu -> gpu, .sys -> sys). A fence consumed
 // by such a bundle is not reported separately. Explicit .acquire / .release /
 // .acq_rel / .relaxed / .volatile semantics and scopes take precedence.

@@ -90,8 +90,8 @@ TEST_CASE("explicit semantics map directly", "[sync_inference]") {
              Make(Kind::kAcquire, Scope::kSys, true, true),
              Make(Kind::kRelease, Scope::kCluster, true, true),
              Make(Kind::kAcqRel, Scope::kGpu, true, true),
-             kRead,
-             kWrite,
+             Make(Kind::kAtomic, Scope::kGpu, true, false),  // relaxed: strong, so atomic
+             Make(Kind::kAtomic, Scope::kCta, false, true),
              Make(Kind::kRead, Scope::kNone, true, false, true),
              Make(Kind::kWrite, Scope::kNone, false, true, true),
              Atomic(),
@@ -169,16 +169,25 @@ TEST_CASE("cas then fence is an acquire, fence then exch a release (paper)", "[s
                                   kNone, Make(Kind::kRelease, Scope::kGpu, true, true, false, true)});
 }
 
-TEST_CASE("other one-sided atomics stay atomic and leave the fence alone", "[sync_inference]") {
+TEST_CASE("one-sided atomics: fence after acquires, fence before releases (cas/exch) or both (counters)",
+          "[sync_inference]") {
+  // exch then fence: the PTX acquire pattern (a test-and-set lock taken with atomicExch).
+  CHECK(Classify(R"(
+    atom.global.exch.b32 %r1, [%rd1], 1;
+    membar.gl;
+  )") == std::vector<AccessClass>{Make(Kind::kAcquire, Scope::kGpu, true, true, false, true), kNone});
+  // fence then cas: a release, never an acquire (taking a lock needs the fence after).
   CHECK(Classify(R"(
     membar.gl;
     atom.global.cas.b32 %r1, [%rd1], 0, 1;
-    atom.global.exch.b32 %r1, [%rd1], 0;
+  )") == std::vector<AccessClass>{kNone, Make(Kind::kRelease, Scope::kGpu, true, true, false, true)});
+  // fence then a counter RMW: acq_rel, the ticket of threadFenceReduction (paper §3.1
+  // tuned its inference on that sample and reports it free of global races).
+  CHECK(Classify(R"(
     membar.cta;
-    membar.gl;
-    atom.global.add.u32 %r1, [%rd1], 1;
-  )") == std::vector<AccessClass>{Fence(Scope::kGpu), Atomic(), Atomic(), Fence(Scope::kCta), Fence(Scope::kGpu),
-                                  Atomic()});
+    atom.global.inc.u32 %r1, [%rd1], 7;
+    red.global.add.u32 [%rd1], 1;
+  )") == std::vector<AccessClass>{kNone, Make(Kind::kAcqRel, Scope::kCta, true, true, false, true), Atomic()});
 }
 
 TEST_CASE("adjacency skips labels, .loc, declarations and register-only instructions", "[sync_inference]") {
@@ -227,11 +236,41 @@ TEST_CASE("memory instructions, branches and calls break the adjacency", "[sync_
   )") == std::vector<AccessClass>{Fence(Scope::kGpu), kRead, kWrite});
   CHECK(Classify(R"(
     membar.gl;
-    @%p1 bra $L_x;
+    bra.uni $L_x;
     st.global.u32 [%rd1], %r1;
   $L_x:
     ret;
   )") == std::vector<AccessClass>{Fence(Scope::kGpu), kNone, kWrite, kNone});
+  CHECK(Classify(R"(
+    ld.global.u32 %r3, [%rd2];
+    @%p1 bra $L_x;
+    membar.gl;
+  $L_x:
+    ret;
+  )") == std::vector<AccessClass>{kRead, kNone, Fence(Scope::kGpu), kNone});
+}
+
+TEST_CASE("a guarded forward branch between a fence and the next access keeps them adjacent", "[sync_inference]") {
+  // __threadfence(); if (t == 0) { ticket = atomicInc(...); }: the fall-through access
+  // is reached only through the branch, right after the fence.
+  CHECK(Classify(R"(
+    membar.gl;
+    setp.ne.s32 %p1, %r1, 0;
+    @%p1 bra $L_x;
+    st.global.u32 [%rd1], %r1;
+  $L_x:
+    ret;
+  )") == std::vector<AccessClass>{kNone, kNone, kNone, Make(Kind::kRelease, Scope::kGpu, false, true, false, true),
+                                  kNone});
+  CHECK(Classify(R"(
+    membar.gl;
+    @%p1 bra $L_x;
+    atom.global.inc.u32 %r1, [%rd1], 7;
+    st.shared.u32 [%rd2], %r1;
+  $L_x:
+    ret;
+  )") == std::vector<AccessClass>{kNone, kNone, Make(Kind::kAcqRel, Scope::kGpu, true, true, false, true),
+                                  Make(Kind::kWrite, Scope::kNone, false, true), kNone});
 }
 
 TEST_CASE("one fence between a load and a store serves both", "[sync_inference]") {
