@@ -3,7 +3,7 @@
 
 Usage:
   make_table.py                  validate every program, print the Markdown table
-  make_table.py --update-readme  validate, then rewrite the table in README.md
+  make_table.py --update-readme  validate, then rewrite the table in test_suite/README.md
                                  (between the table:begin / table:end markers)
   make_table.py --check-readme   validate, then fail if the table in README.md is stale
   make_table.py --cuda-include DIR
@@ -236,7 +236,7 @@ def main():
                     help='observed verdicts (check_verdicts.py --json-out) for an "observed" column')
     args = ap.parse_args()
     include_dirs = args.cuda_include or ['/usr/local/cuda/include']
-    readme = HERE / 'README.md'
+    readme = HERE.parent / 'README.md'  # test_suite/README.md: the part's README holds the table
 
     problems = Problems()
     headers, per_topic = {}, {}

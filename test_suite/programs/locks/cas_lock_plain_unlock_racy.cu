@@ -6,25 +6,17 @@
     "its": {"verdict": "race", "races": [
       {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [29, 28]},
       {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [29, 29]},
-      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [26, 30]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [30, 30]}
+      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [26, 30]}, {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [30, 30]}
     ]},
     "lockstep": {"verdict": "race", "races": [
       {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [29, 28]},
       {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [29, 29]},
-      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [26, 30]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [30, 30]}
+      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [26, 30]}, {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [30, 30]}
     ]}
   }
 }
 @*/
 // Twin: cas_lock_volatile_store_unlock_ok.cu (the same store with a fence before it).
-// Correction (2026-11-21): the first header listed three races and missed a fourth that
-// the design implies: the unlocking stores of two blocks are plain writes to `mutex` with
-// nothing ordering them (the next block's CAS that reads the 0 is an atomic without
-// acquire, so it orders nothing), a WAW between two executions of line 30. barracuda
-// reported it from the start, mislabelled as WAR until kept writes were told apart from
-// reads in the shadow (host_detector/SEMANTICS.md, reader kinds).
 #include <cstdio>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
@@ -51,3 +43,10 @@ int main() {
   std::printf("counter=%d (want 4; racy)\n", h);
   return 0;
 }
+
+// Correction (2026-11-21; at the end so the header's line numbers stay): the first header listed three races and missed a fourth that
+// the design implies: the unlocking stores of two blocks are plain writes to `mutex` with
+// nothing ordering them (the next block's CAS that reads the 0 is an atomic without
+// acquire, so it orders nothing), a WAW between two executions of line 30. barracuda
+// reported it from the start, mislabelled as WAR until kept writes were told apart from
+// reads in the shadow (host_detector/SEMANTICS.md, reader kinds).
