@@ -85,6 +85,33 @@ constexpr uint64_t SharedAddress(uint32_t block_linear, uint32_t offset) {
 constexpr uint32_t SharedBlock(uint64_t address) { return static_cast<uint32_t>(address >> 32); }
 constexpr uint32_t SharedOffset(uint64_t address) { return static_cast<uint32_t>(address); }
 
+// Thread-block clusters (sm_90; added for multi-CTA clusters). barrier.cluster
+// is encoded with the synchronisation records rather than kBarrier, so that
+// its ordering across the CTAs of a cluster follows from the existing
+// acquire/release rules (host_detector/SEMANTICS.md, "Thread-block clusters"):
+//   barrier.cluster.arrive[.release]  -> kRelease, scope kCluster, flags
+//       kFlagLoad | kFlagStore (a read-modify-write of the barrier's arrival
+//       count: releases of the phase JOIN into the location clock), stamped
+//       at arrival; .relaxed arrivals emit nothing (no memory ordering);
+//   barrier.cluster.wait[.acquire]    -> kAcquire, scope kCluster, flag
+//       kFlagLoad, stamped once the phase it waits for has completed (after
+//       every arrival of the phase).
+// Both with access_size 4, space kShared, every active lane's address =
+// ClusterBarrierAddress(rank-0 block of the cluster, phase): a synthetic
+// location per cluster and phase parity, at a shared offset that no real
+// window reaches (shared windows are at most 228 KiB). Two parities keep a
+// fast thread's arrival for phase p+1 out of the clock a slow thread acquires
+// for phase p; phase p+2 cannot arrive before every thread waited for p.
+inline constexpr uint32_t kClusterBarrierOffset = 0xfffffff0u;
+constexpr uint64_t ClusterBarrierAddress(uint32_t rank0_block_linear, uint64_t phase) {
+  return SharedAddress(rank0_block_linear, kClusterBarrierOffset + static_cast<uint32_t>(phase & 1) * 8);
+}
+constexpr bool IsClusterBarrierAddress(uint64_t shared_address) {
+  return SharedOffset(shared_address) >= kClusterBarrierOffset;
+}
+// Largest cluster (CTAs) any producer emits: 16, the non-portable maximum of sm_90.
+inline constexpr uint32_t kMaxClusterCtas = 16;
+
 // Payload of kBarrier / kBarrierArrive.
 struct BarrierPayload {
   uint32_t barrier_id;    // 0..15 (bar.sync 0 is __syncthreads)
@@ -110,6 +137,11 @@ struct KernelPayload {
   uint64_t stream_id;    // 0 = legacy default stream
   uint32_t name_id;      // index into the producer's kernel-name table
   uint32_t process_id;   // pid of the app process (several processes may share a daemon)
+  // Added for thread-block clusters: CTAs per cluster in x, y, z (each divides
+  // grid[i]; product at most kMaxClusterCtas). All zero (producers that predate
+  // the field) or all one: every block is its own cluster. Cluster of a block
+  // with coordinates (x, y, z): (x / cluster[0], y / cluster[1], z / cluster[2]).
+  uint32_t cluster[3];
 };
 
 struct Record {

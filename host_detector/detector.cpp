@@ -50,7 +50,22 @@ void Detector::Impl::BeginLaunch(const protocol::Record& r, WorkerCounters& c) {
               next_record_index);
     return;
   }
+  // Clusters: all-zero (producers predating the field) means none.
+  uint32_t cl[3] = {k.cluster[0], k.cluster[1], k.cluster[2]};
+  if (cl[0] == 0 && cl[1] == 0 && cl[2] == 0) cl[0] = cl[1] = cl[2] = 1;
+  if (cl[0] == 0 || cl[1] == 0 || cl[2] == 0 || k.grid[0] % cl[0] != 0 || k.grid[1] % cl[1] != 0 ||
+      k.grid[2] % cl[2] != 0 || uint64_t{cl[0]} * cl[1] * cl[2] > protocol::kMaxClusterCtas) {
+    Malformed(c, absl::StrCat("kernel begin with an unsupported cluster shape (", cl[0], ",", cl[1], ",", cl[2],
+                              ") for grid (", k.grid[0], ",", k.grid[1], ",", k.grid[2], ")"),
+              next_record_index);
+    return;
+  }
   launch.active = true;
+  for (int i = 0; i < 3; ++i) {
+    launch.grid[i] = k.grid[i];
+    launch.cluster[i] = cl[i];
+  }
+  launch.cluster_size = cl[0] * cl[1] * cl[2];
   launch.threads_per_block = static_cast<uint32_t>(tpb);
   launch.warps_per_block = protocol::WarpsPerBlock(launch.threads_per_block);
   launch.blocks = nblocks;
@@ -63,6 +78,17 @@ void Detector::Impl::BeginLaunch(const protocol::Record& r, WorkerCounters& c) {
   shadow.BeginLaunch(nblocks, k.static_shared_bytes + k.dynamic_shared_bytes);
   sync_locations.BeginLaunch(nblocks);
   launches++;
+}
+
+void LaunchGeometry::ClusterBlocks(uint32_t block, uint32_t* out) const {
+  const uint64_t gx = grid[0], gy = grid[1];
+  const uint64_t x = block % gx, y = (block / gx) % gy, z = block / (gx * gy);
+  const uint64_t ox = x - x % cluster[0], oy = y - y % cluster[1], oz = z - z % cluster[2];
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < cluster[2]; ++k)
+    for (uint32_t j = 0; j < cluster[1]; ++j)
+      for (uint32_t i = 0; i < cluster[0]; ++i)
+        out[n++] = static_cast<uint32_t>((ox + i) + (oy + j) * gx + (oz + k) * gx * gy);
 }
 
 void Detector::Impl::EndLaunch() {

@@ -33,6 +33,12 @@ struct LaunchGeometry {
   uint64_t threads = 0;
   uint64_t launch_id = 0;
   uint32_t name_id = 0;
+  // Thread-block clusters (KernelPayload::cluster; 1,1,1 when absent).
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t cluster[3] = {1, 1, 1};
+  uint32_t cluster_size = 1;  // CTAs per cluster
+  // The blocks of `block`'s cluster (cluster_size of them, rank order).
+  void ClusterBlocks(uint32_t block, uint32_t* out) const;
 };
 
 // One generation of one barrier id of a block (arrivals in record order).
@@ -54,8 +60,9 @@ struct BlockState {
 };
 
 // Counters of one worker (merged into Statistics at the end; no sharing on the
-// hot path).
-struct WorkerCounters {
+// hot path). A cache line of its own: workers' counters sit side by side in a
+// vector and are bumped per record (false sharing made 2 workers slower than 1).
+struct alignas(64) WorkerCounters {
   uint64_t records = 0;
   uint64_t warp_accesses = 0;
   uint64_t thread_accesses = 0;

@@ -4,6 +4,7 @@
 // barriers with counts, bar.arrive), branches (IF, ELSE/ENDIF), warp-sync and
 // exits. Semantics: host_detector/SEMANTICS.md.
 #include <bit>
+#include <span>
 
 #include "host_detector/detector_impl.h"
 
@@ -19,9 +20,14 @@ void Detector::Impl::SyncAccess(const protocol::Record& r, uint64_t index, uint3
   vc::WarpClocks& wc = bs.clocks.warp(warp);
   const Op op = protocol::OpOf(r.header);
   const Scope scope = protocol::ScopeOf(r.header);
-  // Clusters count as one block until KernelBegin describes them
-  // (host_detector/SEMANTICS.md); kNone is treated as the weakest scope.
+  // kNone is treated as the weakest scope. Cluster scope is the blocks of the
+  // thread's cluster (KernelBegin's cluster shape; one block without one).
+  const bool cluster_scope = scope == Scope::kCluster && launch.cluster_size > 1;
   const bool block_scope = scope == Scope::kCta || scope == Scope::kCluster || scope == Scope::kNone;
+  uint32_t cluster_blocks[protocol::kMaxClusterCtas];
+  if (cluster_scope) launch.ClusterBlocks(block, cluster_blocks);
+  const std::span<const uint32_t> scope_blocks =
+      cluster_scope ? std::span<const uint32_t>(cluster_blocks, launch.cluster_size) : std::span<const uint32_t>(&block, 1);
   const bool plain_store = op == Op::kRelease && (r.header.flags & protocol::kFlagStore) != 0 &&
                            (r.header.flags & protocol::kFlagLoad) == 0;
   const shadow::ReleaseKind kind =
@@ -37,7 +43,7 @@ void Detector::Impl::SyncAccess(const protocol::Record& r, uint64_t index, uint3
       acquired.Clear();
       auto visit = [&](const vc::VectorClock& s) { acquired.Join(s); };
       if (block_scope) {
-        sync_locations.AcquireBlock(key, block, visit);
+        for (uint32_t b : scope_blocks) sync_locations.AcquireBlock(key, b, visit);
       } else {
         sync_locations.AcquireGlobal(key, visit);
       }
@@ -53,7 +59,7 @@ void Detector::Impl::SyncAccess(const protocol::Record& r, uint64_t index, uint3
         }
       };
       if (block_scope) {
-        sync_locations.ReleaseBlock(key, block, kind, update);
+        for (uint32_t b : scope_blocks) sync_locations.ReleaseBlock(key, b, kind, update);
       } else {
         sync_locations.ReleaseGlobal(key, kind, update);
       }

@@ -7,9 +7,15 @@
 //
 // Addresses are protocol.h shared addresses: block << 32 | offset.
 //
-// Concurrency: a block's cells are touched only by the worker that processes
-// that block, so they need no cell lock. Creating the window is nevertheless
-// safe from any thread (CAS), as is ReleaseBlock of distinct blocks.
+// Concurrency: without clusters a block's cells are touched only by the worker
+// that processes that block, so they need no cell lock. With thread-block
+// clusters (distributed shared memory) another block of the cluster reaches
+// this block's window through Cells(SharedAddress(this block, offset)) from
+// its own worker: the detector then locks shared cells (CellSpanLock). Creating
+// the window is safe from any thread (CAS): the first of the owner and a
+// neighbour creates it, the other sees the same cells. ReleaseBlock of distinct
+// blocks is safe too, but a block of a multi-CTA cluster must not be released
+// before the whole cluster finished (a neighbour may still reach its window).
 #ifndef BARRACUDA_SHADOW_MEMORY_SHARED_SHADOW_H_
 #define BARRACUDA_SHADOW_MEMORY_SHARED_SHADOW_H_
 

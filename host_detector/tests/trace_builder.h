@@ -43,6 +43,39 @@ class TraceBuilder {
     return Push(r);
   }
   TraceBuilder& End() { return Push(Blank(Op::kKernelEnd)); }
+  // Thread-block clusters of the launch just begun (KernelPayload::cluster).
+  // Grid shape of the launch just begun (the block count must stay the same).
+  TraceBuilder& GridShape(uint32_t x, uint32_t y, uint32_t z = 1) {
+    for (auto it = records_.rbegin(); it != records_.rend(); ++it) {
+      if (protocol::OpOf(it->header) != Op::kKernelBegin) continue;
+      it->kernel.grid[0] = x, it->kernel.grid[1] = y, it->kernel.grid[2] = z;
+      break;
+    }
+    return *this;
+  }
+  TraceBuilder& ClusterShape(uint32_t x, uint32_t y = 1, uint32_t z = 1) {
+    for (auto it = records_.rbegin(); it != records_.rend(); ++it) {
+      if (protocol::OpOf(it->header) != Op::kKernelBegin) continue;
+      it->kernel.cluster[0] = x, it->kernel.cluster[1] = y, it->kernel.cluster[2] = z;
+      break;
+    }
+    return *this;
+  }
+  // barrier.cluster as the emulator encodes it (protocol.h, "Thread-block
+  // clusters"): arrive = cluster-scope read-modify-write release, wait =
+  // cluster-scope acquire, on the cluster's synthetic address of `phase`.
+  TraceBuilder& ClusterArrive(uint32_t warp, uint32_t mask, uint32_t rank0_block, uint64_t phase) {
+    Sync(Op::kRelease, Scope::kCluster, warp, mask, Same(protocol::ClusterBarrierAddress(rank0_block, phase)),
+         protocol::kFlagLoad | protocol::kFlagStore, 700);
+    records_.back().header.space_scope = protocol::PackSpaceScope(Space::kShared, Scope::kCluster);
+    return *this;
+  }
+  TraceBuilder& ClusterWait(uint32_t warp, uint32_t mask, uint32_t rank0_block, uint64_t phase) {
+    Sync(Op::kAcquire, Scope::kCluster, warp, mask, Same(protocol::ClusterBarrierAddress(rank0_block, phase)),
+         protocol::kFlagLoad, 701);
+    records_.back().header.space_scope = protocol::PackSpaceScope(Space::kShared, Scope::kCluster);
+    return *this;
+  }
 
   TraceBuilder& Mem(Op op, uint32_t warp, uint32_t mask, const AddrFn& addr, uint32_t site,
                     uint8_t size = 4, Space space = Space::kGlobal, uint8_t flags = 0) {

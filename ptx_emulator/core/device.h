@@ -127,6 +127,12 @@ class Device {
   // deadlock, unsupported instruction) with a message naming the instruction,
   // its PTX line and the thread.
   absl::Status Launch(uint32_t kernel, const LaunchConfig& config, void* const* args);
+  // Added by exec/ (thread-block clusters): Launch with the launch's CTAs per
+  // cluster (the runtime's cudaLaunchAttributeClusterDimension). {1,1,1}: none
+  // given, the kernel's .reqnctapercluster (__cluster_dims__) applies if it has
+  // one; both given must agree. (Not a LaunchConfig field: LaunchConfig is
+  // brace-initialised positionally in many places.)
+  absl::Status LaunchCluster(uint32_t kernel, const LaunchConfig& config, Dim3 cluster, void* const* args);
 
   DeviceMemory& memory() { return *memory_; }
   const DeviceDescription& description() const { return description_; }

@@ -37,6 +37,24 @@ struct Fault {
   std::string message;  // human-readable, names the instruction and its PTX line
 };
 
+// Added by exec/ (thread-block clusters): the shared windows of the CTAs of
+// one cluster, indexed by %cluster_ctarank, as handlers of distributed shared
+// memory (mapa, getctarank, .shared::cluster and generic accesses into a
+// neighbour's window) see them. Every CTA of a launch has the same window size
+// (WarpCtx::shared_bytes). A .shared::cluster address names the executing
+// CTA's window with its plain .shared::cta offset, and rank r's window with
+// ClusterSharedAddress(r, offset) (ops/address_ops.cpp).
+inline constexpr uint32_t kMaxClusterCtas = 16;
+struct ClusterWindows {
+  uint32_t size = 1;                           // CTAs in the cluster
+  uint8_t* base[kMaxClusterCtas] = {};         // shared window of each rank
+  uint32_t block_linear[kMaxClusterCtas] = {};  // grid-linear block id of each rank
+};
+inline constexpr uint32_t kClusterWindowShift = 24;  // windows are < 16 MiB
+constexpr uint64_t ClusterSharedAddress(uint32_t rank, uint32_t offset) {
+  return (uint64_t{rank} + 1) << kClusterWindowShift | offset;
+}
+
 struct WarpCtx {
   // ---- the running call frame (kept current by exec/)
   uint64_t* regs = nullptr;          // [slot * 32 + lane]
@@ -91,6 +109,10 @@ struct WarpCtx {
   // addc/subc/madc read it. Per warp, not per frame: PTX does not preserve CC
   // across calls.
   uint32_t carry = 0;
+
+  // ---- added by exec/ (clusters): this block's cluster; nullptr (handler
+  // tests) means a cluster of one CTA.
+  const ClusterWindows* cluster = nullptr;
 };
 
 // Lanes of `mask` in ascending order: for (uint32_t m = mask; m; m &= m - 1) { lane = Lane(m); }

@@ -11,6 +11,7 @@
 #include <bit>
 
 #include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/exec/cluster.h"
 #include "ptx_emulator/exec/control_handlers.h"
 #include "ptx_emulator/exec/run_queue.h"
 
@@ -26,12 +27,18 @@ void Release(Block& b, uint32_t id) {
   BarrierState& s = b.barriers[id];
   for (const BarrierState::Waiter& wt : s.waiters) {
     const bool flag = wt.op == ptx::BoolOp::kAnd ? s.all : s.any;
-    if (wt.dst_reg != nullptr) {
-      const uint64_t v = wt.op == ptx::BoolOp::kPopc ? s.popc : uint64_t{flag};
-      for (uint32_t m = wt.mask; m; m &= m - 1) wt.dst_reg[Lane(m)] = v;
-    }
-    if (wt.dst_pred != nullptr) *wt.dst_pred = (*wt.dst_pred & ~wt.mask) | (flag ? wt.mask : 0);
     Warp& w = *wt.warp;
+    CallFrame& f = w.frames[wt.frame];
+    if (wt.dst_reg != BarrierState::kNoDst) {
+      const uint64_t v = wt.op == ptx::BoolOp::kPopc ? s.popc : uint64_t{flag};
+      uint64_t* dst = f.regs.data() + wt.dst_reg;
+      for (uint32_t m = wt.mask; m; m &= m - 1) dst[Lane(m)] = v;
+    }
+    if (wt.dst_pred != BarrierState::kNoDst) {
+      uint32_t& p = f.preds[wt.dst_pred];
+      p = (p & ~wt.mask) | (flag ? wt.mask : 0);
+    }
+    UnparkEntries(w, id);
     if (w.state == WarpState::kWaitingBarrier) {
       w.state = WarpState::kRunnable;
       ++b.runnable_warps;
@@ -65,11 +72,17 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
     return;
   }
   if (exec != w.live) ExitParkedLanes(w);  // before counting: they must not be waited for
+  // Divergent arrival (sm_70+): the lanes wait for the warp's other lanes that
+  // can still run; the entry arrives when nothing else of the warp can run.
+  if (mode != Mode::kArrive && exec != w.live && !w.force_arrive && DeferBarrier(w)) {
+    WaitAt(w, SimtEntry::Wait::kDeferred, static_cast<uint32_t>(id));
+    return;
+  }
   Block& b = *w.block;
   BarrierState& s = b.barriers[id];
   s.arrived += static_cast<uint32_t>(std::popcount(exec));
   if (count != 0) s.count = static_cast<uint32_t>(count);
-  BarrierState::Waiter waiter{&w, exec, nullptr, nullptr, ptx::BoolOp::kNone};
+  BarrierState::Waiter waiter{&w, exec, w.depth - 1, BarrierState::kNoDst, BarrierState::kNoDst, ptx::BoolOp::kNone};
   if (mode == Mode::kRed) {
     const Opnd& p = inst.ops[pred_op];
     const uint32_t bits = (p.negated ? ~w.preds[p.index] : w.preds[p.index]) & exec;
@@ -78,9 +91,9 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
     s.any = s.any || bits != 0;
     waiter.op = inst.info.bool_op;
     if (inst.ops[0].kind == Opnd::Kind::kPred) {
-      waiter.dst_pred = &w.preds[inst.ops[0].index];
+      waiter.dst_pred = inst.ops[0].index;
     } else {
-      waiter.dst_reg = w.Dst(inst.ops[0].ref);
+      waiter.dst_reg = static_cast<uint32_t>(w.Dst(inst.ops[0].ref) - w.regs);
     }
   }
   if (w.tracer != nullptr) {
@@ -95,11 +108,19 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
   }
   if (mode != Mode::kArrive) {
     s.waiters.push_back(waiter);
-    w.state = WarpState::kWaitingBarrier;
     w.wait_barrier = static_cast<uint32_t>(id);
     w.wait_line = inst.ptx_line;
-    --b.runnable_warps;
     w.events |= kEventBlocked;
+    if (AnyItsFrame(w)) {
+      // The entry parks; NormalizeStack runs other lanes of the warp or, when
+      // none can run, makes the warp wait (kWaitingBarrier) until the release.
+      WaitAt(w, SimtEntry::Wait::kParked, static_cast<uint32_t>(id));
+    } else {
+      // No other lane of the warp can run (else the arrival was deferred):
+      // the whole warp waits, the common (uniform) case.
+      w.state = WarpState::kWaitingBarrier;
+      --b.runnable_warps;
+    }
   }
   if (Complete(b, s)) Release(b, static_cast<uint32_t>(id));
 }
@@ -115,6 +136,7 @@ void RecheckBarriers(Block& b) {
     const BarrierState& s = b.barriers[id];
     if (s.count == 0 && Complete(b, s)) Release(b, id);
   }
+  if (b.cluster != nullptr) RecheckClusterBarrier(*b.cluster);
 }
 
 }  // namespace barracuda::emu

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ptx_emulator/core/handlers.h"
+#include "ptx_emulator/exec/cluster.h"
 #include "ptx_emulator/exec/control_handlers.h"
 
 namespace barracuda::emu {
@@ -79,20 +80,19 @@ void BrxHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   }
   const uint32_t reconv = ReconvPc(inst);
   const uint32_t k = groups;
-  auto& stack = w.frame().stack;
-  stack.back().pc = reconv;
+  e.pc = reconv;
   uint32_t rest = active & ~masks[0];  // lanes of g2..gk
   for (uint32_t i = 1; i + 1 < k; ++i) {  // X1..X(k-2)
-    stack.push_back(SimtEntry{reconv, reconv, rest, SimtEntry::Kind::kElse, 0, inst.site});
+    PushEntry(w, SimtEntry{reconv, reconv, rest, SimtEntry::Kind::kElse, 0, inst.site});
     rest &= ~masks[i];
   }
-  stack.push_back(SimtEntry{targets[k - 1], reconv, masks[k - 1], SimtEntry::Kind::kElse, 0, inst.site});
+  PushEntry(w, SimtEntry{targets[k - 1], reconv, masks[k - 1], SimtEntry::Kind::kElse, 0, inst.site});
   uint32_t header = masks[k - 1];
   for (uint32_t i = k - 1; i >= 2; --i) {  // T(k-1)..T2; header = g_i | ... | g_k
     header |= masks[i - 1];
-    stack.push_back(SimtEntry{targets[i - 1], reconv, masks[i - 1], SimtEntry::Kind::kThen, header, inst.site});
+    PushEntry(w, SimtEntry{targets[i - 1], reconv, masks[i - 1], SimtEntry::Kind::kThen, header, inst.site});
   }
-  stack.push_back(SimtEntry{targets[0], reconv, masks[0], SimtEntry::Kind::kThen, 0, inst.site});
+  PushEntry(w, SimtEntry{targets[0], reconv, masks[0], SimtEntry::Kind::kThen, 0, inst.site});
   if (w.tracer != nullptr) {
     protocol::Record r{};
     r.header.op = static_cast<uint8_t>(protocol::Op::kIf);
@@ -127,8 +127,7 @@ bool PushFrame(Warp& w, const Inst& inst, const Function::CallSite& cs, const Fu
   f.preds.assign(callee.num_predicates, 0);
   f.frame_base = static_cast<uint32_t>(base);
   f.call_site = inst.aux;
-  f.stack.clear();
-  f.stack.push_back(SimtEntry{0, kNoReconvPc, lanes, SimtEntry::Kind::kBase, 0, protocol::kNoSite});
+  f.ResetStack(lanes);
   const size_t n = std::min(cs.arg_offsets.size(), callee.params.size());
   for (size_t i = 0; i < n; ++i) {
     const uint32_t bytes = std::min(cs.arg_sizes.size() > i ? cs.arg_sizes[i] : callee.params[i].size,
@@ -175,10 +174,9 @@ void CallHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     for (uint32_t m = exec; m; m &= m - 1)
       if (v[Lane(m)] == value) lanes |= 1u << Lane(m);
     if (lanes != exec) {
-      auto& stack = w.frame().stack;
       const uint32_t after = w.cur_pc + 1;
-      stack.push_back(SimtEntry{w.cur_pc, after, exec & ~lanes, SimtEntry::Kind::kSplit, 0, protocol::kNoSite});
-      stack.push_back(SimtEntry{after, after, lanes, SimtEntry::Kind::kSplit, 0, protocol::kNoSite});
+      PushEntry(w, SimtEntry{w.cur_pc, after, exec & ~lanes, SimtEntry::Kind::kSplit, 0, protocol::kNoSite});
+      PushEntry(w, SimtEntry{after, after, lanes, SimtEntry::Kind::kSplit, 0, protocol::kNoSite});
     }
     callee = static_cast<int64_t>(index);
   }
@@ -257,24 +255,8 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
     case ptx::Opcode::kPmevent: inst.fn = NopHandler; return true;
     case ptx::Opcode::kBar:
     case ptx::Opcode::kBarrier:
-      if (ir.HasModifier(".cluster")) {
-        // Clusters are one block in the emulator: barrier.cluster.wait waits
-        // for every thread of the block (barrier 0, what the detector sees as
-        // __syncthreads), and the matching barrier.cluster.arrive has nothing
-        // left to do. This orders the accesses between a thread's arrive and
-        // its wait too, which a real cluster barrier does not: a race placed
-        // exactly there is missed (documented in exec/README.md).
-        if (ir.HasModifier(".arrive")) {
-          inst.fn = NopHandler;
-          return true;
-        }
-        if (ir.HasModifier(".wait")) {
-          inst.num_ops = 0;
-          inst.fn = BarSyncHandler;
-          return true;
-        }
-        return Unimplemented(ir, "barrier.cluster needs .arrive or .wait");
-      }
+      // barrier.cluster.arrive / .wait: exec/cluster.cpp.
+      if (ir.HasModifier(".cluster")) return SelectClusterBarrierOp(ir, inst);
       switch (ir.info.barrier) {
         case ptx::BarrierMode::kWarpSync: return false;  // warp family
         case ptx::BarrierMode::kSync:

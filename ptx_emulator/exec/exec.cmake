@@ -4,6 +4,7 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/control_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/barriers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/builtins.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cluster.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fault_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpreter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch.cpp
@@ -12,6 +13,8 @@ target_sources(barracuda_emu PRIVATE
 barracuda_unit_test(emu_exec_tests
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/../tests/exec_simt_tests.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/exec_kernel_tests.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/../tests/exec_divergent_barrier_tests.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/../tests/exec_cluster_tests.cpp
   LIBS barracuda_emu)
 
 if(BARRACUDA_BENCHMARKS)

@@ -25,6 +25,11 @@ void RefreshClocks(Warp& w) {
 
 void RunWarp(Warp& w, uint32_t budget) {
   if (w.state != WarpState::kRunnable) return;
+  if (w.frame().its) {
+    // Entries may have been released (or be waiting) since the last turn: pick what runs.
+    NormalizeStack(w);
+    if (w.state != WarpState::kRunnable || w.faulted()) return;
+  }
   const Inst* code = w.frame().fn->code.data();
   uint32_t size = static_cast<uint32_t>(w.frame().fn->code.size());
   SimtEntry* top = &w.top();

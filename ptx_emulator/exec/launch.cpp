@@ -9,8 +9,14 @@
 // resident at once (partitioned over the workers). Block objects (warps,
 // register files, shared and local windows) are recycled within a worker.
 //
-// The first fault anywhere stops every worker; a block whose live warps all
-// wait at barriers is a deadlock (nothing else can release a block's barriers).
+// Thread-block clusters: the unit handed out is a cluster (one block when the
+// launch has none); its CTAs are admitted together by one worker, so they are
+// co-resident, interleave on one run queue, and retire together once all of
+// them finished (a neighbour may read a finished CTA's shared memory until
+// then). exec/cluster.h has the cluster barrier.
+//
+// The first fault anywhere stops every worker; a cluster whose live warps all
+// wait at barriers is a deadlock (nothing else can release its barriers).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -24,6 +30,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ptx_emulator/core/device.h"
+#include "ptx_emulator/exec/cluster.h"
 #include "ptx_emulator/exec/fault_status.h"
 #include "ptx_emulator/exec/run_queue.h"
 #include "ptx_emulator/exec/schedule_policy.h"
@@ -60,8 +67,8 @@ struct Mapping {
 
 class LaunchRunner {
  public:
-  LaunchRunner(Device& device, uint32_t kernel, const LaunchConfig& config, void* const* args)
-      : device_(device), kernel_index_(kernel), config_(config), args_(args) {}
+  LaunchRunner(Device& device, uint32_t kernel, const LaunchConfig& config, Dim3 cluster, void* const* args)
+      : device_(device), kernel_index_(kernel), config_(config), launch_cluster_(cluster), args_(args) {}
   absl::Status Run();
   static uint32_t Install(Device& device, std::unique_ptr<Function> fn) {
     std::lock_guard<std::mutex> lock(device.load_mu_);
@@ -74,6 +81,8 @@ class LaunchRunner {
   absl::Status Validate();
   void RunWorker(Worker& worker);
   Block* Admit(Worker& worker, uint32_t linear);
+  void AdmitCluster(Worker& worker, uint64_t unit);
+  absl::Status ValidateCluster();
   void InitBlockObject(Worker& worker, Block& b);
   void Retire(Worker& worker, Block* b);
   void ReportFault(const Warp& w);
@@ -84,6 +93,7 @@ class LaunchRunner {
   Device& device_;
   uint32_t kernel_index_;
   LaunchConfig config_;
+  Dim3 launch_cluster_;  // from LaunchCluster ({1,1,1}: none given)
   void* const* args_;
   const Function* kernel_ = nullptr;
   uint32_t threads_per_block_ = 0;
@@ -91,6 +101,10 @@ class LaunchRunner {
   uint32_t shared_bytes_ = 0;
   uint32_t local_stride_ = 0;  // 0: the kernel needs no local memory
   uint64_t total_blocks_ = 0;
+  Dim3 cluster_;               // CTAs per cluster (1,1,1: none)
+  Dim3 cluster_grid_;          // clusters per grid dimension
+  uint64_t total_units_ = 0;   // clusters (= blocks without clusters)
+  bool explicit_cluster_ = false;
   uint64_t launch_id_ = 0;
   std::vector<uint64_t> params_;  // 8-byte aligned parameter buffer
   uint64_t grid_workspace_ = 0;   // cooperative launch: the grid barrier word (device address)
@@ -110,13 +124,56 @@ struct LaunchRunner::Worker {
   std::vector<std::unique_ptr<Block>> blocks;  // owned, resident or free
   std::vector<Block*> free_blocks;
   std::vector<Mapping> mappings;
-  uint64_t next_coop = 0;  // cooperative: next linear block of this worker
+  std::vector<std::unique_ptr<Cluster>> clusters;  // owned, resident or free
+  std::vector<Cluster*> free_clusters;
+  uint64_t next_coop = 0;  // cooperative: next cluster (block) of this worker
   uint64_t warp_instructions = 0;    // statistics, summed into the Device after the launch
   uint64_t thread_instructions = 0;
   ~Worker() {
     for (const Mapping& m : mappings) munmap(m.base, m.bytes);
   }
 };
+
+// Cluster shape: the kernel's .reqnctapercluster (__cluster_dims__) or the
+// launch's cluster dimension attribute; they must agree when both are given.
+absl::Status LaunchRunner::ValidateCluster() {
+  const Dim3& g = config_.grid;
+  Dim3 c = launch_cluster_;
+  explicit_cluster_ = c.count() > 1;
+  uint64_t max_rank = 0;
+  if (kernel_->source != nullptr) {
+    for (const ptx::PerformanceDirective& dir : kernel_->source->directives) {
+      if (dir.name == ".explicitcluster") explicit_cluster_ = true;
+      if (dir.name == ".maxclusterrank" && !dir.values.empty()) max_rank = dir.values[0];
+      if (dir.name != ".reqnctapercluster" || dir.values.empty()) continue;
+      const uint64_t v[3] = {dir.values[0], dir.values.size() > 1 ? dir.values[1] : 1,
+                             dir.values.size() > 2 ? dir.values[2] : 1};
+      if (v[0] == 0 || v[1] == 0 || v[2] == 0 || v[0] * v[1] * v[2] > 0xffffffffull)
+        return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": invalid .reqnctapercluster"));
+      const Dim3 k{static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]), static_cast<uint32_t>(v[2])};
+      if (launch_cluster_.count() > 1 && (k.x != c.x || k.y != c.y || k.z != c.z))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "launch of ", kernel_->name, ": cluster dimensions (", c.x, ",", c.y, ",", c.z,
+            ") differ from the kernel's .reqnctapercluster (", k.x, ",", k.y, ",", k.z, ")"));
+      c = k;
+      explicit_cluster_ = true;
+    }
+  }
+  if (c.count() > kMaxClusterCtas)
+    return absl::UnimplementedError(absl::StrCat("launch of ", kernel_->name, ": thread-block clusters of ",
+                                                 c.count(), " CTAs are not supported by the emulator (at most ",
+                                                 kMaxClusterCtas, ")"));
+  if (max_rank != 0 && c.count() > max_rank)
+    return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": clusters of ", c.count(),
+                                                   " CTAs exceed the kernel's .maxclusterrank ", max_rank));
+  if (c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0)
+    return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": grid (", g.x, ",", g.y, ",", g.z,
+                                                   ") is not a multiple of the cluster dimensions (", c.x, ",", c.y,
+                                                   ",", c.z, ")"));
+  cluster_ = c;
+  cluster_grid_ = Dim3{g.x / c.x, g.y / c.y, g.z / c.z};
+  return absl::OkStatus();
+}
 
 absl::Status LaunchRunner::Validate() {
   if (kernel_index_ >= device_.function_count()) return absl::InvalidArgumentError("launch: no such kernel");
@@ -134,21 +191,7 @@ absl::Status LaunchRunner::Validate() {
     return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": ", b.count(),
                                                    " threads per block exceed the limit of ",
                                                    std::min(d.max_threads_per_block, kernel_->max_threads)));
-  // Thread-block clusters of more than one CTA (__cluster_dims__): the
-  // emulator runs every cluster as one CTA, so distributed shared memory and
-  // cluster barriers between CTAs cannot be emulated. Refuse clearly rather
-  // than fault at the first mapa to another rank.
-  if (kernel_->source != nullptr) {
-    for (const ptx::PerformanceDirective& dir : kernel_->source->directives) {
-      if (dir.name != ".reqnctapercluster") continue;
-      uint64_t ctas = 1;
-      for (uint64_t v : dir.values) ctas *= v;
-      if (ctas > 1)
-        return absl::UnimplementedError(absl::StrCat(
-            "launch of ", kernel_->name, ": thread-block clusters of ", ctas,
-            " CTAs (.reqnctapercluster) are not supported by the emulator (one CTA per cluster)"));
-    }
-  }
+  if (absl::Status cs = ValidateCluster(); !cs.ok()) return cs;
   const uint32_t static_shared = kernel_->static_shared_bytes;
   const uint64_t shared = uint64_t{AlignUp(static_shared, 16)} + config_.dynamic_shared_bytes;
   if (static_shared > d.shared_per_block || shared > d.shared_per_block_optin)
@@ -156,6 +199,7 @@ absl::Status LaunchRunner::Validate() {
                                                    " bytes of shared memory exceed the limit of ",
                                                    d.shared_per_block_optin));
   total_blocks_ = g.count();
+  total_units_ = total_blocks_ / cluster_.count();
   if (total_blocks_ > 0xffffffffull)  // block ids are 32-bit in records (warp_id) and WarpCtx
     return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": ", total_blocks_,
                                                    " blocks exceed the emulator's limit of 2^32 - 1"));
@@ -235,14 +279,15 @@ void LaunchRunner::InitBlockObject(Worker& worker, Block& b) {
     SetSregAll(*w, static_cast<SpecialReg>(static_cast<uint32_t>(SpecialReg::kEnvReg0) + 1), grid_workspace_ >> 32);
     SetSregAll(*w, static_cast<SpecialReg>(static_cast<uint32_t>(SpecialReg::kEnvReg0) + 2),
                grid_workspace_ & 0xffffffffu);
-    // Clusters: one block per cluster (no cluster launches yet).
-    SetSregAll(*w, SpecialReg::kNclusterIdX, config_.grid.x);
-    SetSregAll(*w, SpecialReg::kNclusterIdY, config_.grid.y);
-    SetSregAll(*w, SpecialReg::kNclusterIdZ, config_.grid.z);
-    SetSregAll(*w, SpecialReg::kClusterNctaidX, 1);
-    SetSregAll(*w, SpecialReg::kClusterNctaidY, 1);
-    SetSregAll(*w, SpecialReg::kClusterNctaidZ, 1);
-    SetSregAll(*w, SpecialReg::kClusterNctarank, 1);
+    // Clusters (the per-cluster ones are set by AdmitCluster).
+    SetSregAll(*w, SpecialReg::kNclusterIdX, cluster_grid_.x);
+    SetSregAll(*w, SpecialReg::kNclusterIdY, cluster_grid_.y);
+    SetSregAll(*w, SpecialReg::kNclusterIdZ, cluster_grid_.z);
+    SetSregAll(*w, SpecialReg::kClusterNctaidX, cluster_.x);
+    SetSregAll(*w, SpecialReg::kClusterNctaidY, cluster_.y);
+    SetSregAll(*w, SpecialReg::kClusterNctaidZ, cluster_.z);
+    SetSregAll(*w, SpecialReg::kClusterNctarank, cluster_.count());
+    SetSregAll(*w, SpecialReg::kIsExplicitCluster, explicit_cluster_ ? 1 : 0);
     SetSregAll(*w, SpecialReg::kDynamicSmemSize, config_.dynamic_shared_bytes);
     SetSregAll(*w, SpecialReg::kTotalSmemSize, shared_bytes_);
     SetSregAll(*w, SpecialReg::kAggrSmemSize, shared_bytes_);
@@ -286,9 +331,6 @@ Block* LaunchRunner::Admit(Worker& worker, uint32_t linear) {
     SetSregAll(w, SpecialReg::kCtaidX, b->coord.x);
     SetSregAll(w, SpecialReg::kCtaidY, b->coord.y);
     SetSregAll(w, SpecialReg::kCtaidZ, b->coord.z);
-    SetSregAll(w, SpecialReg::kClusterIdX, b->coord.x);
-    SetSregAll(w, SpecialReg::kClusterIdY, b->coord.y);
-    SetSregAll(w, SpecialReg::kClusterIdZ, b->coord.z);
     SetSregAll(w, SpecialReg::kSmId, smid);
     w.live = w.exists;
     w.active = w.exists;
@@ -301,14 +343,54 @@ Block* LaunchRunner::Admit(Worker& worker, uint32_t linear) {
     f.regs.assign(size_t{kernel_->num_registers} * kLanes, 0);
     f.preds.assign(kernel_->num_predicates, 0);
     f.frame_base = 0;
-    f.stack.clear();
-    f.stack.push_back(SimtEntry{0, kNoReconvPc, w.exists, SimtEntry::Kind::kBase, 0, protocol::kNoSite});
+    f.ResetStack(w.exists);
     w.depth = 1;
     w.BindFrame();
     worker.queue.Add(&w);
   }
   worker.resident.push_back(b);
   return b;
+}
+
+void LaunchRunner::AdmitCluster(Worker& worker, uint64_t unit) {
+  Cluster* c;
+  if (!worker.free_clusters.empty()) {
+    c = worker.free_clusters.back();
+    worker.free_clusters.pop_back();
+  } else {
+    worker.clusters.push_back(std::make_unique<Cluster>());
+    c = worker.clusters.back().get();
+  }
+  const uint32_t size = static_cast<uint32_t>(cluster_.count());
+  c->Reset(size, warps_per_block_);
+  const Dim3& cg = cluster_grid_;
+  const Dim3 cid{static_cast<uint32_t>(unit % cg.x), static_cast<uint32_t>((unit / cg.x) % cg.y),
+                 static_cast<uint32_t>(unit / (uint64_t{cg.x} * cg.y))};
+  const Dim3& g = config_.grid;
+  for (uint32_t r = 0; r < size; ++r) {
+    // %cluster_ctarank = x + y * nx + z * nx * ny over %cluster_ctaid.
+    const Dim3 in{r % cluster_.x, (r / cluster_.x) % cluster_.y, r / (cluster_.x * cluster_.y)};
+    const uint64_t x = uint64_t{cid.x} * cluster_.x + in.x, y = uint64_t{cid.y} * cluster_.y + in.y,
+                   z = uint64_t{cid.z} * cluster_.z + in.z;
+    const auto linear = static_cast<uint32_t>(x + y * g.x + z * uint64_t{g.x} * g.y);
+    Block* b = Admit(worker, linear);
+    b->cluster = c;
+    b->cluster_rank = r;
+    c->ctas[r] = b;
+    c->windows.base[r] = b->shared.get();
+    c->windows.block_linear[r] = linear;
+    for (auto& wp : b->warps) {
+      Warp& w = *wp;
+      w.cluster = &c->windows;
+      SetSregAll(w, SpecialReg::kClusterIdX, cid.x);
+      SetSregAll(w, SpecialReg::kClusterIdY, cid.y);
+      SetSregAll(w, SpecialReg::kClusterIdZ, cid.z);
+      SetSregAll(w, SpecialReg::kClusterCtaidX, in.x);
+      SetSregAll(w, SpecialReg::kClusterCtaidY, in.y);
+      SetSregAll(w, SpecialReg::kClusterCtaidZ, in.z);
+      SetSregAll(w, SpecialReg::kClusterCtarank, r);
+    }
+  }
 }
 
 void LaunchRunner::Retire(Worker& worker, Block* b) {
@@ -335,25 +417,39 @@ void LaunchRunner::ReportFault(const Warp& w) {
   SetError(FaultStatus(w.fault.kind, absl::StrCat(w.fault.message, " [", Coordinates(*w.block, &w, w.fault.lane), "]")));
 }
 
-void LaunchRunner::ReportDeadlock(const Block& b) {
-  std::string what = "no warp of the block can make progress:";
+void LaunchRunner::ReportDeadlock(const Block& blk) {
+  const Cluster& c = *blk.cluster;
+  std::string what = c.size() > 1 ? "no warp of the cluster can make progress:" : "no warp of the block can make progress:";
   const Warp* first = nullptr;
-  for (const auto& wp : b.warps) {
-    const Warp& w = *wp;
-    absl::StrAppend(&what, " warp ", w.warp_in_block);
-    if (w.state == WarpState::kDone) {
-      absl::StrAppend(&what, " exited;");
-      continue;
+  uint32_t cluster_live = 0;
+  for (uint32_t r = 0; r < c.size(); ++r) cluster_live += c.ctas[r]->live_threads;
+  const uint32_t cluster_arrived = cluster_live - c.MissingThreads();
+  for (uint32_t r = 0; r < c.size(); ++r) {
+    const Block& b = *c.ctas[r];
+    if (c.size() > 1) absl::StrAppend(&what, " block (", b.coord.x, ",", b.coord.y, ",", b.coord.z, "):");
+    for (const auto& wp : b.warps) {
+      const Warp& w = *wp;
+      absl::StrAppend(&what, " warp ", w.warp_in_block);
+      if (w.state == WarpState::kDone) {
+        absl::StrAppend(&what, " exited;");
+        continue;
+      }
+      if (w.wait_barrier == kClusterBarrierWaitId) {
+        absl::StrAppend(&what, " waits at barrier.cluster.wait (PTX line ", w.wait_line, ", pc ", w.cur_pc, "), ",
+                        cluster_arrived, " of ", cluster_live, " threads of the cluster arrived;");
+      } else {
+        const BarrierState& s = b.barriers[w.wait_barrier];
+        const uint32_t expected = s.count != 0 ? s.count : b.live_threads;
+        absl::StrAppend(&what, " waits at barrier ", w.wait_barrier, " (PTX line ", w.wait_line, ", pc ", w.cur_pc,
+                        "), ", s.arrived, " of ", expected, " threads arrived;");
+      }
+      if (first == nullptr) first = &w;
     }
-    const BarrierState& s = b.barriers[w.wait_barrier];
-    const uint32_t expected = s.count != 0 ? s.count : b.live_threads;
-    absl::StrAppend(&what, " waits at barrier ", w.wait_barrier, " (PTX line ", w.wait_line, ", pc ", w.cur_pc, "), ",
-                    s.arrived, " of ", expected, " threads arrived;");
-    if (first == nullptr) first = &w;
   }
   if (!what.empty() && what.back() == ';') what.pop_back();
   const uint32_t lane = first != nullptr ? static_cast<uint32_t>(std::countr_zero(first->live | 1u << 31)) : 0;
-  SetError(FaultStatus(FaultKind::kDeadlock, absl::StrCat(what, " [", Coordinates(b, first, lane), "]")));
+  const Block& where = first != nullptr ? *first->block : blk;
+  SetError(FaultStatus(FaultKind::kDeadlock, absl::StrCat(what, " [", Coordinates(where, first, lane), "]")));
 }
 
 void LaunchRunner::RunWorker(Worker& worker) {
@@ -363,16 +459,16 @@ void LaunchRunner::RunWorker(Worker& worker) {
   const uint32_t quantum = std::max<uint32_t>(1, opts.quantum);
   while (!stop_.load(std::memory_order_relaxed)) {
     while (worker.resident.size() < max_resident) {
-      uint64_t linear;
+      uint64_t unit;
       if (config_.cooperative) {
-        linear = worker.next_coop;
+        unit = worker.next_coop;
         worker.next_coop += num_workers_;
-        if (linear >= total_blocks_) break;
+        if (unit >= total_units_) break;
       } else {
-        linear = next_block_.fetch_add(1, std::memory_order_relaxed);
-        if (linear >= total_blocks_) break;
+        unit = next_block_.fetch_add(1, std::memory_order_relaxed);
+        if (unit >= total_units_) break;
       }
-      Admit(worker, static_cast<uint32_t>(linear));
+      AdmitCluster(worker, unit);
     }
     if (worker.queue.empty()) {
       if (worker.resident.empty()) return;
@@ -390,14 +486,16 @@ void LaunchRunner::RunWorker(Worker& worker) {
     }
     Block* b = w->block;
     if (w->state != WarpState::kRunnable && w->queued) worker.queue.Remove(w);
+    Cluster& c = *b->cluster;
     if (w->state == WarpState::kDone) {
       --b->runnable_warps;
-      if (++b->done_warps == warps_per_block_) {
-        Retire(worker, b);
+      if (++b->done_warps == warps_per_block_ && ++c.done_ctas == c.size()) {
+        for (uint32_t r = 0; r < c.size(); ++r) Retire(worker, c.ctas[r]);
+        worker.free_clusters.push_back(&c);
         continue;
       }
     }
-    if (b->runnable_warps == 0) {
+    if (b->runnable_warps == 0 && c.Stuck()) {
       ReportDeadlock(*b);
       return;
     }
@@ -422,7 +520,7 @@ absl::Status LaunchRunner::Run() {
   launch_id_ = device_.launch_counter_.fetch_add(1) + 1;
   RecordSink* sink = device_.sink_;
   const uint32_t requested = std::max<uint32_t>(1, device_.schedule().workers);
-  num_workers_ = static_cast<uint32_t>(std::min<uint64_t>(requested, total_blocks_));
+  num_workers_ = static_cast<uint32_t>(std::min<uint64_t>(requested, total_units_));
   if (sink != nullptr) {
     uint32_t name_id;
     {
@@ -448,6 +546,7 @@ absl::Status LaunchRunner::Run() {
     k.stream_id = config_.stream_id;
     k.name_id = name_id;
     k.process_id = static_cast<uint32_t>(getpid());
+    k.cluster[0] = cluster_.x, k.cluster[1] = cluster_.y, k.cluster[2] = cluster_.z;
     sink->OnLaunchBegin(begin, num_workers_);
   }
   std::vector<Worker> workers(num_workers_);
@@ -481,7 +580,12 @@ uint32_t InstallFunctionForTesting(Device& device, std::unique_ptr<Function> fn)
 }
 
 absl::Status Device::Launch(uint32_t kernel, const LaunchConfig& config, void* const* args) {
-  LaunchRunner runner(*this, kernel, config, args);
+  LaunchRunner runner(*this, kernel, config, Dim3{}, args);
+  return runner.Run();
+}
+
+absl::Status Device::LaunchCluster(uint32_t kernel, const LaunchConfig& config, Dim3 cluster, void* const* args) {
+  LaunchRunner runner(*this, kernel, config, cluster, args);
   return runner.Run();
 }
 

@@ -11,8 +11,21 @@
 //   the top entry pops when its pc reaches its reconvergence pc or its mask
 //   becomes empty (lanes exited / returned); a popped then side emits kElse, a
 //   popped else side kFi, so every kIf has exactly one kElse and one kFi.
-// Invariants: every entry's mask is a subset of `live`; the top entry of the
-// innermost frame is what runs.
+// Invariants: every entry's mask is a subset of `live`; the entry at
+// CallFrame::cur of the innermost frame is what runs (the top one unless the
+// frame is `its`).
+//
+// Barriers in divergent code (sm_70+ independent thread scheduling): when the
+// lanes of one entry reach bar.sync/bar.red while other lanes of the warp can
+// still run, the entry is deferred (kDeferred, pc at the barrier) and another
+// entry runs; lanes waiting at a reconvergence point for a deferred or parked
+// entry are forked off (kFork) to run past it. When nothing else can run, the
+// deferred entries arrive (kParked, pc after the barrier) and the warp waits
+// until a release unparks them. A frame with waiting entries or forks is in
+// `its` mode: entries are inserted above the running one (`cur`), several
+// leaves may be runnable, and a finished entry is erased only when no entry
+// opened after it is still open (creation order `seq`), which keeps the
+// kIf/kElse/kFi records nested. exec/README.md states the semantics.
 #ifndef BARRACUDA_PTX_EMULATOR_EXEC_WARP_H_
 #define BARRACUDA_PTX_EMULATOR_EXEC_WARP_H_
 
@@ -36,6 +49,12 @@ struct SimtEntry {
     kThen,   // runs first after a split; popping it emits kElse
     kElse,   // runs second; popping it emits kFi
     kSplit,  // serialisation of an indirect call with several targets: no records
+    kFork,   // lanes that run past a reconvergence point while others wait at a barrier: no records
+  };
+  enum class Wait : uint8_t {
+    kNone,
+    kDeferred,  // reached bar.sync/bar.red (pc = the barrier), arrives when nothing else of the warp can run
+    kParked,    // arrived at `barrier` (pc = after it), runs again when the barrier releases
   };
   uint32_t pc = 0;
   uint32_t reconv = kNoReconvPc;
@@ -43,6 +62,9 @@ struct SimtEntry {
   Kind kind = Kind::kBase;
   uint32_t pending_if = 0;  // brx.idx nesting: header mask of a kIf to emit when this entry first runs
   uint32_t site = protocol::kNoSite;  // the splitting branch (for kElse/kFi records)
+  uint32_t seq = 0;                   // creation order, maintained while the frame is `its`
+  Wait wait = Wait::kNone;
+  uint8_t barrier = 0;                // kParked: the barrier id
 };
 
 struct CallFrame {
@@ -52,6 +74,16 @@ struct CallFrame {
   uint32_t frame_base = 0;
   uint32_t call_site = 0;       // index in the caller's call_sites (for ret copies)
   std::vector<SimtEntry> stack;
+  uint32_t cur = 0;             // the running entry (stack.size() - 1 unless `its`)
+  uint32_t next_seq = 0;        // `its`: the next SimtEntry::seq
+  bool its = false;             // entries wait at barriers or run out of stack order (slow path)
+  // Resets the frame to one base entry for `mask` starting at pc 0.
+  void ResetStack(uint32_t mask) {
+    stack.clear();
+    stack.push_back(SimtEntry{0, kNoReconvPc, mask, SimtEntry::Kind::kBase, 0, protocol::kNoSite});
+    cur = 0;
+    its = false;
+  }
 };
 
 enum class WarpState : uint8_t { kRunnable, kWaitingBarrier, kDone };
@@ -64,6 +96,7 @@ enum WarpEvent : uint32_t {
 };
 
 struct Block;
+struct Cluster;  // exec/cluster.h
 class RunQueue;
 
 struct Warp : WarpCtx {
@@ -75,6 +108,7 @@ struct Warp : WarpCtx {
   uint32_t events = 0;
   WarpState state = WarpState::kRunnable;
   bool queued = false;            // in the worker's run queue
+  bool force_arrive = false;      // a deferred barrier arrives now (no second deferral)
   uint32_t run_index = 0;         // position in the run queue
   uint32_t wait_barrier = 0;      // kWaitingBarrier: barrier id and PTX line
   uint32_t wait_line = 0;
@@ -83,7 +117,11 @@ struct Warp : WarpCtx {
   std::vector<uint64_t> sreg_table;  // [SpecialReg * 32 + lane]
 
   CallFrame& frame() { return frames[depth - 1]; }
-  SimtEntry& top() { return frames[depth - 1].stack.back(); }
+  // The running entry of the innermost frame.
+  SimtEntry& top() {
+    CallFrame& f = frames[depth - 1];
+    return f.stack[f.cur];
+  }
   // Points the WarpCtx fields at the innermost frame.
   void BindFrame() {
     CallFrame& f = frames[depth - 1];
@@ -102,11 +140,15 @@ struct BarrierState {
   uint32_t popc = 0;     // bar.red accumulators over arrived threads
   bool all = true;
   bool any = false;
+  // bar.red destinations are kept as (frame, offset): other lanes of the warp
+  // may call functions (growing Warp::frames) while these wait.
+  static constexpr uint32_t kNoDst = 0xffffffffu;
   struct Waiter {
     Warp* warp;
     uint32_t mask;
-    uint64_t* dst_reg;   // bar.red into a register (nullptr otherwise)
-    uint32_t* dst_pred;  // bar.red into a predicate (nullptr otherwise)
+    uint32_t frame;     // index in Warp::frames of the destination registers
+    uint32_t dst_reg;   // bar.red into a register: offset in CallFrame::regs (kNoDst otherwise)
+    uint32_t dst_pred;  // bar.red into a predicate: index in CallFrame::preds (kNoDst otherwise)
     ptx::BoolOp op;
   };
   std::vector<Waiter> waiters;
@@ -124,6 +166,9 @@ struct Block {
   uint32_t done_warps = 0;
   RunQueue* queue = nullptr;      // the owning worker's run queue
   uint8_t* local_region = nullptr;  // this block's local windows (nullptr: kernel uses none)
+  // Added for clusters (exec/cluster.h): the block's cluster and its rank in it.
+  Cluster* cluster = nullptr;
+  uint32_t cluster_rank = 0;
 };
 
 // Runs `warp` for at most `budget` instructions or until it blocks, yields,
@@ -142,6 +187,26 @@ void ExitLanes(Warp& warp, uint32_t lanes);
 // barrier; without this, `if (i >= n) return; __syncthreads();` would wait for
 // them forever.
 void ExitParkedLanes(Warp& warp);
+// Pushes `e` directly above the running entry of the innermost frame and
+// makes it the running entry.
+void PushEntry(Warp& warp, const SimtEntry& e);
+// The running entry waits at a barrier: kDeferred (not arrived) or kParked
+// (arrived at `barrier`). The frame turns `its`.
+void WaitAt(Warp& warp, SimtEntry::Wait wait, uint32_t barrier);
+// Whether a barrier reached by the running entry without all the warp's live
+// lanes is deferred: other lanes of the innermost frame can still run (they
+// are in no waiting entry), or other entries are deferred already (they all
+// arrive together once nothing can run; the halves of a fork deferred at the
+// same instruction merge into one arrival).
+bool DeferBarrier(const Warp& warp);
+// A barrier released: every entry of `warp` parked at `barrier` runs again.
+void UnparkEntries(Warp& warp, uint32_t barrier);
+// Whether some frame of `warp` is in `its` mode (entries wait or were forked).
+inline bool AnyItsFrame(const Warp& warp) {
+  for (uint32_t d = 0; d < warp.depth; ++d)
+    if (warp.frames[d].its) return true;
+  return false;
+}
 // Splits the top entry: then side `then_mask` at then_pc runs first, the rest
 // of the top mask at else_pc after; both reconverge at `reconv`.
 void Diverge(Warp& warp, uint32_t then_mask, uint32_t then_pc, uint32_t else_pc, uint32_t reconv, uint32_t site);

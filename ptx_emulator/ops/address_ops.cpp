@@ -6,14 +6,19 @@
 //   generic(param x)        = param_base + x for kernel parameters; a function's
 //                             .param variables live in the frame (local window)
 // The .u32 forms truncate the result to 32 bits.
-// mapa / getctarank (sm_90 clusters): the emulator runs every cluster as one
-// block (exec/README.md), so the only CTA rank is 0: mapa to rank 0 is the
-// identity (a .shared::cluster address of the own CTA equals its .shared::cta
-// offset; a generic address stays the same), any other rank names a CTA that
-// does not exist and faults; getctarank is 0.
+// mapa / getctarank (sm_90 clusters), with the address forms of
+// ops/cluster_windows.h: mapa to the own rank is the identity for a
+// .shared::cta offset (a .shared::cluster address of the own CTA equals its
+// .shared::cta offset) and maps a generic address to the own window; mapa to
+// another rank gives ClusterSharedAddress(rank, offset) (.shared::cluster) or
+// that rank's window base + offset (generic). A rank outside the cluster, or
+// an address in no CTA's shared window, faults (undefined in PTX).
+// cvta.shared of a .shared::cluster address of another rank gives its
+// generic address (and cvta.to.shared the reverse).
 #include <string>
 
 #include "ptx_emulator/core/handlers.h"
+#include "ptx_emulator/ops/cluster_windows.h"
 #include "ptx_emulator/ops/mem_access.h"
 
 namespace barracuda::emu::mem {
@@ -44,7 +49,17 @@ void Cvta(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   }
   ForLanes(exec, [&](uint32_t l) {
     const uint64_t base = WindowBase(ctx, space, a.frame, l);
-    d[l] = (kTo ? a.At(l) - base : a.At(l) + base) & mask;
+    uint64_t v = kTo ? a.At(l) - base : a.At(l) + base;
+    if (space == Space::kShared && ClusterSize(ctx) > 1) {
+      // Another CTA's window of the cluster (rare: only after mapa).
+      ClusterPlace p;
+      if (kTo && v >= ctx.shared_bytes && FindClusterGeneric(ctx, l, a.At(l), 1, p)) {
+        v = p.rank == OwnClusterRank(ctx, l) ? p.offset : ClusterSharedAddress(p.rank, p.offset);
+      } else if (!kTo && a.At(l) >= ctx.shared_bytes && FindClusterShared(ctx, l, a.At(l), 1, p)) {
+        v = reinterpret_cast<uintptr_t>(ClusterHost(ctx, p));
+      }
+    }
+    d[l] = v & mask;
   });
 }
 
@@ -84,29 +99,56 @@ void Isspacep(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   p = (p & ~exec) | result;
 }
 
-// ops: d, a, b (b = target CTA rank); imm = 1 for the .u32 form.
+// ops: d, a, b (b = target CTA rank); imm bit 0: the .u32 form, bit 1: .shared::cluster
+// (else a generic address).
 void Mapa(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const AddressOperand a = MakeAddress(inst.ops[1], ctx);
   const uint64_t* rank = ctx.Src(inst.ops[2].ref);
-  const uint64_t mask = inst.imm != 0 ? 0xffffffffull : ~uint64_t{0};
+  const uint64_t mask = (inst.imm & 1) != 0 ? 0xffffffffull : ~uint64_t{0};
+  const bool cluster_space = (inst.imm & 2) != 0;
+  const uint32_t size = ClusterSize(ctx);
   uint64_t* d = ctx.Dst(inst.ops[0].ref);
   for (uint32_t m = exec; m; m &= m - 1) {
     const uint32_t l = Lane(m);
     const auto r = static_cast<uint32_t>(rank[l]);
-    if (r != 0) {
+    if (rank[l] >= size) {
       ctx.Raise(FaultKind::kIllegalAddress, inst, l, a.At(l),
-                "mapa to CTA rank " + std::to_string(r) +
-                    ": the emulator runs a cluster as a single CTA (rank 0 only)");
+                "mapa to CTA rank " + std::to_string(rank[l]) + ": the cluster has " + std::to_string(size) +
+                    (size == 1 ? " CTA" : " CTAs"));
       return;
     }
-    d[l] = a.At(l) & mask;
+    ClusterPlace p;
+    const bool found = cluster_space ? FindClusterShared(ctx, l, a.At(l), 1, p) : FindClusterGeneric(ctx, l, a.At(l), 1, p);
+    if (!found) {
+      ctx.Raise(FaultKind::kIllegalAddress, inst, l, a.At(l),
+                InstText(inst) + ": address is not in the shared memory of a CTA of the cluster");
+      return;
+    }
+    p.rank = r;
+    if (!cluster_space) {
+      d[l] = reinterpret_cast<uintptr_t>(ClusterHost(ctx, p)) & mask;
+    } else {
+      d[l] = (r == OwnClusterRank(ctx, l) ? p.offset : ClusterSharedAddress(r, p.offset)) & mask;
+    }
   }
 }
 
-// ops: d, a. Every address is in CTA 0 of a one-CTA cluster.
+// ops: d, a: the rank of the CTA whose shared memory `a` is in.
 void Getctarank(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const AddressOperand a = MakeAddress(inst.ops[1], ctx);
+  const bool cluster_space = (inst.imm & 2) != 0;
   uint64_t* d = ctx.Dst(inst.ops[0].ref);
-  ForLanes(exec, [&](uint32_t l) { d[l] = 0; });
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    ClusterPlace p;
+    const bool found = cluster_space ? FindClusterShared(ctx, l, a.At(l), 1, p) : FindClusterGeneric(ctx, l, a.At(l), 1, p);
+    if (!found) {
+      ctx.Raise(FaultKind::kIllegalAddress, inst, l, a.At(l),
+                InstText(inst) + ": address is not in the shared memory of a CTA of the cluster");
+      return;
+    }
+    d[l] = p.rank;
+  }
 }
 
 bool IsSource(const Opnd& o) { return o.kind == Opnd::Kind::kValue || o.kind == Opnd::Kind::kAddress; }
@@ -123,7 +165,7 @@ absl::StatusOr<bool> SelectClusterAddressOp(const ptx::Instruction& ir, Inst& in
       (mapa && inst.ops[2].kind != Opnd::Kind::kValue))
     return mem::UnimplementedForm(ir, mapa ? "expected d, a, b" : "expected d, a");
   inst.fn = mapa ? &Mapa : &Getctarank;
-  inst.imm = ptx::TypeSize(t) == 4 ? 1 : 0;
+  inst.imm = (ptx::TypeSize(t) == 4 ? 1 : 0) | (m.space == ptx::StateSpace::kSharedCluster ? 2 : 0);
   return true;
 }
 

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "ptx_emulator/ops/cluster_windows.h"
 #include "ptx_rewriter/ir.h"
 
 namespace barracuda::emu::mem {
@@ -78,6 +79,12 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
   switch (space) {
     case Space::kShared:
       if (!Within(addr, size, ctx.shared_bytes)) {
+        // Another CTA's window of the cluster (a .shared::cluster address from mapa).
+        if (ClusterPlace p; FindClusterShared(ctx, lane, addr, size, p)) {
+          where = Where::kShared;
+          log = protocol::SharedAddress(ClusterBlock(ctx, p), p.offset);
+          return ClusterHost(ctx, p);
+        }
         RaiseIllegal(ctx, inst, space, lane, addr, size,
                      ("outside the block's " + std::to_string(ctx.shared_bytes) + "-byte shared window").c_str());
         return nullptr;
@@ -132,6 +139,11 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
         where = Where::kGlobal;
         log = addr;
         return reinterpret_cast<uint8_t*>(addr);
+      }
+      if (ClusterPlace p; ctx.cluster != nullptr && ctx.cluster->size > 1 && FindClusterGeneric(ctx, lane, addr, size, p)) {
+        where = Where::kShared;  // distributed shared memory: a neighbour's window
+        log = protocol::SharedAddress(ClusterBlock(ctx, p), p.offset);
+        return ClusterHost(ctx, p);
       }
       const uint64_t local = reinterpret_cast<uintptr_t>(ctx.LocalWindow(lane));
       if (ctx.local_stride != 0 && addr - local < ctx.local_stride) {

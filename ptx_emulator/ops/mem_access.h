@@ -5,9 +5,9 @@
 // Address spaces are as in ptx_emulator/README (emu brief "Address spaces"):
 // global/const addresses are host addresses in the DeviceMemory arena, shared
 // ones offsets in the block window, local ones offsets in the lane's window,
-// kernel .param ones offsets in the parameter buffer. `.shared::cluster` is
-// treated as `.shared::cta`: a cluster is one block in this emulator (the
-// detector makes the same assumption, host_detector/SEMANTICS.md).
+// kernel .param ones offsets in the parameter buffer. `.shared::cluster`
+// addresses and generic addresses may also name another CTA of the cluster's
+// window (distributed shared memory, ops/cluster_windows.h).
 //
 // Global and shared memory are touched only through relaxed std::atomic_ref
 // (every access is naturally aligned, misaligned ones fault first): blocks run

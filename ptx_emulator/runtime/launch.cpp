@@ -52,7 +52,7 @@ bool ValidDims(dim3 grid, dim3 block, const emu::Function& f, const emu::DeviceD
 }
 
 cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream,
-                   bool per_thread, bool cooperative) {
+                   bool per_thread, bool cooperative, emu::Dim3 cluster = {}) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
   if (!k) return rt.Fail(cudaErrorInvalidDeviceFunction);
@@ -75,7 +75,7 @@ cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size
   config.dynamic_shared_bytes = static_cast<uint32_t>(shared);
   config.stream_id = rt.StreamId(stream, per_thread);
   config.cooperative = cooperative;
-  const absl::Status status = device.Launch(index, config, args);
+  const absl::Status status = device.LaunchCluster(index, config, cluster, args);
   if (status.ok()) return cudaSuccess;
   bool sticky = false;
   const cudaError_t e = LaunchErrorFromStatus(status, &sticky);
@@ -159,16 +159,16 @@ cudaError_t LaunchEx(const cudaLaunchConfig_t* config, const void* func, void** 
   Runtime& rt = Runtime::Get();
   if (!config) return rt.Fail(cudaErrorInvalidValue);
   bool cooperative = false;
+  barracuda::emu::Dim3 cluster;  // 1,1,1: the kernel's __cluster_dims__, if any
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
     switch (a.id) {
       case cudaLaunchAttributeCooperative: cooperative = a.val.cooperative != 0; break;
       case cudaLaunchAttributeClusterDimension:
-        if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1) {
-          barracuda::cudart::PrintDiagnostic("cudaLaunchKernelExC: thread block clusters are not supported by the "
-                                             "emulator backend");
-          return rt.Fail(cudaErrorNotSupported);
-        }
+        // Checked by the launch (grid divisible, at most 16 CTAs, agrees with __cluster_dims__).
+        if (a.val.clusterDim.x == 0 || a.val.clusterDim.y == 0 || a.val.clusterDim.z == 0)
+          return rt.Fail(cudaErrorInvalidValue);
+        cluster = {a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
         break;
       // Scheduling hints with no meaning when every launch runs to completion in order.
       case cudaLaunchAttributeIgnore:
@@ -183,7 +183,7 @@ cudaError_t LaunchEx(const cudaLaunchConfig_t* config, const void* func, void** 
     }
   }
   return barracuda::cudart::Launch(FindKernel(func), config->gridDim, config->blockDim, args,
-                                   config->dynamicSmemBytes, config->stream, per_thread, cooperative);
+                                   config->dynamicSmemBytes, config->stream, per_thread, cooperative, cluster);
 }
 }  // namespace
 
