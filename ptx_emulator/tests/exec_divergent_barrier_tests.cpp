@@ -12,6 +12,7 @@
 
 #include "ptx_emulator/core/record_sink.h"
 #include "ptx_emulator/exec/fault_status.h"
+#include "ptx_emulator/tests/control_record_checks.h"
 #include "ptx_emulator/tests/kernel_runner.h"
 
 namespace barracuda::emu {
@@ -24,41 +25,10 @@ using testing::WrapKernel;
 std::vector<std::string> Control(const CollectingSink& sink, uint32_t warp) {
   std::vector<std::string> out;
   for (const auto& r : sink.Flatten(0)) {
-    if (r.header.warp_id != warp) continue;
-    char buf[64];
-    switch (protocol::OpOf(r.header)) {
-      case Op::kIf: std::snprintf(buf, sizeof buf, "if %08x %08x", r.header.active_mask, r.branch.then_mask); break;
-      case Op::kElse: std::snprintf(buf, sizeof buf, "else %08x", r.header.active_mask); break;
-      case Op::kFi: std::snprintf(buf, sizeof buf, "fi %08x", r.header.active_mask); break;
-      case Op::kExit: std::snprintf(buf, sizeof buf, "exit %08x", r.header.active_mask); break;
-      case Op::kBarrier:
-        std::snprintf(buf, sizeof buf, "bar %08x id%u n%u", r.header.active_mask, r.barrier.barrier_id,
-                      r.barrier.thread_count);
-        break;
-      default: continue;
-    }
-    out.emplace_back(buf);
+    if (r.header.warp_id != warp || protocol::OpOf(r.header) == Op::kBarrierArrive) continue;
+    if (auto text = testing::ControlRecordText(r, /*with_count=*/true)) out.push_back(*text);
   }
   return out;
-}
-
-// Per warp: every kIf is followed by one kElse then one kFi, properly nested.
-void CheckNested(const std::vector<protocol::Record>& records) {
-  std::map<uint32_t, std::vector<int>> open;
-  for (const auto& r : records) {
-    auto& st = open[r.header.warp_id];
-    const Op op = protocol::OpOf(r.header);
-    if (op == Op::kIf) st.push_back(0);
-    if (op == Op::kElse) {
-      REQUIRE((!st.empty() && st.back() == 0));
-      st.back() = 1;
-    }
-    if (op == Op::kFi) {
-      REQUIRE((!st.empty() && st.back() == 1));
-      st.pop_back();
-    }
-  }
-  for (const auto& [w, st] : open) CHECK(st.empty());
 }
 
 std::unique_ptr<Device> OneWorker(CollectingSink* sink, ScheduleOptions::Policy policy, uint64_t seed) {
@@ -127,7 +97,7 @@ JOIN:
         const uint32_t partner = 63 - t + 100;
         CHECK(v[t] == (t % 32 < 16 ? 2 * partner : partner + 1000));
       }
-      CheckNested(sink.Flatten(0));
+      testing::CheckIfElseFiNested(sink.Flatten(0));
       // The then side defers (its warp's else side can still run), so does
       // the else side; then both arrive, topmost (then) first: one arrival per
       // side with its half of the warp (what the detector reports as barrier
@@ -170,7 +140,7 @@ L4:
       REQUIRE(s.ok());
       const auto v = r.Read(out);
       for (uint32_t t = 0; t < 64; ++t) CHECK(v[t] == 63 - t + 100);
-      CheckNested(sink.Flatten(0));
+      testing::CheckIfElseFiNested(sink.Flatten(0));
       // Lanes >= 16 skip the first if (then side, pops at once), lanes < 16
       // defer at the first barrier, lanes >= 16 are forked past L2 and arrive
       // at the second; then the deferred half arrives. After the release the
@@ -214,7 +184,7 @@ L4:
     REQUIRE(s.ok());
     const auto v = r.Read(out);
     for (uint32_t t = 0; t < 64; ++t) CHECK(v[t] == t + 100);  // buf[63 - t] = (63 - (63 - t)) + 100
-    CheckNested(sink.Flatten(0));
+    testing::CheckIfElseFiNested(sink.Flatten(0));
     CHECK(Control(sink, 0) == std::vector<std::string>{"if ffffffff ffff0000", "else 0000ffff",
                                                        "bar ffff0000 id0 n0", "bar 0000ffff id0 n0",
                                                        "fi 0000ffff", "bar ffffffff id0 n0", "bar ffffffff id0 n0",
@@ -264,7 +234,7 @@ JOIN:
       const auto v = r.Read(out);
       for (uint32_t t = 32; t < 64; ++t) CHECK(v[t] == t - 32 + 100);
       for (uint32_t t = 64; t < 96; ++t) CHECK(v[t] == t);
-      CheckNested(sink.Flatten(0));
+      testing::CheckIfElseFiNested(sink.Flatten(0));
       CHECK(Control(sink, 0) == std::vector<std::string>{"if ffffffff 0000ffff", "bar 0000ffff id1 n64",
                                                          "bar ffff0000 id1 n64", "else ffff0000", "fi ffffffff",
                                                          "exit ffffffff"});
@@ -297,7 +267,7 @@ L2:
   REQUIRE(s.ok());
   const auto v = r.Read(out);
   for (uint32_t t = 0; t < 64; ++t) CHECK(v[t] == (t % 32 < 16 ? 63 - t + 100 : 0u));
-  CheckNested(sink.Flatten(0));
+  testing::CheckIfElseFiNested(sink.Flatten(0));
 }
 
 TEST_CASE("divergent barriers that cannot complete are still a deadlock", "[exec][barrier][divergent]") {

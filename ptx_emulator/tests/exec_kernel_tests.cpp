@@ -14,6 +14,7 @@
 
 #include "ptx_emulator/core/record_sink.h"
 #include "ptx_emulator/exec/fault_status.h"
+#include "ptx_emulator/tests/control_record_checks.h"
 #include "ptx_emulator/tests/kernel_runner.h"
 
 namespace barracuda::emu {
@@ -28,39 +29,9 @@ std::vector<std::string> ControlRecords(const CollectingSink& sink, size_t i, ui
   std::vector<std::string> out;
   for (const auto& r : sink.Flatten(i)) {
     if (warp != ~0u && r.header.warp_id != warp) continue;
-    char buf[64];
-    switch (protocol::OpOf(r.header)) {
-      case Op::kIf: std::snprintf(buf, sizeof buf, "if %08x %08x", r.header.active_mask, r.branch.then_mask); break;
-      case Op::kElse: std::snprintf(buf, sizeof buf, "else %08x", r.header.active_mask); break;
-      case Op::kFi: std::snprintf(buf, sizeof buf, "fi %08x", r.header.active_mask); break;
-      case Op::kExit: std::snprintf(buf, sizeof buf, "exit %08x", r.header.active_mask); break;
-      case Op::kBarrier: std::snprintf(buf, sizeof buf, "bar %08x id%u", r.header.active_mask, r.barrier.barrier_id); break;
-      case Op::kBarrierArrive:
-        std::snprintf(buf, sizeof buf, "arrive %08x id%u", r.header.active_mask, r.barrier.barrier_id);
-        break;
-      default: continue;
-    }
-    out.emplace_back(buf);
+    if (auto text = testing::ControlRecordText(r, /*with_count=*/false)) out.push_back(*text);
   }
   return out;
-}
-
-void CheckBalanced(const std::vector<protocol::Record>& records) {
-  std::map<uint32_t, std::vector<int>> open;
-  for (const auto& r : records) {
-    auto& st = open[r.header.warp_id];
-    const Op op = protocol::OpOf(r.header);
-    if (op == Op::kIf) st.push_back(0);
-    if (op == Op::kElse) {
-      REQUIRE((!st.empty() && st.back() == 0));
-      st.back() = 1;
-    }
-    if (op == Op::kFi) {
-      REQUIRE((!st.empty() && st.back() == 1));
-      st.pop_back();
-    }
-  }
-  for (const auto& [w, st] : open) CHECK(st.empty());
 }
 
 std::unique_ptr<Device> OneWorker(CollectingSink* sink = nullptr) {
@@ -115,7 +86,7 @@ TEST_CASE("vector add runs end to end", "[exec][e2e]") {
   const uint32_t last_warp = 3 * 8 + 7;
   CHECK(ControlRecords(sink, 0, last_warp) ==
         std::vector<std::string>{"if ffffffff ffffff00", "else 000000ff", "fi ffffffff", "exit ffffffff"});
-  CheckBalanced(sink.Flatten(0));
+  testing::CheckIfElseFiNested(sink.Flatten(0));
 }
 
 // out[tid] = value, with the usual address arithmetic.
@@ -182,7 +153,7 @@ SKIP:
     for (uint32_t i = 0; i <= t; ++i) expect += (i < 3 ? 0 : 100) + 1;
     CHECK(v[t] == expect);
   }
-  CheckBalanced(sink.Flatten(0));
+  testing::CheckIfElseFiNested(sink.Flatten(0));
   // Warp 1 (threads 32..63) never splits: every lane runs at least 33 iterations... until
   // lane by lane they leave: 31 splits, each closed.
   const auto w1 = ControlRecords(sink, 0, 1);
@@ -214,7 +185,7 @@ DONE:
     REQUIRE(s.ok());
     const auto v = r.Read(out);
     for (uint32_t t = 0; t < 64; ++t) CHECK(v[t] == (t < n ? t + 7 : 0u));
-    CheckBalanced(sink.Flatten(0));
+    testing::CheckIfElseFiNested(sink.Flatten(0));
   }
 }
 

@@ -21,6 +21,7 @@
 #include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/exec/fault_status.h"
 #include "ptx_emulator/exec/schedule_policy.h"
+#include "ptx_emulator/tests/control_record_checks.h"
 #include "ptx_emulator/exec/testing_hooks.h"
 #include "ptx_emulator/exec/warp.h"
 
@@ -214,29 +215,6 @@ struct Rig {
   }
 };
 
-// Every kIf has one kElse and one kFi, properly nested, per warp.
-void CheckBalanced(const std::vector<protocol::Record>& records) {
-  std::map<uint32_t, std::vector<int>> open;  // warp -> stack of 0 (after if) / 1 (after else)
-  for (const auto& r : records) {
-    auto& st = open[r.header.warp_id];
-    switch (protocol::OpOf(r.header)) {
-      case Op::kIf: st.push_back(0); break;
-      case Op::kElse:
-        REQUIRE(!st.empty());
-        REQUIRE(st.back() == 0);
-        st.back() = 1;
-        break;
-      case Op::kFi:
-        REQUIRE(!st.empty());
-        REQUIRE(st.back() == 1);
-        st.pop_back();
-        break;
-      default: break;
-    }
-  }
-  for (const auto& [w, st] : open) CHECK(st.empty());
-}
-
 TEST_CASE("if/else divergence emits if, else, fi and reconverges", "[exec][simt]") {
   Rig rig;
   uint32_t* out = rig.Buffer(32);
@@ -316,7 +294,7 @@ TEST_CASE("loop with per-lane trip counts diverges repeatedly at one branch", "[
   }
   expected.emplace_back("exit ffffffff");
   CHECK(rig.Control() == expected);
-  CheckBalanced(rig.sink.Flatten(0));
+  testing::CheckIfElseFiNested(rig.sink.Flatten(0));
 }
 
 TEST_CASE("nested divergence nests the records", "[exec][simt]") {
@@ -420,7 +398,7 @@ TEST_CASE("recursive calls with divergent depth and returns", "[exec][call]") {
     for (uint64_t i = 2; i <= l; ++i) f *= i;
     CHECK(out[l] == static_cast<uint32_t>(f));
   }
-  CheckBalanced(rig.sink.Flatten(0));
+  testing::CheckIfElseFiNested(rig.sink.Flatten(0));
 }
 
 TEST_CASE("unbounded recursion is a stack overflow fault", "[exec][call]") {
@@ -522,7 +500,7 @@ TEST_CASE("whole-block barrier orders warps, exited threads stop counting", "[ex
       REQUIRE(rig.Launch(k, {1, 1, 1}, {96, 1, 1}).ok());
       for (uint32_t t = 0; t < 64; ++t) REQUIRE(out[t] == 42);
       for (uint32_t t = 64; t < 96; ++t) REQUIRE(out[t] == 0);
-      CheckBalanced(rig.sink.Flatten(0));
+      testing::CheckIfElseFiNested(rig.sink.Flatten(0));
     }
   }
 }
@@ -792,7 +770,7 @@ TEST_CASE("record streams are deterministic for a seed with one worker", "[exec]
     REQUIRE(rig.Launch(k, {8, 1, 1}, {128, 1, 1}).ok());
     std::vector<std::pair<uint32_t, uint32_t>> seq;  // (op, warp)
     for (const auto& r : rig.sink.Flatten(0)) seq.emplace_back(r.header.op, r.header.warp_id);
-    CheckBalanced(rig.sink.Flatten(0));
+    testing::CheckIfElseFiNested(rig.sink.Flatten(0));
     return seq;
   };
   const auto a = run(1), b = run(1), c = run(2);
