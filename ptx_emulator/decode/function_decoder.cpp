@@ -9,6 +9,7 @@
 #include "ptx_emulator/decode/special_registers.h"
 #include "ptx_rewriter/cfg.h"
 #include "ptx_rewriter/reconvergence.h"
+#include "ptx_rewriter/access_record.h"
 #include "ptx_rewriter/sync_inference.h"
 
 namespace barracuda::emu {
@@ -34,39 +35,10 @@ std::string OpcodeText(const ptx::Instruction& ir) {
   return s;
 }
 
-uint8_t ToProtocolOp(ptx::AccessClass::Kind k) {
-  using K = ptx::AccessClass::Kind;
-  switch (k) {
-    case K::kRead: return static_cast<uint8_t>(protocol::Op::kRead);
-    case K::kWrite: return static_cast<uint8_t>(protocol::Op::kWrite);
-    case K::kAtomic: return static_cast<uint8_t>(protocol::Op::kAtomic);
-    case K::kAcquire: return static_cast<uint8_t>(protocol::Op::kAcquire);
-    case K::kRelease: return static_cast<uint8_t>(protocol::Op::kRelease);
-    case K::kAcqRel: return static_cast<uint8_t>(protocol::Op::kAcqRel);
-    case K::kFence: return static_cast<uint8_t>(protocol::Op::kFence);
-    case K::kNone: break;
-  }
-  return static_cast<uint8_t>(kAuxNotLogged);
-}
-
-uint8_t ToProtocolScope(ptx::Scope s) {
-  switch (s) {
-    case ptx::Scope::kCta: return static_cast<uint8_t>(protocol::Scope::kCta);
-    case ptx::Scope::kCluster: return static_cast<uint8_t>(protocol::Scope::kCluster);
-    case ptx::Scope::kGpu: return static_cast<uint8_t>(protocol::Scope::kGpu);
-    case ptx::Scope::kSys: return static_cast<uint8_t>(protocol::Scope::kSys);
-    case ptx::Scope::kNone: break;
-  }
-  return static_cast<uint8_t>(protocol::Scope::kNone);
-}
-
 uint32_t PackAccess(const ptx::AccessClass& a) {
-  uint8_t flags = 0;
-  if (a.loads) flags |= protocol::kFlagLoad;
-  if (a.stores) flags |= protocol::kFlagStore;
-  if (a.is_volatile) flags |= protocol::kFlagVolatile;
-  if (a.inferred) flags |= protocol::kFlagInferred;
-  return PackAccessClass(ToProtocolOp(a.kind), ToProtocolScope(a.scope), flags);
+  const std::optional<protocol::Op> op = ptx::RecordOp(a.kind);
+  return PackAccessClass(op ? static_cast<uint8_t>(*op) : static_cast<uint8_t>(kAuxNotLogged),
+                         static_cast<uint8_t>(ptx::RecordScope(a.scope)), ptx::RecordFlags(a));
 }
 
 bool IsMemorySite(const ptx::Instruction& ir) {

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   RegisterSites(app, action);
   RegisterCfg(app, action);
   RegisterExtract(app, action);
+  RegisterInstrument(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -21,6 +21,7 @@ void RegisterPrint(CLI::App& app, Action& action);
 void RegisterSites(CLI::App& app, Action& action);
 void RegisterCfg(CLI::App& app, Action& action);
 void RegisterExtract(CLI::App& app, Action& action);
+void RegisterInstrument(CLI::App& app, Action& action);  // cmd_instrument.cpp
 
 }  // namespace barracuda::ptx_tool
 

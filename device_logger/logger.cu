@@ -1,0 +1,227 @@
+// The device-side logger (paper §4.2): the functions instrumented PTX calls
+// (logger_abi.h), writing protocol::Records into the queues of gpu_queue.h.
+//
+// Compiled to PTX at build time (logger.cmake: nvcc -ptx -rdc=true for
+// compute_75, the oldest target CUDA 13 supports) and merged into each
+// instrumented module (logger_merge.h), where its functions lose their
+// .visible linkage. Every function is warp-cooperative: the lanes that call it
+// together are the lanes that performed the logged instruction (the rewriter
+// turns predication into branches), %activemask names them.
+//
+// Per record: the leader (lowest calling lane) reserves an index with an
+// atomicAdd on the queue's write head, waiting while the queue is full, and
+// broadcasts it; each lane writes its own address word; after __syncwarp the
+// leader writes the header and stamp, fences at system scope, waits until the
+// commit index reaches its index (commits are in order) and bumps it.
+#include <stdint.h>
+
+#include "device_logger/gpu_queue.h"
+#include "device_logger/logger_abi.h"
+#include "device_logger/protocol.h"
+
+namespace proto = barracuda::protocol;
+namespace abi = barracuda::logger_abi;
+namespace gq = barracuda::gpu_queue;
+
+// Device address of the QueueSet, set by the host before a launch.
+extern "C" __device__ uint64_t __barracuda_queue_set = 0;
+
+namespace {
+
+__device__ __forceinline__ uint32_t LaneId() {
+  uint32_t lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+}
+__device__ __forceinline__ uint32_t BlockLinear() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+// Grid-unique warp id, as protocol.h defines it (recomputed here rather than
+// passed from kernel entry: logger_abi.h says why).
+__device__ __forceinline__ uint32_t WarpId() {
+  const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
+  const uint32_t linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  return BlockLinear() * ((threads + proto::kWarpSize - 1) / proto::kWarpSize) + linear / proto::kWarpSize;
+}
+__device__ __forceinline__ uint32_t Leader(uint32_t mask) { return __ffs(mask) - 1; }
+
+__device__ __forceinline__ uint64_t LoadVolatile(const uint64_t* p) { return *reinterpret_cast<const volatile uint64_t*>(p); }
+
+__device__ __forceinline__ uint64_t NextStamp(gq::QueueSet* set) {
+  return atomicAdd(reinterpret_cast<unsigned long long*>(&set->stamp), 1ull) + 1;
+}
+
+// Appends one record. `active`: the calling lanes (all of them run this);
+// lanes in `lanes` write `word` into addr[lane]; the leader writes `payload`
+// into addr[0] when `lanes` is 0 (control records).
+__device__ void Append(uint32_t active, proto::RecordHeader header, bool stamp, uint32_t lanes, uint64_t word,
+                       uint64_t payload) {
+  auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
+  if (set == nullptr) return;  // not set up: log nothing rather than fault
+  const uint32_t lane = LaneId();
+  const uint32_t leader = Leader(active);
+  const uint32_t queue = BlockLinear() % set->queue_count;
+  auto* base = reinterpret_cast<uint8_t*>(set) + set->first_queue + queue * set->queue_stride;
+  auto* q = reinterpret_cast<gq::QueueHeader*>(base);
+  auto* slots = reinterpret_cast<proto::Record*>(base + sizeof(gq::QueueHeader));
+  unsigned long long index = 0;
+  if (lane == leader) {
+    index = atomicAdd(reinterpret_cast<unsigned long long*>(&q->write_head), 1ull);
+    while (index - LoadVolatile(&q->read_head) >= set->slots_per_queue) __nanosleep(256);
+  }
+  index = __shfl_sync(active, index, leader);
+  proto::Record* r = &slots[index & (set->slots_per_queue - 1)];
+  if ((lanes >> lane) & 1u) r->addr[lane] = word;
+  __syncwarp(active);
+  if (lane == leader) {
+    if (lanes == 0) r->addr[0] = payload;
+    r->header = header;
+    r->stamp = stamp ? NextStamp(set) : 0;
+    __threadfence_system();
+    while (LoadVolatile(&q->commit) != index) __nanosleep(32);
+    *reinterpret_cast<volatile uint64_t*>(&q->commit) = index + 1;
+    __threadfence_system();
+  }
+  __syncwarp(active);
+}
+
+__device__ __forceinline__ proto::RecordHeader Header(proto::Op op, uint8_t flags, uint8_t size, uint8_t space_scope,
+                                                      uint32_t mask, uint32_t site) {
+  proto::RecordHeader h;
+  h.op = static_cast<uint8_t>(op);
+  h.flags = flags;
+  h.access_size = size;
+  h.space_scope = space_scope;
+  h.active_mask = mask;
+  h.warp_id = WarpId();
+  h.site_id = site;
+  return h;
+}
+
+__device__ __forceinline__ bool IsStamped(uint8_t op) {
+  return op == static_cast<uint8_t>(proto::Op::kAcquire) || op == static_cast<uint8_t>(proto::Op::kRelease) ||
+         op == static_cast<uint8_t>(proto::Op::kAcqRel) || op == static_cast<uint8_t>(proto::Op::kFence);
+}
+
+// One access by the calling lanes: a record per space the lanes' addresses
+// fall in (global first, then shared), as the emulator's tracer emits them.
+__device__ __forceinline__ void LogAccess(uint32_t desc, uint32_t site, uint64_t addr, uint64_t lo, uint64_t hi,
+                                          bool with_value) {
+  const uint32_t active = __activemask();
+  const uint32_t lane = LaneId();
+  int space = -1;  // -1: local/param/const, not logged
+  uint64_t logged = addr;
+  switch (abi::DescSpace(desc)) {
+    case abi::InstSpace::kGlobal: space = 0; break;
+    case abi::InstSpace::kShared:
+      space = 1;
+      logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(addr));
+      break;
+    case abi::InstSpace::kGeneric: {
+      const void* p = reinterpret_cast<const void*>(addr);
+      if (__isShared(p)) {
+        space = 1;
+        logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(__cvta_generic_to_shared(p)));
+      } else if (__isGlobal(p)) {
+        space = 0;
+      }
+      break;
+    }
+  }
+  const uint8_t op = abi::DescOp(desc);
+  const uint8_t size = abi::DescSize(desc);
+  const bool stamp = IsStamped(op);
+  for (int s = 0; s < 2; ++s) {
+    const uint32_t mask = __ballot_sync(active, space == s);
+    if (mask == 0) continue;
+    uint8_t flags = abi::DescFlags(desc);
+    if (with_value && op == static_cast<uint8_t>(proto::Op::kWrite)) {
+      // kFlagSameValue: lanes writing the same (aligned, equal-size) address
+      // wrote the same bits.
+      bool ok = true;
+      if ((mask >> lane) & 1u) {
+        const uint64_t width = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+        const uint32_t same_addr = __match_any_sync(mask, logged);
+        const uint32_t same_lo = __match_any_sync(mask, lo & width);
+        const uint32_t same_hi = __match_any_sync(mask, size == 16 ? hi : 0ull);
+        ok = (same_addr & ~(same_lo & same_hi)) == 0;
+      }
+      if (__all_sync(active, ok)) flags |= proto::kFlagSameValue;
+    }
+    const proto::RecordHeader h =
+        Header(static_cast<proto::Op>(op), flags, size,
+               proto::PackSpaceScope(static_cast<proto::Space>(s), static_cast<proto::Scope>(abi::DescScope(desc))),
+               mask, site);
+    Append(active, h, stamp, mask, logged, 0);
+  }
+}
+
+}  // namespace
+
+extern "C" __device__ __noinline__ void __barracuda_log_access(uint32_t desc, uint32_t site, uint64_t addr) {
+  LogAccess(desc, site, addr, 0, 0, false);
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_store(uint32_t desc, uint32_t site, uint64_t addr,
+                                                              uint64_t value_lo, uint64_t value_hi) {
+  LogAccess(desc, site, addr, value_lo, value_hi, true);
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_fence(uint32_t desc, uint32_t site) {
+  const uint32_t active = __activemask();
+  const proto::RecordHeader h =
+      Header(proto::Op::kFence, abi::DescFlags(desc), 0,
+             proto::PackSpaceScope(proto::Space::kGlobal, static_cast<proto::Scope>(abi::DescScope(desc))), active,
+             site);
+  Append(active, h, true, 0, 0, 0);
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_barrier(uint32_t desc, uint32_t site, uint32_t barrier_id,
+                                                                uint32_t thread_count) {
+  const uint32_t active = __activemask();
+  const proto::RecordHeader h = Header(static_cast<proto::Op>(abi::DescOp(desc)), 0, 0, 0, active, site);
+  Append(active, h, false, 0, 0, barrier_id | static_cast<uint64_t>(thread_count) << 32);
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_warp_sync(uint32_t site, uint32_t member_mask) {
+  const uint32_t active = __activemask();
+  // Members that are here (exited lanes are not; the emulator uses its live mask).
+  Append(active, Header(proto::Op::kWarpSync, 0, 0, 0, member_mask & active, site), false, 0, 0, 0);
+}
+
+extern "C" __device__ __noinline__ uint32_t __barracuda_log_branch(uint32_t site, uint32_t taken) {
+  const uint32_t active = __activemask();
+  const uint32_t then_mask = __ballot_sync(active, taken != 0);
+  if (then_mask == 0 || then_mask == active) return 0;
+  Append(active, Header(proto::Op::kIf, 0, 0, 0, active, site), false, 0, 0, then_mask);
+  return 1;
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_else(uint32_t site) {
+  const uint32_t active = __activemask();
+  Append(active, Header(proto::Op::kElse, 0, 0, 0, active, site), false, 0, 0, 0);
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_fi(uint32_t site, uint32_t packed) {
+  const uint32_t active = __activemask();
+  const uint32_t depth = packed & 0x7fffffffu;
+  const bool fell = (packed >> 31) != 0;
+  uint32_t max_depth = 0;
+  for (uint32_t m = active; m != 0; m &= m - 1) {
+    const uint32_t d = __shfl_sync(active, depth, __ffs(m) - 1);
+    max_depth = d > max_depth ? d : max_depth;
+  }
+  // Innermost level first: its else side (when the join is the fall-through)
+  // then its join, whose lanes are those at least that deep.
+  for (uint32_t level = max_depth; level >= 1; --level) {
+    const uint32_t else_lanes = __ballot_sync(active, depth == level && fell);
+    if (else_lanes != 0) Append(active, Header(proto::Op::kElse, 0, 0, 0, else_lanes, site), false, 0, 0, 0);
+    const uint32_t joined = __ballot_sync(active, depth >= level);
+    Append(active, Header(proto::Op::kFi, 0, 0, 0, joined, site), false, 0, 0, 0);
+  }
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_exit() {
+  const uint32_t active = __activemask();
+  Append(active, Header(proto::Op::kExit, 0, 0, 0, active, proto::kNoSite), false, 0, 0, 0);
+}

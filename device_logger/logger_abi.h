@@ -1,0 +1,89 @@
+// The call ABI between instrumented PTX (ptx_rewriter/instrument) and the
+// device logger (logger.cu): the names of the logging functions, their PTX
+// parameter lists and how an access is described in one 32-bit word.
+//
+// Both sides include this header: the rewriter to spell the calls, logger.cu to
+// unpack them. Every logging function is a PTX `.func` taking `.param .b32` /
+// `.param .b64` arguments by value; none of them touches the caller's
+// registers, so a call can be inserted anywhere an instruction can.
+//
+// Thread identity: the logger recomputes the grid-unique warp id and the lane
+// from %ctaid/%nctaid/%tid/%ntid/%laneid in every call instead of receiving a
+// thread id computed at kernel entry. Passing an extra parameter (the paper's
+// choice) would change the signature of every device function, which breaks
+// indirect calls through .callprototype, functions shared between -rdc modules
+// and extern functions the rewriter never sees; special registers are readable
+// in any function and cost a few cycles next to the queue atomics.
+#ifndef BARRACUDA_DEVICE_LOGGER_LOGGER_ABI_H_
+#define BARRACUDA_DEVICE_LOGGER_LOGGER_ABI_H_
+
+#include <stdint.h>
+
+namespace barracuda::logger_abi {
+
+// ---- function names (prefix reserved for barracuda; nvcc never emits it)
+// __barracuda_log_access(.b32 desc, .b32 site, .b64 addr)
+//   ld / ldu / atom / red, and st classified acquire/release: one call
+//   per vector element, `addr` in the instruction's own space (a shared-window
+//   offset for .shared, a generic address for generic accesses).
+inline constexpr const char* kLogAccess = "__barracuda_log_access";
+// __barracuda_log_store(.b32 desc, .b32 site, .b64 addr, .b64 value_lo, .b64 value_hi)
+//   st classified as a write (volatile included): as log_access plus the element's stored bits (zero-extended; the
+//   high half only for 16-byte elements) so the logger can set kFlagSameValue.
+inline constexpr const char* kLogStore = "__barracuda_log_store";
+// __barracuda_log_fence(.b32 desc, .b32 site): fence / membar not folded into
+//   an acquire/release bundle. desc: op kFence, flags, scope.
+inline constexpr const char* kLogFence = "__barracuda_log_fence";
+// __barracuda_log_barrier(.b32 desc, .b32 site, .b32 barrier_id, .b32 thread_count)
+//   bar.sync / barrier.sync / bar.red (op kBarrier) and bar.arrive (kBarrierArrive);
+//   logged before the barrier, as the emulator records the arrival.
+inline constexpr const char* kLogBarrier = "__barracuda_log_barrier";
+// __barracuda_log_warp_sync(.b32 site, .b32 member_mask): bar.warp.sync and the
+//   *.sync warp primitives (shfl, vote, match, redux, elect).
+inline constexpr const char* kLogWarpSync = "__barracuda_log_warp_sync";
+// (.b32 diverged) __barracuda_log_branch(.b32 site, .b32 taken): before `@p bra`.
+//   taken = the guard's value in this lane. Logs kIf (header = active lanes,
+//   then_mask = taken lanes) when the branch splits the warp and returns 1 in
+//   every lane then, else 0.
+inline constexpr const char* kLogBranch = "__barracuda_log_branch";
+// __barracuda_log_else(.b32 site): first thing on the fall-through edge of a
+//   branch, called only by lanes whose log_branch returned 1: logs kElse with
+//   the lanes that start the second side.
+inline constexpr const char* kLogElse = "__barracuda_log_else";
+// __barracuda_log_fi(.b32 site, .b32 depth): at the branch's reconvergence
+//   point. `depth` counts this lane's divergent executions of the branch since
+//   it last passed here (loops nest them); the logger emits one kFi per level,
+//   innermost first, each with the lanes of that level.
+inline constexpr const char* kLogFi = "__barracuda_log_fi";
+// __barracuda_log_exit(): before ret (of a kernel) and exit: kExit.
+inline constexpr const char* kLogExit = "__barracuda_log_exit";
+
+// The queue array the host allocates; see gpu_queue.h. A .global .u64 in the
+// logger module holding the device address of the QueueSet.
+inline constexpr const char* kQueueSetSymbol = "__barracuda_queue_set";
+
+// ---- desc: op | flags << 8 | access_size << 16 | space << 24 | scope << 28
+// `space` is the instruction's space, which for generic accesses the logger
+// resolves per lane with isspacep (local/param/const lanes are not logged).
+enum class InstSpace : uint8_t { kGlobal = 0, kShared = 1, kGeneric = 2 };
+
+constexpr uint32_t PackDesc(uint8_t op, uint8_t flags, uint8_t access_size, InstSpace space, uint8_t scope) {
+  return static_cast<uint32_t>(op) | static_cast<uint32_t>(flags) << 8 |
+         static_cast<uint32_t>(access_size) << 16 | static_cast<uint32_t>(space) << 24 |
+         static_cast<uint32_t>(scope & 0xf) << 28;
+}
+constexpr uint8_t DescOp(uint32_t d) { return static_cast<uint8_t>(d & 0xff); }
+constexpr uint8_t DescFlags(uint32_t d) { return static_cast<uint8_t>((d >> 8) & 0xff); }
+constexpr uint8_t DescSize(uint32_t d) { return static_cast<uint8_t>((d >> 16) & 0xff); }
+constexpr InstSpace DescSpace(uint32_t d) { return static_cast<InstSpace>((d >> 24) & 0xf); }
+constexpr uint8_t DescScope(uint32_t d) { return static_cast<uint8_t>(d >> 28); }
+
+static_assert(DescOp(PackDesc(5, 0x12, 16, InstSpace::kGeneric, 4)) == 5, "op round-trips");
+static_assert(DescFlags(PackDesc(5, 0x12, 16, InstSpace::kGeneric, 4)) == 0x12, "flags round-trip");
+static_assert(DescSize(PackDesc(5, 0x12, 16, InstSpace::kGeneric, 4)) == 16, "size round-trips");
+static_assert(DescSpace(PackDesc(5, 0x12, 16, InstSpace::kGeneric, 4)) == InstSpace::kGeneric, "space");
+static_assert(DescScope(PackDesc(5, 0x12, 16, InstSpace::kGeneric, 4)) == 4, "scope round-trips");
+
+}  // namespace barracuda::logger_abi
+
+#endif  // BARRACUDA_DEVICE_LOGGER_LOGGER_ABI_H_

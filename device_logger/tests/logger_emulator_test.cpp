@@ -1,0 +1,264 @@
+// Stage-2 test of the device logger: hand-written kernels, instrumented with
+// the logger merged, run on the emulator; the queues must hold the records the
+// emulator's own tracer emits for the original kernels (per warp, as
+// multisets, stamps ignored; logger_equivalence.h).
+#include <catch2/catch.hpp>
+
+#include "device_logger/tests/logger_equivalence.h"
+
+namespace barracuda::logger_test {
+namespace {
+
+// Arguments: one zeroed device buffer of `bytes`, then `n`.
+LaunchSpec BufferLaunch(std::string kernel, emu::Dim3 grid, emu::Dim3 block, uint64_t bytes, uint32_t n) {
+  LaunchSpec l;
+  l.kernel = std::move(kernel);
+  l.grid = grid;
+  l.block = block;
+  l.args = [bytes, n](emu::Device& device, std::vector<std::shared_ptr<void>>& storage,
+                      std::vector<Region>& regions) {
+    auto mem = device.memory().Allocate(bytes, emu::DeviceMemory::Kind::kDevice);
+    if (!mem.ok()) throw std::runtime_error(std::string(mem.status().message()));
+    std::memset(*mem, 0, bytes);
+    regions.push_back(Region{reinterpret_cast<uintptr_t>(*mem), bytes});
+    auto p = std::make_shared<uint64_t>(reinterpret_cast<uintptr_t>(*mem));
+    auto c = std::make_shared<uint32_t>(n);
+    storage.push_back(p);
+    storage.push_back(c);
+    return std::vector<void*>{p.get(), c.get()};
+  };
+  return l;
+}
+
+// Records of operation `op` in all warps of a stream.
+size_t CountOp(const Streams& s, proto::Op op) {
+  size_t n = 0;
+  for (const auto& [id, w] : s)
+    for (const std::string& r : w.records) n += static_cast<uint8_t>(r[0]) == static_cast<uint8_t>(op);
+  return n;
+}
+
+Outcome ExpectEquivalent(const std::string& ptx, const std::vector<LaunchSpec>& launches) {
+  const Outcome o = RunBoth(ptx, launches);
+  INFO(o.error);
+  REQUIRE(o.error.empty());
+  INFO("emulator records " << o.emulator_records << ", logger records " << o.logger_records);
+  CHECK(o.emulator_records > 0);
+  const std::string diff = Compare(o.emulator, o.logger);
+  INFO(diff);
+  CHECK(diff.empty());
+  return o;
+}
+
+constexpr const char* kHeader = ".version 8.0\n.target sm_75\n.address_size 64\n";
+
+TEST_CASE("logger: accesses in every space and shape, same-value stores", "[logger]") {
+  const std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<20>;
+  .reg .f32 %f<4>;
+  .shared .align 16 .b8 smem[1024];
+  ld.param.u64 %rd1, [buf];
+  ld.param.u32 %r1, [n];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r3, [%rd4];
+  st.global.u32 [%rd4], %r2;
+  st.global.u32 [%rd2], %r1;          // every lane, one address, one value: same-value
+  st.global.u32 [%rd2+4], %r2;        // one address, different values
+  shl.b32 %r4, %r2, 2;
+  st.shared.u32 [%r4], %r2;
+  ld.shared.u32 %r5, [smem+8];
+  mov.u64 %rd5, smem;
+  cvta.shared.u64 %rd6, %rd5;
+  cvt.u64.u32 %rd7, %r4;
+  add.s64 %rd8, %rd6, %rd7;
+  ld.u32 %r6, [%rd8];                 // generic -> shared
+  st.u32 [%rd4], %r6;                 // generic -> global
+  shl.b32 %r7, %r2, 4;
+  cvt.u64.u32 %rd9, %r7;
+  add.s64 %rd10, %rd2, %rd9;
+  ld.global.v4.u32 {%r8, %r9, %r10, %r11}, [%rd10+256];
+  st.global.v2.f32 [%rd10+1024], {%f1, %f2};
+  ld.global.u8 %r12, [%rd4+3];
+  st.global.u16 [%rd4+2], %r2;
+  atom.global.add.u32 %r13, [%rd2+8], 1;
+  red.shared.add.u32 [smem+12], %r2;
+  ld.global.u64 %rd11, [%rd10+2048];
+  st.global.u64 [%rd10+2048], %rd11;
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {2, 1, 1}, {48, 1, 1}, 8192, 5)});
+  // Both spaces and the same-value flag occur.
+  size_t same_value = 0, shared = 0;
+  for (const auto& [id, w] : o.logger)
+    for (const std::string& r : w.records) {
+      proto::RecordHeader h;
+      std::memcpy(&h, r.data(), sizeof h);
+      same_value += (h.flags & proto::kFlagSameValue) != 0;
+      shared += proto::SpaceOf(h) == proto::Space::kShared;
+    }
+  CHECK(same_value > 0);
+  CHECK(shared > 0);
+}
+
+TEST_CASE("logger: synchronisation, barriers, warp primitives, predication", "[logger]") {
+  const std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<20>;
+  ld.param.u64 %rd1, [buf];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  and.b32 %r3, %r2, 1;
+  setp.eq.u32 %p1, %r3, 0;
+  @%p1 st.global.u32 [%rd4], %r2;     // half the lanes
+  @!%p1 ld.global.u32 %r4, [%rd4];
+  membar.gl;                          // fence alone
+  add.u32 %r5, %r2, 1;
+  fence.acq_rel.gpu;                  // inferred release
+  st.global.u32 [%rd2+512], %r5;
+  ld.acquire.gpu.global.u32 %r6, [%rd2+512];
+  st.release.gpu.global.u32 [%rd2+516], %r6;
+  atom.acq_rel.gpu.global.exch.b32 %r7, [%rd2+520], %r2;
+  atom.global.cas.b32 %r8, [%rd2+524], 0, 1;
+  membar.gl;                          // cas then fence: acquire
+  bar.sync 0;
+  bar.arrive 1, 64;
+  bar.sync 1, 64;
+  shfl.sync.bfly.b32 %r9, %r2, 1, 31, -1;
+  vote.sync.ballot.b32 %r10, %p1, -1;
+  bar.warp.sync -1;
+  @%p1 bar.warp.sync 0x55555555;
+  ret;
+}
+)";
+  ExpectEquivalent(ptx, {BufferLaunch("k", {2, 1, 1}, {64, 1, 1}, 4096, 0)});
+}
+
+TEST_CASE("logger: divergence, loops, early exit", "[logger]") {
+  const std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .pred %p<6>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<20>;
+  ld.param.u64 %rd1, [buf];
+  ld.param.u32 %r1, [n];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  setp.lt.u32 %p1, %r2, 10;
+  @%p1 bra THEN;                       // if / else with both sides
+  st.global.u32 [%rd4], %r2;
+  bra JOIN;
+THEN:
+  ld.global.u32 %r3, [%rd4];
+  and.b32 %r4, %r2, 3;
+  setp.eq.u32 %p2, %r4, 0;
+  @!%p2 bra INNER_END;                 // nested if-then
+  st.global.u32 [%rd4+256], %r4;
+INNER_END:
+JOIN:
+  mov.u32 %r5, 0;
+LOOP:                                  // divergent trip count: lane % 5
+  ld.global.u32 %r6, [%rd4+512];
+  add.u32 %r5, %r5, 1;
+  rem.u32 %r7, %r2, 5;
+  setp.le.u32 %p3, %r5, %r7;
+  @%p3 bra LOOP;
+  st.global.u32 [%rd4+768], %r5;
+  setp.ge.u32 %p4, %r2, %r1;           // lanes >= n leave early
+  @%p4 bra OUT;
+  st.global.u32 [%rd4+1024], %r2;
+  bar.sync 0;
+  ret;
+OUT:
+  exit;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {1, 1, 1}, {32, 1, 1}, 4096, 20)});
+  // Not vacuous: the outer if/else, the nested if, the loop's divergent exits
+  // (nested levels, else logged at fi) and the early exit all split the warp.
+  CHECK(CountOp(o.logger, proto::Op::kIf) >= 6);
+  CHECK(CountOp(o.logger, proto::Op::kElse) == CountOp(o.logger, proto::Op::kIf));
+  CHECK(CountOp(o.logger, proto::Op::kFi) >= 5);
+  CHECK(o.logger.at(0).exited == 0xffffffffu);
+}
+
+TEST_CASE("logger: device functions and calls", "[logger]") {
+  const std::string ptx = std::string(kHeader) + R"(
+.func (.param .b32 ret) add_one(.param .b64 p)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [p];
+  ld.u32 %r1, [%rd1];
+  and.b32 %r3, %r1, 1;
+  setp.eq.u32 %p1, %r3, 0;
+  @%p1 bra SKIP;
+  add.u32 %r1, %r1, 1;
+  st.u32 [%rd1], %r1;
+SKIP:
+  st.param.b32 [ret], %r1;
+  ret;
+}
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [buf];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r2;
+  {
+  .param .b64 a;
+  st.param.b64 [a], %rd4;
+  .param .b32 r;
+  call.uni (r), add_one, (a);
+  ld.param.b32 %r3, [r];
+  }
+  st.global.u32 [%rd4+128], %r3;
+  ret;
+}
+)";
+  ExpectEquivalent(ptx, {BufferLaunch("k", {1, 1, 1}, {32, 1, 1}, 4096, 0)});
+}
+
+TEST_CASE("logger: queue wrap-around keeps every record", "[logger]") {
+  // One queue of exactly as many slots as records: indices fill it to the
+  // last slot without waiting (the host drains only after the launch).
+  const std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [buf];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], 1;
+  st.global.u32 [%rd2+4], 2;
+  ret;
+}
+)";
+  const Outcome o = RunBoth(ptx, {BufferLaunch("k", {4, 1, 1}, {32, 1, 1}, 64, 0)}, 1, 16);
+  REQUIRE(o.error.empty());
+  CHECK(o.logger_records == 4 * 3);  // two stores and one exit per warp
+  CHECK(Compare(o.emulator, o.logger).empty());
+}
+
+}  // namespace
+}  // namespace barracuda::logger_test

@@ -1,0 +1,506 @@
+// The instrumentation pass proper: decides what each instruction logs and
+// rewrites function bodies (see instrument.h for the list and README.md,
+// "Instrumentation", for the branch scheme).
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "device_logger/logger_abi.h"
+#include "device_logger/protocol.h"
+#include "ptx_rewriter/access_record.h"
+#include "ptx_rewriter/cfg.h"
+#include "ptx_rewriter/instrument/instrument.h"
+#include "ptx_rewriter/instrument/predication.h"
+#include "ptx_rewriter/instrument/pruning.h"
+#include "ptx_rewriter/instrument/register_types.h"
+#include "ptx_rewriter/instrument/snippets.h"
+#include "ptx_rewriter/printer.h"
+#include "ptx_rewriter/reconvergence.h"
+#include "ptx_rewriter/site_table.h"
+#include "ptx_rewriter/sync_inference.h"
+#include "ptx_rewriter/text_concat.h"
+
+namespace barracuda::ptx {
+namespace {
+
+namespace abi = barracuda::logger_abi;
+namespace proto = barracuda::protocol;
+using Kind = AccessClass::Kind;
+using snippet::Arg;
+
+enum class Action : uint8_t { kNone, kAccess, kFence, kBarrier, kWarpSync, kBranch, kExit, kNotCovered };
+
+// Header fields as the emulator's decoder packs them (ptx_rewriter/access_record.h).
+uint8_t ProtocolOp(Kind k) {
+  const std::optional<proto::Op> op = RecordOp(k);
+  return op ? static_cast<uint8_t>(*op) : 0xff;
+}
+uint8_t ProtocolFlags(const AccessClass& a) { return RecordFlags(a); }
+uint8_t ProtocolScope(Scope s) { return static_cast<uint8_t>(RecordScope(s)); }
+
+std::optional<abi::InstSpace> InstSpaceOf(StateSpace s) {
+  switch (s) {
+    case StateSpace::kGlobal: return abi::InstSpace::kGlobal;
+    case StateSpace::kShared:
+    case StateSpace::kSharedCluster: return abi::InstSpace::kShared;
+    case StateSpace::kNone:
+    case StateSpace::kGeneric: return abi::InstSpace::kGeneric;
+    default: return std::nullopt;
+  }
+}
+
+Action Decide(const Instruction& in, const AccessClass& c, bool is_entry, bool conditional_branch) {
+  switch (in.op) {
+    case Opcode::kLd:
+    case Opcode::kLdu:
+    case Opcode::kSt:
+    case Opcode::kAtom:
+    case Opcode::kRed:
+      if (c.kind == Kind::kNone) return Action::kNone;  // local/param/const
+      if (in.opaque || !InstSpaceOf(in.info.space)) return Action::kNotCovered;
+      return Action::kAccess;
+    case Opcode::kFence:
+    case Opcode::kMembar:
+      return c.kind == Kind::kFence ? Action::kFence : Action::kNone;
+    case Opcode::kBar:
+    case Opcode::kBarrier:
+      if (in.opaque) return Action::kNotCovered;
+      if (in.HasModifier(".cluster")) return in.HasModifier(".wait") ? Action::kBarrier : Action::kNone;
+      if (in.info.barrier == BarrierMode::kWarpSync) return Action::kWarpSync;
+      return in.info.barrier == BarrierMode::kNone ? Action::kNotCovered : Action::kBarrier;
+    case Opcode::kShfl:
+    case Opcode::kVote:
+    case Opcode::kMatch:
+    case Opcode::kRedux:
+    case Opcode::kElect:
+      if (in.opaque) return Action::kNotCovered;
+      return in.info.sync ? Action::kWarpSync : Action::kNotCovered;
+    case Opcode::kBra:
+      return conditional_branch ? Action::kBranch : Action::kNone;
+    case Opcode::kExit:
+      return Action::kExit;
+    case Opcode::kRet:
+      return is_entry ? Action::kExit : Action::kNone;
+    default:
+      break;
+  }
+  const auto site = ClassifySite(in);
+  if (!site || *site == SiteKind::kBranch) {
+    return site && in.is_indirect_branch() ? Action::kNotCovered : Action::kNone;
+  }
+  // activemask is a warp-sync site without a record in the emulator either.
+  if (in.op == Opcode::kActivemask) return Action::kNone;
+  return Action::kNotCovered;
+}
+
+class FunctionRewriter {
+ public:
+  FunctionRewriter(const Module& module, Function& f, const std::vector<uint32_t>& sites,
+                   const InstrumentOptions& options, InstrumentStats& stats)
+      : module_(module), f_(f), sites_(sites), options_(options), stats_(stats), regs_(f) {}
+
+  absl::Status Run();
+
+ private:
+  struct BranchPlan {
+    int index = 0;            // register number
+    bool has_fi = false;      // reconverges at a real instruction
+    bool else_at_fi = false;  // the fall-through side is empty (it is the join): kElse logged at fi
+  };
+
+  uint32_t Site(size_t stmt) const {
+    const uint32_t s = stmt < sites_.size() ? sites_[stmt] : proto::kNoSite;
+    return s == proto::kNoSite ? s : s + options_.site_base;
+  }
+  absl::Status Error(const Instruction& in, std::string_view what) const {
+    return absl::InvalidArgumentError(
+        Cat(module_.filename, ":", in.pos.line, ":", in.pos.column, ": cannot instrument ", PrintInstruction(in),
+            ": ", what));
+  }
+  absl::StatusOr<std::string> AddressText(const Instruction& in, const Operand& addr) const;
+  absl::StatusOr<std::string> ValueText(const Instruction& in, const Operand& v, uint32_t size) const;
+  absl::Status Access(const Instruction& in, size_t stmt, std::string& before, std::string& after) const;
+  std::string Barrier(const Instruction& in, size_t stmt) const;
+  std::string WarpSync(const Instruction& in, size_t stmt) const;
+  std::string Fi(size_t branch_stmt, const BranchPlan& plan) const;
+
+  const Module& module_;
+  Function& f_;
+  const std::vector<uint32_t>& sites_;
+  const InstrumentOptions& options_;
+  InstrumentStats& stats_;
+  RegisterTypes regs_;
+  std::vector<AccessClass> classes_;
+  // State spaces of the variables the body declares (read before the body is rewritten).
+  absl::flat_hash_map<std::string, StateSpace> local_spaces_;
+  int labels_ = 0;
+};
+
+absl::StatusOr<std::string> FunctionRewriter::AddressText(const Instruction& in, const Operand& addr) const {
+  const Operand* base = addr.address_base();
+  if (base == nullptr || addr.elements.size() != 1) return Error(in, "address form not supported");
+  const std::string a(snippet::kAddr);
+  std::string s;
+  int64_t offset = addr.offset;
+  switch (base->kind) {
+    case Operand::Kind::kRegister:
+      if (TypeSize(regs_.Lookup(base->text)) == 4) {
+        s = Cat("cvt.u64.u32 ", a, ", ", base->text, ";\n");
+      } else {
+        s = Cat("mov.b64 ", a, ", ", base->text, ";\n");
+      }
+      break;
+    case Operand::Kind::kSymbol: {
+      offset += base->offset;
+      // A variable named by a generic access stands for its generic address.
+      StateSpace var = StateSpace::kNone;
+      if (auto it = local_spaces_.find(base->text); it != local_spaces_.end()) {
+        var = it->second;
+      } else if (const VarDecl* g = module_.FindGlobal(base->text)) {
+        var = g->space;
+      }
+      const bool generic = in.info.space == StateSpace::kNone || in.info.space == StateSpace::kGeneric;
+      if (generic && var == StateSpace::kShared) {
+        s = Cat("cvta.shared.u64 ", a, ", ", base->text, ";\n");
+      } else if (generic && var == StateSpace::kGlobal) {
+        s = Cat("cvta.global.u64 ", a, ", ", base->text, ";\n");
+      } else {
+        s = Cat("mov.u64 ", a, ", ", base->text, ";\n");
+      }
+      break;
+    }
+    case Operand::Kind::kImmediate:
+      offset += base->value;
+      s = Cat("mov.u64 ", a, ", 0;\n");
+      break;
+    default:
+      return Error(in, "address base not supported");
+  }
+  if (offset != 0) s += Cat("add.s64 ", a, ", ", a, ", ", offset, ";\n");
+  return s;
+}
+
+// Loads kValue (and kValueHi for 16-byte elements) with the element's bits.
+absl::StatusOr<std::string> FunctionRewriter::ValueText(const Instruction& in, const Operand& v,
+                                                        uint32_t size) const {
+  const std::string lo(snippet::kValue), hi(snippet::kValueHi);
+  if (v.kind == Operand::Kind::kImmediate || v.kind == Operand::Kind::kFloat) {
+    uint64_t bits = static_cast<uint64_t>(v.value);
+    if (size < 8) bits &= (uint64_t{1} << (8 * size)) - 1;
+    return Cat("mov.b64 ", lo, ", ", bits, ";\nmov.b64 ", hi, ", 0;\n");
+  }
+  if (v.kind != Operand::Kind::kRegister) return Error(in, "stored value is not a register or a constant");
+  uint32_t reg_size = TypeSize(regs_.Lookup(v.text));
+  if (reg_size == 0) reg_size = size;  // undeclared: assume the instruction's type
+  switch (reg_size) {
+    case 16: return Cat("mov.b128 {", lo, ", ", hi, "}, ", v.text, ";\n");
+    case 8: return Cat("mov.b64 ", lo, ", ", v.text, ";\nmov.b64 ", hi, ", 0;\n");
+    case 4:
+      return Cat("mov.b32 ", snippet::kTmp32, ", ", v.text, ";\ncvt.u64.u32 ", lo, ", ", snippet::kTmp32,
+                 ";\nmov.b64 ", hi, ", 0;\n");
+    case 2:
+      return Cat("mov.b16 ", snippet::kTmp16, ", ", v.text, ";\ncvt.u64.u16 ", lo, ", ", snippet::kTmp16,
+                 ";\nmov.b64 ", hi, ", 0;\n");
+    case 1: return Cat("cvt.u64.u8 ", lo, ", ", v.text, ";\nmov.b64 ", hi, ", 0;\n");
+    default: return Error(in, "stored value has an unsupported register size");
+  }
+}
+
+// Logging of ld/ldu/st/atom/red: one call per element; acquire-class after
+// the access (the logger stamps after it observed), everything else before.
+absl::Status FunctionRewriter::Access(const Instruction& in, size_t stmt, std::string& before,
+                                      std::string& after) const {
+  const AccessClass& c = classes_[stmt];
+  const Operand* addr = nullptr;
+  size_t addr_index = 0;
+  for (size_t i = 0; i < in.operands.size() && addr == nullptr; ++i)
+    if (in.operands[i].is_address()) addr = &in.operands[i], addr_index = i;
+  if (addr == nullptr) return Error(in, "no address operand");
+  const uint32_t size = TypeSize(in.info.type());
+  if (size == 0 || size > 16) return Error(in, "access size not supported");
+  const bool is_store = in.op == Opcode::kSt;
+  const Operand* data = nullptr;
+  if (in.op == Opcode::kLd || in.op == Opcode::kLdu) data = addr_index > 0 ? &in.operands[0] : nullptr;
+  if (is_store) data = addr_index + 1 < in.operands.size() ? &in.operands[addr_index + 1] : nullptr;
+  uint32_t elements = 1;
+  if (data != nullptr && data->kind == Operand::Kind::kVector)
+    elements = static_cast<uint32_t>(data->elements.size());
+  if (in.op == Opcode::kAtom || in.op == Opcode::kRed) elements = 1;  // vector atomics log their first element
+  auto address = AddressText(in, *addr);
+  if (!address.ok()) return address.status();
+  const uint32_t desc = abi::PackDesc(ProtocolOp(c.kind), ProtocolFlags(c), static_cast<uint8_t>(size),
+                                      *InstSpaceOf(in.info.space), ProtocolScope(c.scope));
+  const bool with_value = c.kind == Kind::kWrite;
+  std::string calls;
+  for (uint32_t k = 0; k < elements; ++k) {
+    if (k > 0) calls += Cat("add.s64 ", snippet::kAddr, ", ", snippet::kAddr, ", ", size, ";\n");
+    if (with_value) {
+      const Operand& v = data->kind == Operand::Kind::kVector ? data->elements[k] : *data;
+      auto value = ValueText(in, v, size);
+      if (!value.ok()) return value.status();
+      calls += *value;
+      calls += snippet::Call(abi::kLogStore, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))},
+                                              Arg{64, std::string(snippet::kAddr)},
+                                              Arg{64, std::string(snippet::kValue)},
+                                              Arg{64, std::string(snippet::kValueHi)}});
+    } else {
+      calls += snippet::Call(abi::kLogAccess, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))},
+                                               Arg{64, std::string(snippet::kAddr)}});
+    }
+  }
+  before += *address;
+  if (c.kind == Kind::kAcquire) {
+    after += calls;
+  } else {
+    before += calls;
+  }
+  return absl::OkStatus();
+}
+
+std::string FunctionRewriter::Barrier(const Instruction& in, size_t stmt) const {
+  // Operands as the emulator reads them (exec/barriers.cpp): bar.red has its
+  // destination first and its predicate last; barrier.cluster.wait none.
+  std::string id = "0", count = "0";
+  const bool red = in.info.barrier == BarrierMode::kRed;
+  const size_t id_index = red ? 1 : 0;
+  const size_t n = in.operands.size();
+  const bool has_count = red ? n == 4 : n >= 2;
+  if (!in.HasModifier(".cluster")) {
+    if (n > id_index) id = PrintOperand(in.operands[id_index]);
+    if (has_count) count = PrintOperand(in.operands[id_index + 1]);
+  }
+  const auto op = in.info.barrier == BarrierMode::kArrive ? proto::Op::kBarrierArrive : proto::Op::kBarrier;
+  const uint32_t desc = abi::PackDesc(static_cast<uint8_t>(op), 0, 0, abi::InstSpace::kGlobal, 0);
+  return snippet::Call(abi::kLogBarrier, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))}, Arg{32, id}, Arg{32, count}});
+}
+
+std::string FunctionRewriter::WarpSync(const Instruction& in, size_t stmt) const {
+  // The member mask is the last operand of every .sync warp primitive.
+  std::string mask = in.operands.empty() ? "-1" : PrintOperand(in.operands.back());
+  return snippet::Call(abi::kLogWarpSync, {Arg{32, Cat(Site(stmt))}, Arg{32, mask}});
+}
+
+std::string FunctionRewriter::Fi(size_t branch_stmt, const BranchPlan& plan) const {
+  std::string s;
+  const std::string depth = snippet::DepthReg(plan.index);
+  std::string arg = depth;
+  if (plan.else_at_fi) {
+    s += Cat("shl.b32 ", snippet::kTmp32, ", ", snippet::FellReg(plan.index), ", 31;\n");
+    s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", depth, ";\n");
+    arg = std::string(snippet::kTmp32);
+  }
+  s += snippet::Call(abi::kLogFi, {Arg{32, Cat(Site(branch_stmt))}, Arg{32, arg}});
+  s += Cat("mov.u32 ", depth, ", 0;\n");
+  return s;
+}
+
+absl::Status FunctionRewriter::Run() {
+  auto cfg = BuildCfg(f_, module_.filename);
+  if (!cfg.ok()) return cfg.status();
+  const Reconvergence rec = ComputeReconvergence(*cfg);
+  classes_ = ClassifyAccesses(f_);
+  const size_t n = f_.body.size();
+  for (const Statement& s : f_.body)
+    if (const auto* d = std::get_if<VarDecl>(&s))
+      for (const Declarator& dd : d->declarators) local_spaces_[dd.name] = d->space;
+
+  std::vector<Action> actions(n, Action::kNone);
+  std::vector<bool> logged(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const auto* in = std::get_if<Instruction>(&f_.body[i]);
+    if (in == nullptr) continue;
+    ++stats_.static_instructions;
+    const BranchReconvergence* br = rec.ForStatement(i);
+    const bool conditional = in->is_branch() && in->guard.present() && br != nullptr && !br->multiway;
+    actions[i] = Decide(*in, classes_[i], f_.is_entry, conditional);
+    if (actions[i] == Action::kNotCovered) ++stats_.not_covered;
+    logged[i] = actions[i] != Action::kNone && actions[i] != Action::kNotCovered;
+  }
+  std::vector<bool> pruned(n, false);
+  if (options_.prune) {
+    std::vector<bool> accesses(n);
+    for (size_t i = 0; i < n; ++i) accesses[i] = actions[i] == Action::kAccess;
+    pruned = ComputePruned(f_, *cfg, classes_, accesses);
+  }
+
+  // Branch plans, and the fi calls each reconvergence statement owes.
+  absl::flat_hash_map<size_t, BranchPlan> branch_plans;
+  absl::flat_hash_map<size_t, std::vector<size_t>> fi_at;  // reconvergence stmt -> branch stmts
+  int branch_registers = 0;
+  for (const BranchReconvergence& br : rec.branches) {
+    if (actions[br.statement] != Action::kBranch) continue;
+    BranchPlan p;
+    p.index = branch_registers++;
+    p.has_fi = !br.at_exit() && br.reconvergence_statement.has_value();
+    if (p.has_fi) {
+      // The fall-through side starts at the next block. When it is the join
+      // itself (loop exits) or leads only to it, an else call on that edge
+      // would move the emulator's (and the GPU's) reconvergence point there;
+      // the else lanes are then logged at fi, from the fell registers.
+      const int fall = br.block + 1;
+      p.else_at_fi = fall < static_cast<int>(cfg->blocks.size()) &&
+                     (fall == br.reconvergence_block || rec.pdom.PostDominates(fall, br.block));
+      fi_at[*br.reconvergence_statement].push_back(br.statement);
+    }
+    branch_plans[br.statement] = p;
+  }
+  for (auto& [stmt, list] : fi_at) std::sort(list.rbegin(), list.rend());  // later branch = inner, first
+
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) any = any || (logged[i] && !pruned[i]);
+  if (!any) {
+    for (size_t i = 0; i < n; ++i) stats_.instrumented_before += logged[i];
+    return absl::OkStatus();
+  }
+
+  std::vector<Statement> out;
+  out.reserve(n * 2);
+  auto append = [&](const std::string& text) -> absl::Status {
+    if (text.empty()) return absl::OkStatus();
+    auto parsed = snippet::Parse(text);
+    if (!parsed.ok()) return absl::InternalError(Cat("instrumentation snippet: ", parsed.status().message()));
+    for (Statement& s : *parsed) out.push_back(std::move(s));
+    return absl::OkStatus();
+  };
+  std::string prologue = snippet::PrologueDecls(branch_registers);
+  for (int k = 0; k < branch_registers; ++k)
+    prologue += Cat("mov.u32 ", snippet::DepthReg(k), ", 0;\nmov.u32 ", snippet::FellReg(k), ", 0;\n");
+  if (auto st = append(prologue); !st.ok()) return st;
+
+  for (size_t i = 0; i < n; ++i) {
+    auto* in = std::get_if<Instruction>(&f_.body[i]);
+    if (in == nullptr) {
+      out.push_back(std::move(f_.body[i]));
+      continue;
+    }
+    if (auto it = fi_at.find(i); it != fi_at.end()) {
+      std::string fis;
+      for (size_t b : it->second) fis += Fi(b, branch_plans[b]);
+      if (auto st = append(fis); !st.ok()) return st;
+    }
+    if (logged[i]) ++stats_.instrumented_before;
+    if (!logged[i] || pruned[i]) {
+      out.push_back(std::move(f_.body[i]));
+      continue;
+    }
+    ++stats_.instrumented_after;
+    std::string before, after;
+    bool around = in->guard.present();
+    switch (actions[i]) {
+      case Action::kAccess: {
+        ++stats_.accesses;
+        if (auto st = Access(*in, i, before, after); !st.ok()) return st;
+        break;
+      }
+      case Action::kFence: {
+        ++stats_.fences;
+        const AccessClass& c = classes_[i];
+        const uint32_t desc = abi::PackDesc(static_cast<uint8_t>(proto::Op::kFence), ProtocolFlags(c), 0,
+                                            abi::InstSpace::kGlobal, ProtocolScope(c.scope));
+        before = snippet::Call(abi::kLogFence, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(i))}});
+        break;
+      }
+      case Action::kBarrier:
+        ++stats_.barriers;
+        before = Barrier(*in, i);
+        break;
+      case Action::kWarpSync:
+        ++stats_.warp_syncs;
+        before = WarpSync(*in, i);
+        break;
+      case Action::kExit:
+        ++stats_.exits;
+        before = snippet::Call(abi::kLogExit, {});
+        break;
+      case Action::kBranch: {
+        ++stats_.branches;
+        around = false;  // the branch itself is the logged event
+        const BranchPlan& p = branch_plans[i];
+        const std::string taken = Cat("selp.u32 ", snippet::kTmp32, ", ", in->guard.negated ? "0, 1, " : "1, 0, ",
+                                      in->guard.reg, ";\n");
+        before = taken + snippet::Call(abi::kLogBranch, {Arg{32, Cat(Site(i))}, Arg{32, std::string(snippet::kTmp32)}},
+                                       snippet::kDiverged);
+        const std::string depth = snippet::DepthReg(p.index);
+        if (p.has_fi) before += Cat("add.u32 ", depth, ", ", depth, ", ", snippet::kDiverged, ";\n");
+        before += Cat("setp.ne.u32 ", snippet::kPred, ", ", snippet::kDiverged, ", 0;\n");
+        if (p.else_at_fi) {
+          // fell = lanes not taking the branch, updated only when it diverged.
+          before += Cat("@", snippet::kPred, " xor.b32 ", snippet::FellReg(p.index), ", ", snippet::kTmp32, ", 1;\n");
+        } else {
+          after = snippet::Call(abi::kLogElse, {Arg{32, Cat(Site(i))}}, {}, snippet::kPred);
+        }
+        break;
+      }
+      case Action::kNone:
+      case Action::kNotCovered:
+        break;
+    }
+    std::string label;
+    if (around) {
+      ++stats_.predicated;
+      label = SkipLabel(labels_++);
+      before = SkipBranch(in->guard, label) + before;
+      in->guard = Guard{};
+    }
+    if (auto st = append(before); !st.ok()) return st;
+    out.push_back(std::move(f_.body[i]));
+    if (!label.empty()) after += label + ":\n";
+    if (auto st = append(after); !st.ok()) return st;
+  }
+  f_.body = std::move(out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+InstrumentStats& InstrumentStats::operator+=(const InstrumentStats& o) {
+  functions += o.functions;
+  static_instructions += o.static_instructions;
+  instrumented_before += o.instrumented_before;
+  instrumented_after += o.instrumented_after;
+  accesses += o.accesses;
+  fences += o.fences;
+  barriers += o.barriers;
+  warp_syncs += o.warp_syncs;
+  branches += o.branches;
+  exits += o.exits;
+  predicated += o.predicated;
+  not_covered += o.not_covered;
+  return *this;
+}
+
+absl::StatusOr<InstrumentStats> InstrumentModule(Module& module, const InstrumentOptions& options) {
+  for (const char* name : {abi::kLogAccess, abi::kLogStore, abi::kLogBranch, abi::kLogExit})
+    if (module.FindFunction(name) != nullptr)
+      return absl::InvalidArgumentError(Cat(module.filename, ": already instrumented (declares ", name, ")"));
+  // Site ids of the original module, by function and statement.
+  const SiteTable table = BuildSiteTable(module);
+  absl::flat_hash_map<std::string, std::vector<uint32_t>> sites;
+  for (const Site& s : table.sites) {
+    std::vector<uint32_t>& v = sites[s.function];
+    if (v.size() <= s.statement) v.resize(s.statement + 1, proto::kNoSite);
+    v[s.statement] = s.id;
+  }
+  InstrumentStats stats;
+  const std::vector<uint32_t> none;
+  for (ModuleItem& item : module.items) {
+    auto* f = std::get_if<Function>(&item);
+    if (f == nullptr || !f->has_body) continue;
+    ++stats.functions;
+    auto it = sites.find(f->name);
+    FunctionRewriter rewriter(module, *f, it == sites.end() ? none : it->second, options, stats);
+    if (auto st = rewriter.Run(); !st.ok()) return st;
+  }
+  if (options.declare_logger) {
+    auto decls = snippet::ParseItems(snippet::LoggerDeclarations());
+    if (!decls.ok()) return absl::InternalError(Cat("logger declarations: ", decls.status().message()));
+    module.items.insert(module.items.begin(), std::make_move_iterator(decls->begin()),
+                        std::make_move_iterator(decls->end()));
+  }
+  return stats;
+}
+
+}  // namespace barracuda::ptx

@@ -1,0 +1,56 @@
+// PTX text for the code the passes insert, parsed back into statements.
+//
+// Inserted code is written as PTX text (what it is easiest to read and check
+// against the ABI) and parsed once per site: a few microseconds, next to the
+// parse of the module itself. Registers the snippets use are declared once per
+// function (kPrologueDecls); their names start with `%__bcda_`, which nvcc
+// never emits.
+#ifndef BARRACUDA_PTX_REWRITER_INSTRUMENT_SNIPPETS_H_
+#define BARRACUDA_PTX_REWRITER_INSTRUMENT_SNIPPETS_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ptx_rewriter/ir.h"
+
+namespace barracuda::ptx::snippet {
+
+inline constexpr std::string_view kAddr = "%__bcda_a";     // .b64: the access's address
+inline constexpr std::string_view kValue = "%__bcda_v";    // .b64: stored bits (low half)
+inline constexpr std::string_view kValueHi = "%__bcda_vh"; // .b64: high half of a .b128 store
+inline constexpr std::string_view kTmp32 = "%__bcda_t32";
+inline constexpr std::string_view kTmp16 = "%__bcda_t16";
+inline constexpr std::string_view kPred = "%__bcda_p";
+inline constexpr std::string_view kDiverged = "%__bcda_d";  // .b32: log_branch's result
+// Per conditional branch k: %__bcda_fc<k> (divergence depth) and %__bcda_fe<k>
+// (fell through at the last divergent execution; only where needed).
+std::string DepthReg(int k);
+std::string FellReg(int k);
+
+// `.reg` declarations of the fixed registers, plus `count` depth/fell registers.
+std::string PrologueDecls(int branch_registers);
+
+// One argument of a logging call: its width (32 or 64) and its PTX value
+// (register, immediate).
+struct Arg {
+  int bits;
+  std::string value;
+};
+// `{ .param ...; st.param ...; [@guard] call [(ret), ]fn, (args); [ld.param ret] }`
+std::string Call(std::string_view function, const std::vector<Arg>& args, std::string_view ret_reg = {},
+                 std::string_view guard = {});
+
+// The `.extern .func` declarations of every logging function.
+std::string LoggerDeclarations();
+
+// Parses `text` (statements of a function body) into statements.
+absl::StatusOr<std::vector<Statement>> Parse(std::string_view text);
+// Parses module-level `text` (declarations) into module items.
+absl::StatusOr<std::vector<ModuleItem>> ParseItems(std::string_view text);
+
+}  // namespace barracuda::ptx::snippet
+
+#endif  // BARRACUDA_PTX_REWRITER_INSTRUMENT_SNIPPETS_H_
