@@ -32,7 +32,9 @@ namespace {
 
 using protocol::Op;
 
-struct RingCursor {
+// One cache line per ring: the draining worker bumps `pos` per record while
+// the others poll every ring's position (Runnable).
+struct alignas(64) RingCursor {
   size_t pos = 0;
   std::atomic<bool> busy{false};
 };

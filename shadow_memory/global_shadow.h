@@ -90,6 +90,12 @@ class PageView {
     MarkTouched(index, index);
     return page_->cells[index];
   }
+  // Where the cell of addr lies, for prefetching: not counted as touched.
+  // Precondition: Contains(addr).
+  const Cell* CellAddress(uint64_t addr) const {
+    assert(Contains(addr));
+    return page_->cells + ((addr - page_->base) >> page_->shift);
+  }
   // The cells covering [addr, addr + size): `size` cells at full granularity,
   // fewer in a degraded page. Precondition: Contains(addr, size), size > 0.
   std::span<Cell> Cells(uint64_t addr, uint64_t size) const {
@@ -111,6 +117,9 @@ class PageView {
       // Plain load first: after warm-up this is the only cost on the hot path.
       if ((word.load(std::memory_order_relaxed) & bit) == 0 &&
           (word.fetch_or(bit, std::memory_order_relaxed) & bit) == 0) {
+        // One write fault now instead of a zero-page read fault and a
+        // copy-on-write fault later (the check reads the cells first).
+        page_->cells[b << kCellsPerBitLog].TouchForWrite();
         acct_->Add(MemoryCategory::kGlobalCells, int64_t{1} << kTouchBits);
       }
     }

@@ -32,7 +32,7 @@ struct VcEntry {
 // Writers and plain readers use the bare thread id as key.
 using VcKey = uint64_t;
 constexpr VcKey ReaderKey(Tid t, ReadKind kind) {
-  return VcKey{t} | (VcKey{static_cast<uint8_t>(kind) ^ static_cast<uint8_t>(ReadKind::kRead)} << 32);
+  return VcKey{t} | (static_cast<VcKey>(static_cast<uint8_t>(kind) ^ static_cast<uint8_t>(ReadKind::kRead)) << 32);
 }
 
 class SparseVc {

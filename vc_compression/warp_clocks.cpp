@@ -40,19 +40,6 @@ void WarpClocks::Init(const WarpGeometry& geometry) {
   stack_.Reset(existing_mask());
 }
 
-Clock WarpClocks::Get(unsigned lane, ThreadId u) const {
-  if (u == geo_.first_tid + lane) return local_[lane];
-  const Group& g = groups_[lane_group_[lane]];
-  Clock base = 0;
-  if (InWarp(u)) {
-    base = g.warp_row[u - geo_.first_tid];
-  } else if (InBlock(u)) {
-    base = g.block_clock;
-  }
-  if (g.sparse.IsBottom()) return base;
-  return std::max(base, g.sparse.Get(u));
-}
-
 VectorClock WarpClocks::GroupView(const Group& g) const {
   absl::InlinedVector<VectorClock::Piece, 40> pieces;
   pieces.push_back({0, 0});

@@ -28,6 +28,7 @@
 #ifndef BARRACUDA_VC_COMPRESSION_WARP_CLOCKS_H_
 #define BARRACUDA_VC_COMPRESSION_WARP_CLOCKS_H_
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -64,8 +65,20 @@ class WarpClocks {
   ThreadId tid(unsigned lane) const { return geo_.first_tid + lane; }
 
   Clock Local(unsigned lane) const { return local_[lane]; }
-  // C_t(u) for t = lane.
-  Clock Get(unsigned lane, ThreadId u) const;
+  // C_t(u) for t = lane. Inline: the detector's epoch checks call it per lane
+  // and the own-thread / same-warp cases are a couple of loads.
+  Clock Get(unsigned lane, ThreadId u) const {
+    if (u == geo_.first_tid + lane) return local_[lane];
+    const Group& g = groups_[lane_group_[lane]];
+    Clock base = 0;
+    if (InWarp(u)) {
+      base = g.warp_row[u - geo_.first_tid];
+    } else if (InBlock(u)) {
+      base = g.block_clock;
+    }
+    if (g.sparse.IsBottom()) return base;
+    return std::max(base, g.sparse.Get(u));
+  }
   // e ⪯ C_t: the FastTrack epoch check, O(1) without a sparse part.
   bool Covers(unsigned lane, Epoch e) const { return e.clock() <= Get(lane, e.tid()); }
   // v ⊑ C_t.

@@ -117,3 +117,60 @@ TEST_CASE("the cell lock serialises read-check-update from several threads") {
   CHECK(c.write_site() == kThreads * kIters);
   CHECK_FALSE(c.Has(kCellLocked));
 }
+
+TEST_CASE("whole-cell bits ignore the lock bit and match the field setters") {
+  Cell a, b;
+  a.SetWrite({7, 0x1234567890ull}, 11, true);
+  a.SetRead({9, 5}, 12, ReadKind::kKeptWrite);
+  a.SetFlag(kCellSharedSpace);
+  b.CopyMetadataFrom(a);
+  CHECK(b.MetadataEquals(a));
+  REQUIRE(a.TryLock());
+  CHECK(a.MetadataEquals(b));  // the lock bit is not metadata
+  b.SetRead({9, 6}, 12, ReadKind::kKeptWrite);
+  CHECK_FALSE(b.MetadataEquals(a));
+  // StoreBits keeps the target's own lock bit.
+  a.StoreBits(b.bits());
+  CHECK(a.Has(kCellLocked));
+  CHECK(a.MetadataEquals(b));
+  a.Unlock();
+
+  // WithPlainWrite = ClearRead + SetWrite(plain); WithPlainRead = SetRead(kRead).
+  Cell w;
+  w.CopyMetadataFrom(b);
+  w.ClearRead();
+  w.SetWrite({3, 0xabcdef012345ull}, 40, false);
+  Cell w2;
+  w2.StoreBits(Cell::WithPlainWrite(b.bits(), {3, 0xabcdef012345ull}, 40));
+  CHECK(w2.MetadataEquals(w));
+  CHECK(w2.read_epoch().IsBottom());
+  CHECK_FALSE(w2.write_atomic());
+  CHECK(w2.Has(kCellSharedSpace));
+  Cell r;
+  r.CopyMetadataFrom(b);
+  r.SetRead({4, 0x100000001ull}, 41, ReadKind::kRead);
+  Cell r2;
+  r2.StoreBits(Cell::WithPlainRead(b.bits(), {4, 0x100000001ull}, 41));
+  CHECK(r2.MetadataEquals(r));
+  CHECK(r2.read_kind() == ReadKind::kRead);
+  CHECK(r2.write_epoch() == b.write_epoch());
+}
+
+TEST_CASE("striped locks: one lock bit per 4 aligned cells, taken once per stripe") {
+  alignas(kCellLockStripeBytes) Cell cells[12];
+  for (size_t i = 0; i < 12; ++i) CHECK(&StripeLockCell(cells[i]) == &cells[i / kCellsPerLock * kCellsPerLock]);
+  {
+    CellSpanLock lock(std::span<Cell>(cells + 3, 6), true);  // cells 3..8: stripes 0, 4, 8
+    CHECK(cells[0].Has(kCellLocked));
+    CHECK(cells[4].Has(kCellLocked));
+    CHECK(cells[8].Has(kCellLocked));
+    CHECK_FALSE(cells[3].Has(kCellLocked));
+    CHECK_FALSE(cells[5].Has(kCellLocked));
+    CHECK_FALSE(cells[0].TryLock());
+  }
+  for (const Cell& c : cells) CHECK_FALSE(c.Has(kCellLocked));
+  {
+    CellSpanLock off(std::span<Cell>(cells, 4), false);  // one analysis thread: no lock
+    CHECK_FALSE(cells[0].Has(kCellLocked));
+  }
+}
