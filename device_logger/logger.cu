@@ -13,6 +13,8 @@
 // broadcasts it; each lane writes its own address word; after __syncwarp the
 // leader writes the header and stamp, fences at system scope, waits until the
 // commit index reaches its index (commits are in order) and bumps it.
+//
+// barracuda-corpus: skip the device logger, not an application: logger.cmake builds it with its own flags (-rdc=true --expt-relaxed-constexpr) and device_logger_emu_tests parses and merges its PTX
 #include <stdint.h>
 
 #include "device_logger/gpu_queue.h"
