@@ -221,6 +221,18 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
       if (auto var = device.FindVariable(unit, name); var.ok())
         regions.push_back(Region{reinterpret_cast<uintptr_t>(var->address), var->size});
   };
+  // Every launch of `launches` on `unit`; an error message, empty when all ran.
+  auto launch_all = [&](emu::Device& device, const auto& unit, std::vector<Region>& regions) -> std::string {
+    std::vector<std::shared_ptr<void>> storage;
+    for (const LaunchSpec& l : launches) {
+      auto k = device.FindKernel(unit, l.kernel);
+      if (!k.ok()) return "kernel: " + std::string(k.status().message());
+      std::vector<void*> args = l.args ? l.args(device, storage, regions) : std::vector<void*>{};
+      auto st = device.Launch(*k, ConfigOf(l), args.data());
+      if (!st.ok()) return "launch: " + std::string(st.message());
+    }
+    return {};
+  };
   // 1. The emulator's own records for the original module.
   {
     emu::Device device;
@@ -230,14 +242,7 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
     if (!unit.ok()) return out.error = "original: " + std::string(unit.status().message()), out;
     std::vector<Region> regions;
     variable_regions(device, *unit, regions);
-    std::vector<std::shared_ptr<void>> storage;
-    for (const LaunchSpec& l : launches) {
-      auto k = device.FindKernel(*unit, l.kernel);
-      if (!k.ok()) return out.error = std::string(k.status().message()), out;
-      std::vector<void*> args = l.args ? l.args(device, storage, regions) : std::vector<void*>{};
-      auto st = device.Launch(*k, ConfigOf(l), args.data());
-      if (!st.ok()) return out.error = "original launch: " + std::string(st.message()), out;
-    }
+    if (std::string e = launch_all(device, *unit, regions); !e.empty()) return out.error = "original " + e, out;
     for (size_t i = 0; i < sink.launches.size(); ++i)
       for (const proto::Record& r : sink.Flatten(i)) Add(out.emulator, r, regions), ++out.emulator_records;
   }
@@ -264,14 +269,7 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
     std::memcpy(var->address, &address, sizeof address);
     std::vector<Region> regions;
     variable_regions(device, *unit, regions);
-    std::vector<std::shared_ptr<void>> storage;
-    for (const LaunchSpec& l : launches) {
-      auto k = device.FindKernel(*unit, l.kernel);
-      if (!k.ok()) return out.error = std::string(k.status().message()), out;
-      std::vector<void*> args = l.args ? l.args(device, storage, regions) : std::vector<void*>{};
-      auto st = device.Launch(*k, ConfigOf(l), args.data());
-      if (!st.ok()) return out.error = "instrumented launch: " + std::string(st.message()), out;
-    }
+    if (std::string e = launch_all(device, *unit, regions); !e.empty()) return out.error = "instrumented " + e, out;
     auto* set = static_cast<gpu_queue::QueueSet*>(*mem);
     for (uint32_t q = 0; q < queues; ++q)
       gpu_queue::Drain(set, q, [&](const proto::Record& r) { Add(out.logger, r, regions), ++out.logger_records; });
