@@ -11,8 +11,9 @@
 // Per record: the leader (lowest calling lane) reserves an index with an
 // atomicAdd on the queue's write head, waiting while the queue is full, and
 // broadcasts it; each lane writes its own address word; after __syncwarp the
-// leader writes the header and stamp, fences at system scope, waits until the
-// commit index reaches its index (commits are in order) and bumps it.
+// leader writes the header, waits until the commit index reaches its index
+// (commits are in order), takes the stamp, fences at system scope and bumps
+// the commit index.
 //
 // barracuda-corpus: skip the device logger, not an application: logger.cmake builds it with its own flags (-rdc=true --expt-relaxed-constexpr) and device_logger_emu_tests parses and merges its PTX
 #include <stdint.h>
@@ -78,9 +79,15 @@ __device__ void Append(uint32_t active, proto::RecordHeader header, bool stamp, 
   if (lane == leader) {
     if (lanes == 0) r->addr[0] = payload;
     r->header = header;
+    while (LoadVolatile(&q->commit) != index) __nanosleep(32);
+    // Stamped only on its commit turn, so the stamps of one queue grow with
+    // its indices: the host moves a queue onto one ring in order, and the
+    // detector processes a ring in order while honouring stamp order (a
+    // stamp taken before reserving could be overtaken by a later index).
+    // Still inside the logging call, so a release stamps before it
+    // publishes and an acquire after it observed.
     r->stamp = stamp ? NextStamp(set) : 0;
     __threadfence_system();
-    while (LoadVolatile(&q->commit) != index) __nanosleep(32);
     *reinterpret_cast<volatile uint64_t*>(&q->commit) = index + 1;
     __threadfence_system();
   }
