@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -424,6 +425,17 @@ bool Producer::SendHello(const std::vector<std::string>& argv) {
   PayloadWriter w;
   for (const std::string& a : argv) w.Bytes(a).Raw("", 1);
   return Send(MessageType::kHello, w.data());
+}
+
+bool Producer::SendHello() {
+  // /proc/self/cmdline is the kHello payload already: NUL-terminated arguments.
+  std::string argv;
+  if (FILE* f = std::fopen("/proc/self/cmdline", "rb")) {
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) argv.append(buf, n);
+    std::fclose(f);
+  }
+  return Send(MessageType::kHello, argv);
 }
 
 bool Producer::SendModule(uint32_t module_id, uint32_t site_base, std::string_view name,

@@ -296,6 +296,7 @@ class Producer {
 
   // Typed messages.
   bool SendHello(const std::vector<std::string>& argv);
+  bool SendHello();  // this process's argv (/proc/self/cmdline)
   bool SendModule(uint32_t module_id, uint32_t site_base, std::string_view name,
                   std::string_view site_table_json);
   bool SendKernelName(uint32_t name_id, std::string_view mangled);

@@ -5,8 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "ptx_rewriter/site_table.h"
@@ -25,16 +23,6 @@ void ReattachInChild() {
   if (ShmRecordSink* sink = g_live_sink.load()) sink->ReattachAfterFork();
 }
 
-std::vector<std::string> OwnCommandLine() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::string> argv;
-  size_t start = 0;
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i] == '\0') argv.push_back(all.substr(start, i - start)), start = i + 1;
-  return argv;
-}
-
 }  // namespace
 
 ShmRecordSink::ShmRecordSink(std::unique_ptr<transport::Producer> producer)
@@ -46,7 +34,7 @@ absl::StatusOr<std::unique_ptr<ShmRecordSink>> ShmRecordSink::Attach(std::string
   if (!producer.ok()) return producer.status();
   std::unique_ptr<ShmRecordSink> sink(new ShmRecordSink(std::move(*producer)));
   sink->session_ = std::string(session);
-  if (!sink->producer_->SendHello(OwnCommandLine())) sink->Fail();
+  if (!sink->producer_->SendHello()) sink->Fail();
   ShmRecordSink* expected = nullptr;
   if (g_live_sink.compare_exchange_strong(expected, sink.get())) {
     static const bool registered =
@@ -59,6 +47,11 @@ absl::StatusOr<std::unique_ptr<ShmRecordSink>> ShmRecordSink::Attach(std::string
 std::unique_ptr<ShmRecordSink> ShmRecordSink::FromEnvironment() {
   const char* session = std::getenv(transport::kSessionEnv);
   if (session == nullptr || *session == '\0') return nullptr;
+  // barracuda --backend=gpu --gpu-runtime=emulator: the preloaded GPU agent
+  // produces this session's records from its queues, and the emulator only
+  // plays the GPU; tracing here too would analyse every event twice.
+  if (const char* backend = std::getenv("BARRACUDA_BACKEND"); backend != nullptr && std::string(backend) == "gpu")
+    return nullptr;
   absl::StatusOr<std::unique_ptr<ShmRecordSink>> sink = Attach(session);
   if (!sink.ok()) {
     std::fprintf(stderr, "barracuda: cannot attach to the analysis session (%s): %s; running untraced\n",
@@ -108,7 +101,7 @@ void ShmRecordSink::ReattachAfterFork() {
     return;
   }
   producer_ = std::move(*fresh);
-  if (!producer_->SendHello(OwnCommandLine())) Fail();
+  if (!producer_->SendHello()) Fail();
 }
 
 void ShmRecordSink::OnLaunchBegin(const protocol::Record& begin, uint32_t workers) {

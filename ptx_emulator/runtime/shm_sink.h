@@ -38,7 +38,7 @@ class ShmRecordSink : public RecordSink {
   static absl::StatusOr<std::unique_ptr<ShmRecordSink>> Attach(std::string_view session);
   // Attach(getenv(BARRACUDA_SESSION)); nullptr when the variable is unset or the
   // attach fails (the failure is printed once on stderr: the app still runs,
-  // untraced).
+  // untraced), and under BARRACUDA_BACKEND=gpu (the GPU agent traces).
   static std::unique_ptr<ShmRecordSink> FromEnvironment();
   ~ShmRecordSink() override;
 

@@ -64,6 +64,19 @@ CUDART_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) { retu
 CUDART_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) { return Sync(stream); }
 CUDART_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) { return Sync(stream); }
 
+// Stream capture is not supported (cudaStreamBeginCapture is a stub), so no
+// stream is ever capturing; the GPU agent asks before it synchronises.
+CUDART_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
+  Runtime& rt = Runtime::Get();
+  if (!status) return rt.Fail(cudaErrorInvalidValue);
+  if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  *status = cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+CUDART_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, cudaStreamCaptureStatus* status) {
+  return cudaStreamIsCapturing(stream, status);
+}
+
 CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
   Runtime& rt = Runtime::Get();
   if (!rt.FindEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
