@@ -43,7 +43,7 @@ Exit status:
 
 Build apps with:  nvcc -cudart shared -lineinfo -gencode arch=compute_75,code=[sm_75,compute_75] ...
 Environment: BARRACUDA_EMU_LIB (directory of the emulator's libcudart.so.13),
-  BARRACUDA_DAEMON (path of barracudad).)";
+  BARRACUDA_DAEMON (path of barracudad), BARRACUDA_GPU_AGENT (path of libbarracuda_gpu.so).)";
 
 int Refuse(const CheckResult& r) {
   std::cerr << "barracuda: " << r.message << "\n";
@@ -54,21 +54,30 @@ int Refuse(const CheckResult& r) {
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
-  CLI::App app{"barracuda: find data races in CUDA programs (BARRACUDA, PLDI'17). Runs the program with "
-               "the PTX emulator backend (no GPU needed) and reports races on stderr and in files.\n"
+  CLI::App app{"barracuda: find data races in CUDA programs (BARRACUDA, PLDI'17). Runs the program on an NVIDIA "
+               "GPU with instrumented PTX (GPU backend) or on the built-in PTX emulator (no GPU needed), and "
+               "reports races on stderr and in files.\n"
                "Usage: barracuda [options] ./app [args...]   or   barracuda [options] -- ./app [args...]",
                "barracuda"};
   app.footer(kFooter);
   app.prefix_command();  // everything from the program name on belongs to the app
 
-  std::string backend = "auto", warp_model = "its", json, sarif, text, suppressions, include, exclude;
+  std::string backend = "auto", gpu_runtime = "system", warp_model = "its", json, sarif, text, suppressions, include, exclude;
   int error_exitcode = kDefaultErrorExitCode;
-  uint64_t max_reports = 0, seed = 0;
+  uint64_t max_reports = 0, seed = 0, gpu_queue_mb = 0;
   bool quiet = false, verbose = false, version = false;
   app.add_option("--backend", backend, "auto (GPU when a CUDA driver and device are present, else the "
                                        "emulator), emu, or gpu")
       ->check(CLI::IsMember({"auto", "emu", "gpu"}))
       ->capture_default_str();
+  app.add_option("--gpu-runtime", gpu_runtime,
+                 "with --backend=gpu: system (the CUDA runtime the program loads, on an NVIDIA GPU) or "
+                 "emulator (the instrumented PTX runs on the built-in emulator: the GPU path without a GPU)")
+      ->check(CLI::IsMember({"system", "emulator"}))
+      ->capture_default_str();
+  app.add_option("--gpu-queue-mb", gpu_queue_mb,
+                 "GPU backend: MiB of mapped pinned memory for the record queues (default: 1% of device "
+                 "memory, 16 to 512 MiB)");
   app.add_option("--warp-model", warp_model,
                  "its: Volta+ independent thread scheduling (default); lockstep: the paper's lock-step warps")
       ->check(CLI::IsMember({"its", "lockstep"}))
@@ -125,15 +134,32 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Backend.
+  // Backend: the GPU agent on a GPU (or, for testing, on the emulator as the
+  // "GPU"); else the emulator.
+  const std::string self = SelfDirectory();
+  const Found agent = FindGpuAgent(self);
+  bool use_gpu = false;
   if (backend == "gpu") {
-    std::cerr << "barracuda: the GPU backend is not available yet; use --backend=emu (the PTX emulator)\n";
-    return kExitBackendUnavailable;
+    if (gpu_runtime == "system" && !NvidiaGpuPresent()) {
+      std::cerr << "barracuda: --backend=gpu needs an NVIDIA GPU and driver (/dev/nvidia0, libcuda.so.1), and "
+                   "none is usable here; use --backend=emu, or --gpu-runtime=emulator to run the GPU backend's "
+                   "instrumented PTX on the emulator\n";
+      return kExitBackendUnavailable;
+    }
+    if (agent.path.empty()) {
+      std::cerr << "barracuda: the GPU agent " << kGpuAgentName << " was not found; looked for:\n";
+      for (const std::string& s : agent.searched) std::cerr << "  " << s << "\n";
+      std::cerr << "build the target barracuda_gpu, or set " << kGpuAgentEnv << "\n";
+      return kExitBackendUnavailable;
+    }
+    use_gpu = true;
+  } else if (backend == "auto" && NvidiaGpuPresent()) {
+    use_gpu = !agent.path.empty();
+    if (!use_gpu && !quiet)
+      std::cerr << "barracuda: an NVIDIA GPU is present, but the GPU agent " << kGpuAgentName
+                << " was not found: using the emulator\n";
   }
-  const bool gpu_present = backend == "auto" && NvidiaGpuPresent();
-  if (gpu_present && !quiet)
-    std::cerr << "barracuda: an NVIDIA GPU is present, but the GPU backend is not available yet: "
-                 "using the emulator\n";
+  const bool emulated_runtime = !use_gpu || gpu_runtime == "emulator";
 
   // Refusals, before anything runs.
   std::string program;
@@ -157,9 +183,8 @@ int main(int argc, char** argv) {
 #endif
   }
 
-  const std::string self = SelfDirectory();
-  Found lib = FindEmulatorLibraryDir(self);
-  if (lib.path.empty()) {
+  Found lib = emulated_runtime ? FindEmulatorLibraryDir(self) : Found{};
+  if (emulated_runtime && lib.path.empty()) {
     std::cerr << "barracuda: the emulator's " << kEmulatorLibraryName << " was not found; looked for:\n";
     for (const std::string& s : lib.searched) std::cerr << "  " << s << "\n";
     std::cerr << "build the target barracuda_cudart, or set " << kEmuLibEnv << "\n";
@@ -173,7 +198,12 @@ int main(int argc, char** argv) {
   }
   if (verbose) {
     for (const std::string& n : program_check.notes) std::cerr << "barracuda: " << n << "\n";
-    std::cerr << "barracuda: backend emu, emulator runtime from " << lib.path << ", daemon " << daemon.path << "\n";
+    if (use_gpu)
+      std::cerr << "barracuda: backend gpu, agent " << agent.path << ", CUDA runtime "
+                << (emulated_runtime ? "the emulator's from " + lib.path : std::string("the program's own"))
+                << ", daemon " << daemon.path << "\n";
+    else
+      std::cerr << "barracuda: backend emu, emulator runtime from " << lib.path << ", daemon " << daemon.path << "\n";
   }
 
   RunPlan plan;
@@ -184,7 +214,7 @@ int main(int argc, char** argv) {
   plan.verbose = verbose;
   plan.progress = !quiet && isatty(STDERR_FILENO) == 1;
   std::vector<std::string>& d = plan.daemon_args;
-  d = {"--backend", "emu", "--warp-model", warp_model};
+  d = {"--backend", use_gpu ? "gpu" : "emu", "--warp-model", warp_model};
   if (!json.empty()) d.insert(d.end(), {"--report-json", json});
   if (!sarif.empty()) d.insert(d.end(), {"--report-sarif", sarif});
   if (!text.empty()) d.insert(d.end(), {"--report-text", text});
@@ -198,6 +228,18 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line.push_back(argv[i]);
   d.insert(d.end(), {"--command-json", command_line.dump()});
   if (app.count("--seed") != 0) plan.app_env.emplace_back("BARRACUDA_EMU_SEED", std::to_string(seed));
+  if (use_gpu) {
+    // The agent is preloaded; records come from its queues, so the emulator
+    // (when it plays the GPU) must not trace as well. One ring per GPU queue:
+    // up to 256 queues (~1.25 per SM).
+    const char* preload = std::getenv("LD_PRELOAD");
+    plan.app_env.emplace_back("LD_PRELOAD", preload != nullptr && *preload != '\0'
+                                                ? agent.path + ":" + preload : agent.path);
+    plan.app_env.emplace_back("BARRACUDA_BACKEND", "gpu");
+    if (verbose) plan.app_env.emplace_back("BARRACUDA_GPU_VERBOSE", "1");
+    if (gpu_queue_mb != 0) plan.app_env.emplace_back("BARRACUDA_GPU_QUEUE_MB", std::to_string(gpu_queue_mb));
+    plan.layout.rings_per_process = 256;
+  }
 
   RunOutcome run = RunSession(plan);
   if (!run.error.empty()) {

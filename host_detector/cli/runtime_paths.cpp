@@ -70,6 +70,25 @@ Found FindDaemon(const std::string& self_dir) {
   return f;
 }
 
+Found FindGpuAgent(const std::string& self_dir) {
+  Found f;
+  if (const char* env = std::getenv(kGpuAgentEnv); env != nullptr && *env != '\0') {
+    f.searched.push_back(std::string(env) + " ($" + kGpuAgentEnv + ")");
+    if (IsFile(env)) f.path = env;
+    return f;
+  }
+  for (const std::string& dir : {self_dir + "/../lib", self_dir + "/../lib/barracuda"}) {
+    const std::string p = dir + "/" + kGpuAgentName;
+    f.searched.push_back(p);
+    if (IsFile(p)) {
+      char real[4096];
+      f.path = realpath(p.c_str(), real) != nullptr ? std::string(real) : p;
+      return f;
+    }
+  }
+  return f;
+}
+
 bool NvidiaGpuPresent() {
   struct stat st{};
   if (stat("/dev/nvidia0", &st) != 0) return false;

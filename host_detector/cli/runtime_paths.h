@@ -1,5 +1,5 @@
-// Where the CLI finds its companions: the emulator's libcudart.so.13 and
-// barracudad, relative to the barracuda binary (build tree or install tree),
+// Where the CLI finds its companions: the emulator's libcudart.so.13,
+// barracudad and the GPU agent, relative to the barracuda binary (build tree or install tree),
 // overridable from the environment; and whether a GPU backend could be used.
 #ifndef BARRACUDA_HOST_DETECTOR_CLI_RUNTIME_PATHS_H_
 #define BARRACUDA_HOST_DETECTOR_CLI_RUNTIME_PATHS_H_
@@ -12,6 +12,8 @@ namespace barracuda::cli {
 inline constexpr const char* kEmuLibEnv = "BARRACUDA_EMU_LIB";  // dir or path of libcudart.so.13
 inline constexpr const char* kDaemonEnv = "BARRACUDA_DAEMON";   // path of barracudad
 inline constexpr const char* kEmulatorLibraryName = "libcudart.so.13";
+inline constexpr const char* kGpuAgentEnv = "BARRACUDA_GPU_AGENT";  // path of libbarracuda_gpu.so
+inline constexpr const char* kGpuAgentName = "libbarracuda_gpu.so";
 
 // Directory of the running executable (/proc/self/exe).
 std::string SelfDirectory();
@@ -27,6 +29,10 @@ struct Found {
 Found FindEmulatorLibraryDir(const std::string& self_dir);
 // barracudad: $BARRACUDA_DAEMON, else next to the barracuda binary.
 Found FindDaemon(const std::string& self_dir);
+// The GPU backend's preload agent: $BARRACUDA_GPU_AGENT, else
+// <bin>/../lib/libbarracuda_gpu.so (build tree and install tree), else
+// <bin>/../lib/barracuda/libbarracuda_gpu.so.
+Found FindGpuAgent(const std::string& self_dir);
 
 // A usable NVIDIA driver and device: /dev/nvidia0 exists and libcuda.so.1 loads.
 bool NvidiaGpuPresent();

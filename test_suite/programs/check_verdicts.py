@@ -258,7 +258,7 @@ def run_model(prog, model, args, workdir, ptx):
     res = {'status': 'error', 'verdict': None, 'races': [], 'missing': [], 'unexpected': [],
            'error': None, 'seconds': None}
     report_path = pathlib.Path(workdir) / f'{prog.name.replace("/", "__")}.{model}.json'
-    cmd = [str(args.barracuda), f'--warp-model={model}', '--report-json', str(report_path),
+    cmd = [str(args.barracuda), *args.barracuda_arg, f'--warp-model={model}', '--report-json', str(report_path),
            '--error-exitcode', '0', '--quiet', str(prog.exe)]
     t0 = time.monotonic()
     # A session of its own, so that a timeout ends barracuda, its daemon and the app.
@@ -330,6 +330,10 @@ def main():
     ap.add_argument('--build', type=pathlib.Path, default=REPO / 'build',
                     help='build tree with bin/barracuda and test_suite/programs (default: %(default)s)')
     ap.add_argument('--barracuda', type=pathlib.Path, help='barracuda binary (default: BUILD/bin/barracuda)')
+    ap.add_argument('--barracuda-arg', action='append', default=[], metavar='ARG',
+                    help='extra barracuda option, e.g. --barracuda-arg=--backend=gpu (repeatable)')
+    ap.add_argument('--skip', action='append', default=[], metavar='PROG[:REASON]',
+                    help='leave out a program (a known gap of the configuration under test; printed)')
     ap.add_argument('--program', action='append', default=[],
                     help='check only this program (executable, .cu or <topic>/<stem>); may be repeated')
     ap.add_argument('--models', default=None,
@@ -357,6 +361,11 @@ def main():
             if not models or any(m not in MODELS for m in models):
                 raise UsageError(f'--models: expected a list of {", ".join(MODELS)}')
         progs = [resolve_program(p, build) for p in args.program] if args.program else all_programs(build)
+        skipped = [resolve_program(p.split(':', 1)[0], build) for p in args.skip]
+        for prog, why in zip(skipped, args.skip):
+            reason = why.split(':', 1)[1].strip() if ':' in why else 'no reason given'
+            print(f'SKIP  {prog.name}: {reason}')
+        progs = [p for p in progs if p.name not in {s.name for s in skipped}]
         if args.keep_reports:
             args.keep_reports.mkdir(parents=True, exist_ok=True)
     except (UsageError, OSError) as e:

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host_detector/cli/exit_codes.h"
+#include "host_detector/cli/runtime_paths.h"
 
 namespace barracuda::cli {
 namespace {
@@ -48,7 +49,8 @@ TEST_CASE("barracuda: --help and --version", "[cli]") {
   CHECK(help.status == 0);
   for (const char* opt : {"--backend", "--warp-model", "--report-json", "--report-sarif", "--report-text",
                           "--error-exitcode", "--kernel-include", "--kernel-exclude", "--suppressions",
-                          "--max-reports", "--seed", "--quiet", "--verbose", "--version", "Exit status"})
+                          "--max-reports", "--seed", "--quiet", "--verbose", "--version", "--gpu-runtime",
+                          "--gpu-queue-mb", "Exit status"})
     CHECK_THAT(help.out, Catch::Contains(opt));
   Result version = Barracuda({"--version"});
   CHECK(version.status == 0);
@@ -64,9 +66,20 @@ TEST_CASE("barracuda: usage errors", "[cli]") {
   Result regex = Barracuda({"--kernel-include", "([", "/bin/sh"});
   CHECK(regex.status == kExitUsage);
   CHECK_THAT(regex.err, Catch::Contains("invalid regular expression"));
-  Result gpu = Barracuda({"--backend=gpu", "/bin/sh"});
-  CHECK(gpu.status == kExitBackendUnavailable);
-  CHECK_THAT(gpu.err, Catch::Contains("not available yet"));
+  Result runtime = Barracuda({"--backend=gpu", "--gpu-runtime=cpu", "/bin/sh"});
+  CHECK(runtime.status == kExitUsage);
+  if (!NvidiaGpuPresent()) {
+    Result gpu = Barracuda({"--backend=gpu", "/bin/sh"});
+    CHECK(gpu.status == kExitBackendUnavailable);
+    CHECK_THAT(gpu.err, Catch::Contains("needs an NVIDIA GPU and driver"));
+    CHECK_THAT(gpu.err, Catch::Contains("--gpu-runtime=emulator"));
+  }
+  setenv(kGpuAgentEnv, "/nonexistent/libbarracuda_gpu.so", 1);
+  Result no_agent = Barracuda({"--backend=gpu", "--gpu-runtime=emulator", "/bin/sh"});
+  unsetenv(kGpuAgentEnv);
+  CHECK(no_agent.status == kExitBackendUnavailable);
+  CHECK_THAT(no_agent.err, Catch::Contains("/nonexistent/libbarracuda_gpu.so"));
+  CHECK_THAT(no_agent.err, Catch::Contains("build the target barracuda_gpu"));
 }
 
 TEST_CASE("barracuda: refusals", "[cli]") {
@@ -123,6 +136,49 @@ namespace {
 std::string ReportPath(const std::string& leaf) {
   const char* dir = std::getenv("BARRACUDA_REPORT_OUTPUT_DIR");
   return std::string(dir != nullptr ? dir : "/tmp") + "/e2e_" + leaf + "_" + std::to_string(getpid());
+}
+
+// The GPU backend's whole path without a GPU: the preloaded agent instruments
+// the PTX and drains its queues, the emulator runs the instrumented PTX as the
+// "GPU". Same bug found as with --backend=emu (which of a RAW/WAR pair depends
+// on the schedule, which the longer instrumented code changes).
+TEST_CASE("barracuda: the bundled example under the GPU backend on the emulator", "[cli][e2e][report-files][gpu]") {
+  const std::string cli = BARRACUDA_CLI_PATH;
+  if (FindGpuAgent(cli.substr(0, cli.rfind('/'))).path.empty()) {
+    WARN("libbarracuda_gpu.so not built: skipped");
+    return;
+  }
+  const std::string examples = BARRACUDA_E2E_EXAMPLES;
+  const bool keep = std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") != nullptr;
+  const std::string json = ReportPath("gpu_racy") + ".json", sarif = ReportPath("gpu_racy") + ".sarif";
+  Result racy = Barracuda({"--backend=gpu", "--gpu-runtime=emulator", "-v", "--report-json", json, "--report-sarif",
+                           sarif, examples + "/racy_reduction"});
+  CHECK(racy.status == kDefaultErrorExitCode);
+  CHECK_THAT(racy.err, Catch::Contains("backend gpu, agent"));
+  CHECK_THAT(racy.err, Catch::Contains("barracuda gpu agent: module 0"));  // per-module statistics (-v)
+  CHECK_THAT(racy.err, Catch::Contains("racy_reduction.cu:38"));
+  std::ifstream in(json);
+  REQUIRE(in.good());
+  nlohmann::json report = nlohmann::json::parse(in);
+  CHECK(report["run"]["backend"] == "gpu");
+  CHECK(report["run"]["complete"] == true);
+  CHECK(report["summary"]["races"].get<int>() > 0);
+  for (const auto& race : report["races"]) {
+    CHECK(race["space"] == "shared");
+    CHECK(race["first"]["site"]["source"]["line"] == 38);
+  }
+  const std::string fixed_json = ReportPath("gpu_fixed") + ".json", fixed_sarif = ReportPath("gpu_fixed") + ".sarif";
+  Result fixed = Barracuda({"--backend=gpu", "--gpu-runtime=emulator", "--report-json", fixed_json,
+                            "--report-sarif", fixed_sarif, examples + "/racy_reduction_fixed"});
+  CHECK(fixed.status == 0);
+  CHECK_THAT(fixed.out, Catch::Contains("PASS"));
+  std::ifstream fin(fixed_json);
+  REQUIRE(fin.good());
+  nlohmann::json clean = nlohmann::json::parse(fin);
+  CHECK(clean["summary"]["races"] == 0);
+  CHECK(clean["run"]["complete"] == true);
+  if (!keep)
+    for (const std::string& f : {json, sarif, fixed_json, fixed_sarif}) std::remove(f.c_str());
 }
 
 TEST_CASE("barracuda: the bundled example under the emulator (race found, fixed twin clean)",

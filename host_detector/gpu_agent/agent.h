@@ -1,0 +1,120 @@
+// The GPU agent's process-wide state (libbarracuda_gpu.so, preloaded into the
+// app by `barracuda --backend=gpu`; DESIGN.md "Processes and data flow"):
+// instrumented modules, kernels, the GPU queues and their drainer, and the
+// session producer. cuda_hooks.cpp holds the interposed entry points and
+// calls in here.
+//
+// Per launch (serialised, like the emulator's): kLaunchBegin; the real
+// launch; a device synchronisation; the drainer moves the rest of the
+// launch's records and sends the end markers with the per-ring counts. The
+// synchronisation makes every launch complete before the app continues: the
+// price of framing records per launch as the daemon wants them (kernels of
+// different streams do not overlap under the agent).
+#ifndef BARRACUDA_HOST_DETECTOR_GPU_AGENT_AGENT_H_
+#define BARRACUDA_HOST_DETECTOR_GPU_AGENT_AGENT_H_
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "device_logger/shm_transport.h"
+#include "host_detector/gpu_agent/agent_config.h"
+#include "host_detector/gpu_agent/cuda_declarations.h"
+#include "host_detector/gpu_agent/queue_drainer.h"
+#include "ptx_rewriter/fatbin/fatbin_format.h"
+#include "ptx_rewriter/ir.h"
+
+namespace barracuda::gpu_agent {
+
+struct LaunchShape {
+  dim3 grid, block;
+  size_t dynamic_shared = 0;
+  cudaStream_t stream = nullptr;
+  std::array<uint32_t, 3> cluster{0, 0, 0};  // from a launch attribute; 0: none given
+};
+
+class Agent {
+ public:
+  static Agent& Get();  // constructed on first use, never destroyed
+
+  // ---- registration (nvcc-generated static constructors)
+  void** RegisterFatbin(void* wrapper);
+  void RegisterFunction(void** handle, const void* host_function, const char* name);
+  void RegisterVar(void** handle, const void* host_symbol, const char* name, size_t size);
+  void KernelHandle(cudaKernel_t kernel, const void* host_function);
+  const void* HostFunctionOf(cudaKernel_t kernel);
+
+  // ---- runtime calls
+  cudaError_t Launch(const void* function, const LaunchShape& shape, absl::FunctionRef<cudaError_t()> launch);
+  void OnAllocation(const void* base, size_t size, transport::AllocationKind kind, const char* api);
+  void OnFree(const void* base);
+  cudaError_t DeviceReset(absl::FunctionRef<cudaError_t()> reset);
+  void Detach(int32_t status);  // at exit
+
+ private:
+  struct Module {
+    uint32_t id = 0;
+    void** handle = nullptr;  // the real runtime's
+    std::string name;
+    std::string skip_reason;  // non-empty: registered as is, not analysed
+    std::vector<uint8_t> fatbin;
+    std::unique_ptr<fatbin::WrapperRaw> wrapper;
+    std::unique_ptr<uint64_t> queue_set_shadow;  // host shadow of __barracuda_queue_set
+    bool queue_set_written = false;
+    bool globals_reported = false;
+    absl::flat_hash_map<std::string, std::array<uint32_t, 3>> cluster_dims;
+    struct Var {
+      const void* host_symbol;
+      std::string name;
+      size_t size;
+    };
+    std::vector<Var> vars;
+  };
+  struct Kernel {
+    Module* module = nullptr;
+    const void* host_function = nullptr;
+    std::string name;
+    uint32_t name_id = UINT32_MAX;
+    bool skip_noted = false;
+  };
+
+  Agent();
+  void Note(const std::string& text);  // stderr + the report's diagnostics
+  Module* ModuleOf(void** handle);
+  Kernel* KernelOf(const void* function);
+  absl::Status EnsureQueues();   // under launch_mu_
+  absl::Status PrepareModule(Module& m);  // under launch_mu_
+  uint64_t StreamId(cudaStream_t stream);
+  void ReleaseQueues();
+
+  AgentConfig config_;
+  std::unique_ptr<transport::Producer> producer_;
+  std::unique_ptr<ptx::Module> logger_;
+  std::mutex mu_;  // modules, kernels, handles
+  std::deque<std::unique_ptr<Module>> modules_;
+  absl::flat_hash_map<void**, Module*> module_by_handle_;
+  std::deque<std::unique_ptr<Kernel>> kernels_;
+  absl::flat_hash_map<const void*, Kernel*> kernel_by_host_;
+  absl::flat_hash_map<const void*, const void*> host_by_kernel_handle_;
+  uint32_t next_site_base_ = 0;
+  uint32_t target_sm_ = 0;
+
+  std::mutex launch_mu_;  // one launch at a time; queues
+  void* queue_host_ = nullptr;
+  uint64_t queue_device_ = 0;
+  std::unique_ptr<QueueDrainer> drainer_;
+  uint64_t launches_ = 0;
+  uint32_t next_name_id_ = 0;
+  absl::flat_hash_map<const void*, uint64_t> stream_ids_;
+  bool detached_ = false;
+};
+
+}  // namespace barracuda::gpu_agent
+
+#endif  // BARRACUDA_HOST_DETECTOR_GPU_AGENT_AGENT_H_

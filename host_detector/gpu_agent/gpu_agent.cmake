@@ -1,0 +1,39 @@
+# libbarracuda_gpu.so, the GPU backend's preload agent (README.md). include()d
+# from host_detector/CMakeLists.txt. Needs the device logger (nvcc) and the CUDA
+# toolkit's headers (the interposed signatures are exactly CUDA 13's).
+find_path(BARRACUDA_CUDA_INCLUDE_DIR cuda_runtime_api.h
+  PATHS /usr/local/cuda/include /usr/local/cuda-13.0/include /usr/include
+  DOC "CUDA toolkit include directory (cuda_runtime_api.h, driver_types.h)")
+if(NOT TARGET barracuda_device_logger OR NOT BARRACUDA_CUDA_INCLUDE_DIR)
+  message(STATUS "barracuda: nvcc or the CUDA headers missing: the GPU agent (libbarracuda_gpu.so) is not built")
+  return()
+endif()
+
+# Everything but the interposed entry points: testable without a runtime.
+add_library(barracuda_gpu_agent_core STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/agent_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/module_instrumenter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/queue_drainer.cpp)
+target_include_directories(barracuda_gpu_agent_core PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(barracuda_gpu_agent_core PUBLIC barracuda_ptx barracuda_device_logger barracuda_transport
+  absl::flat_hash_map absl::status absl::statusor absl::strings)
+
+add_library(barracuda_gpu SHARED
+  ${CMAKE_CURRENT_LIST_DIR}/agent.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_hooks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/real_runtime.cpp)
+target_include_directories(barracuda_gpu PRIVATE ${BARRACUDA_CUDA_INCLUDE_DIR})
+target_link_libraries(barracuda_gpu PRIVATE barracuda_gpu_agent_core ${CMAKE_DL_LIBS} Threads::Threads)
+set_target_properties(barracuda_gpu PROPERTIES
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib
+  CXX_VISIBILITY_PRESET hidden
+  VISIBILITY_INLINES_HIDDEN ON
+  LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/exports.map)
+target_link_options(barracuda_gpu PRIVATE
+  -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/exports.map -Wl,--exclude-libs,ALL -Wl,-z,defs)
+
+barracuda_unit_test(gpu_agent_tests
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/module_instrumenter_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/queue_drainer_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/agent_config_test.cpp
+  LIBS barracuda_gpu_agent_core)
