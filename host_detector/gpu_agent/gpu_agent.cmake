@@ -37,3 +37,8 @@ barracuda_unit_test(gpu_agent_tests
           ${CMAKE_CURRENT_LIST_DIR}/tests/queue_drainer_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/agent_config_test.cpp
   LIBS barracuda_gpu_agent_core)
+
+if(BARRACUDA_BENCHMARKS)
+  add_executable(queue_drain_bench ${CMAKE_CURRENT_LIST_DIR}/bench/queue_drain_bench.cpp)
+  target_link_libraries(queue_drain_bench PRIVATE barracuda_gpu_agent_core benchmark::benchmark)
+endif()
