@@ -39,6 +39,6 @@ target_link_libraries(logger_equivalence_suite PRIVATE barracuda_device_logger b
 if(BARRACUDA_CUDA_TESTS)
   add_test(NAME equivalence_bug_suite
     COMMAND logger_equivalence_suite --manifest ${CMAKE_BINARY_DIR}/corpus/manifest.json --group sm75-lineinfo)
-  set_tests_properties(equivalence_bug_suite PROPERTIES FIXTURES_REQUIRED ptx_corpus LABELS "equivalence;corpus;gpu_backend"
+  set_tests_properties(equivalence_bug_suite PROPERTIES FIXTURES_REQUIRED ptx_corpus LABELS "equivalence;corpus"
     TIMEOUT 3600)
 endif()

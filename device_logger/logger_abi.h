@@ -50,13 +50,27 @@ inline constexpr const char* kLogBranch = "__barracuda_log_branch";
 //   branch, called only by lanes whose log_branch returned 1: logs kElse with
 //   the lanes that start the second side.
 inline constexpr const char* kLogElse = "__barracuda_log_else";
-// __barracuda_log_fi(.b32 site, .b32 depth): at the branch's reconvergence
-//   point. `depth` counts this lane's divergent executions of the branch since
-//   it last passed here (loops nest them); the logger emits one kFi per level,
-//   innermost first, each with the lanes of that level.
+// __barracuda_log_fi(.b32 site, .b32 packed): at the branch's reconvergence
+//   point. packed = depth | the kFi* bits below. `depth` counts this lane's
+//   divergent executions of the branch since it last passed here (loops nest
+//   them); the logger emits one kFi per level, innermost first, each with the
+//   lanes of that level.
 inline constexpr const char* kLogFi = "__barracuda_log_fi";
 // __barracuda_log_exit(): before ret (of a kernel) and exit: kExit.
 inline constexpr const char* kLogExit = "__barracuda_log_exit";
+
+// log_fi's packed word. kFiFell: this lane fell through at its last divergent
+// execution of the branch. kFiElseAtFi: the fall-through is the join, so the
+// branch's kElse (the lanes that fell) is logged here. kFiFellCloses: the
+// branch's region holds a barrier, so lanes may reach the join in several
+// groups (parked lanes wait while the others run on, sm_70+); a level is then
+// closed only by a group holding lanes that fell through (the emulator closes a
+// branch when its fall-through side finishes), never by a group of taken lanes
+// that ran ahead.
+inline constexpr uint32_t kFiFell = 1u << 31;
+inline constexpr uint32_t kFiElseAtFi = 1u << 30;
+inline constexpr uint32_t kFiFellCloses = 1u << 29;
+inline constexpr uint32_t kFiDepthMask = kFiFellCloses - 1;
 
 // The queue array the host allocates; see gpu_queue.h. A .global .u64 in the
 // logger module holding the device address of the QueueSet.

@@ -197,6 +197,109 @@ OUT:
   CHECK(o.logger.at(0).exited == 0xffffffffu);
 }
 
+TEST_CASE("logger: a warp's halves reach one bar.sync in different phases", "[logger]") {
+  // syncthreads_split_warp_phases_racy: lanes 0-15 take the first bar.sync
+  // while lanes 16-31 skip it, then lanes 16-31 take the second one. On sm_70+
+  // (and in the emulator) the first half waits at the barrier while the
+  // second half runs on past the join of the first branch: that join is
+  // reached in two groups, and only one kFi may close the branch.
+  const std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 s[256];
+  ld.param.u64 %rd1, [buf];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, s;
+  add.s32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r1;
+  mov.u32 %r6, 0;
+  sub.s32 %r7, 63, %r1;
+  shl.b32 %r8, %r7, 2;
+  add.s32 %r9, %r4, %r8;
+  setp.gt.s32 %p1, %r2, 15;
+  @%p1 bra PHASE1;
+  bar.sync 0;                          // lanes 0-15
+  ld.shared.u32 %r6, [%r9];
+PHASE1:
+  setp.lt.s32 %p2, %r2, 16;
+  @%p2 bra DONE;
+  bar.sync 0;                          // lanes 16-31
+  ld.shared.u32 %r6, [%r9];
+DONE:
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {1, 1, 1}, {64, 1, 1}, 4096, 0)});
+  CHECK(CountOp(o.logger, proto::Op::kFi) == CountOp(o.logger, proto::Op::kIf));
+}
+
+TEST_CASE("logger: fall-through lanes run ahead of taken lanes parked at a bar.sync", "[logger]") {
+  // The mirror of the test above: the taken side (lanes 0-15) holds the first
+  // bar.sync, so the fall-through lanes pass the first join first and close
+  // the branch there; the taken lanes arriving later must not close it again.
+  // The emulator closes it when the taken side finishes, with other masks
+  // (kElse with no lanes, kFi with the taken lanes), so only the pairing is
+  // compared: one kElse and one kFi per kIf in every warp.
+  const std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 s[256];
+  ld.param.u64 %rd1, [buf];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, s;
+  add.s32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r1;
+  mov.u32 %r6, 0;
+  sub.s32 %r7, 63, %r1;
+  shl.b32 %r8, %r7, 2;
+  add.s32 %r9, %r4, %r8;
+  setp.lt.s32 %p1, %r2, 16;
+  @%p1 bra TAKEN;
+  bra JOIN1;                           // lanes 16-31: nothing
+TAKEN:
+  bar.sync 0;                          // lanes 0-15
+  ld.shared.u32 %r6, [%r9];
+JOIN1:
+  @%p1 bra DONE;
+  bar.sync 0;                          // lanes 16-31
+  ld.shared.u32 %r6, [%r9];
+DONE:
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+)";
+  const Outcome o = RunBoth(ptx, {BufferLaunch("k", {1, 1, 1}, {64, 1, 1}, 4096, 0)});
+  INFO(o.error);
+  REQUIRE(o.error.empty());
+  INFO(Compare(o.emulator, o.logger));
+  REQUIRE(o.logger.size() == 2);
+  for (const auto& [id, w] : o.logger) {
+    const Streams one{{id, w}};
+    INFO("warp " << id);
+    CHECK(CountOp(one, proto::Op::kIf) == 1);
+    CHECK(CountOp(one, proto::Op::kElse) == 1);
+    CHECK(CountOp(one, proto::Op::kFi) == 1);
+    CHECK(CountOp(one, proto::Op::kBarrier) == 2);
+  }
+}
+
 TEST_CASE("logger: device functions and calls", "[logger]") {
   const std::string ptx = std::string(kHeader) + R"(
 .func (.param .b32 ret) add_one(.param .b64 p)

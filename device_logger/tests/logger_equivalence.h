@@ -206,8 +206,10 @@ inline emu::LaunchConfig ConfigOf(const LaunchSpec& l) {
 }
 
 // Runs `ptx` as is (tracing) and instrumented + logger (queues); fills Outcome.
+// `schedule`, when given, is used by both runs (e.g. one block at a time, for
+// programs whose records depend on which block finishes last).
 inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& launches, uint32_t queues = 3,
-                       uint32_t slots = 1u << 16) {
+                       uint32_t slots = 1u << 16, const emu::ScheduleOptions* schedule = nullptr) {
   Outcome out;
   auto module = ptx::ParseModule(ptx, "original.ptx");
   if (!module.ok()) return out.error = std::string(module.status().message()), out;
@@ -236,6 +238,7 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
   // 1. The emulator's own records for the original module.
   {
     emu::Device device;
+    if (schedule != nullptr) device.schedule() = *schedule;
     emu::CollectingSink sink;
     device.SetSink(&sink);
     auto unit = device.LoadLinkUnit({emu::PtxSource{ptx, "original.ptx"}});
@@ -257,6 +260,7 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
   const std::string instrumented = ptx::PrintModule(*module);
   {
     emu::Device device;
+    if (schedule != nullptr) device.schedule() = *schedule;
     auto unit = device.LoadLinkUnit({emu::PtxSource{instrumented, "instrumented.ptx"}});
     if (!unit.ok()) return out.error = "instrumented: " + std::string(unit.status().message()), out;
     auto var = device.FindVariable(*unit, logger_abi::kQueueSetSymbol);

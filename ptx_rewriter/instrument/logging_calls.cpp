@@ -96,6 +96,31 @@ Action Decide(const Instruction& in, const AccessClass& c, bool is_entry, bool c
   return Action::kNotCovered;
 }
 
+// Whether a lane can wait at a barrier (bar.sync, bar.red, barrier.cluster.wait)
+// between branch `br` and its join: the blocks reachable from the branch
+// without passing the join. Only then can some lanes of the divergence pass
+// the join while others are parked (sm_70+ barriers in divergent code; the
+// emulator forks them, ptx_emulator/exec/README.md), so the join is reached in
+// several groups. Elsewhere a group of taken lanes alone at the join means the
+// fall-through lanes exited, and it closes the branch itself.
+bool BarrierBeforeJoin(const Function& f, const FunctionCfg& cfg, const BranchReconvergence& br,
+                       const std::vector<Action>& actions) {
+  std::vector<bool> seen(cfg.blocks.size(), false);
+  std::vector<int> work(cfg.blocks[br.block].successors);
+  while (!work.empty()) {
+    const int b = work.back();
+    work.pop_back();
+    if (b == br.reconvergence_block || b < 0 || b >= static_cast<int>(cfg.blocks.size()) || seen[b]) continue;
+    seen[b] = true;
+    const BasicBlock& block = cfg.blocks[b];
+    for (size_t i = block.first_statement; i <= block.last_statement && i < actions.size(); ++i)
+      if (actions[i] == Action::kBarrier && std::get<Instruction>(f.body[i]).info.barrier != BarrierMode::kArrive)
+        return true;
+    work.insert(work.end(), block.successors.begin(), block.successors.end());
+  }
+  return false;
+}
+
 class FunctionRewriter {
  public:
   FunctionRewriter(const Module& module, Function& f, const std::vector<uint32_t>& sites,
@@ -109,6 +134,8 @@ class FunctionRewriter {
     int index = 0;            // register number
     bool has_fi = false;      // reconverges at a real instruction
     bool else_at_fi = false;  // the fall-through side is empty (it is the join): kElse logged at fi
+    bool fell_closes = false; // a barrier between branch and join: only fall-through lanes close it
+    bool needs_fell() const { return else_at_fi || fell_closes; }
   };
 
   uint32_t Site(size_t stmt) const {
@@ -284,12 +311,15 @@ std::string FunctionRewriter::WarpSync(const Instruction& in, size_t stmt) const
 }
 
 std::string FunctionRewriter::Fi(size_t branch_stmt, const BranchPlan& plan) const {
+  static_assert(abi::kFiFell == 1u << 31, "the fell register is shifted into bit 31");
   std::string s;
   const std::string depth = snippet::DepthReg(plan.index);
   std::string arg = depth;
-  if (plan.else_at_fi) {
+  if (plan.needs_fell()) {
+    const uint32_t flags = (plan.else_at_fi ? abi::kFiElseAtFi : 0) | (plan.fell_closes ? abi::kFiFellCloses : 0);
     s += Cat("shl.b32 ", snippet::kTmp32, ", ", snippet::FellReg(plan.index), ", 31;\n");
     s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", depth, ";\n");
+    s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", flags, ";\n");
     arg = std::string(snippet::kTmp32);
   }
   s += snippet::Call(abi::kLogFi, {Arg{32, Cat(Site(branch_stmt))}, Arg{32, arg}});
@@ -343,6 +373,7 @@ absl::Status FunctionRewriter::Run() {
       const int fall = br.block + 1;
       p.else_at_fi = fall < static_cast<int>(cfg->blocks.size()) &&
                      (fall == br.reconvergence_block || rec.pdom.PostDominates(fall, br.block));
+      p.fell_closes = BarrierBeforeJoin(f_, *cfg, br, actions);
       fi_at[*br.reconvergence_statement].push_back(br.statement);
     }
     branch_plans[br.statement] = p;
@@ -426,12 +457,11 @@ absl::Status FunctionRewriter::Run() {
         const std::string depth = snippet::DepthReg(p.index);
         if (p.has_fi) before += Cat("add.u32 ", depth, ", ", depth, ", ", snippet::kDiverged, ";\n");
         before += Cat("setp.ne.u32 ", snippet::kPred, ", ", snippet::kDiverged, ", 0;\n");
-        if (p.else_at_fi) {
+        if (p.needs_fell()) {
           // fell = lanes not taking the branch, updated only when it diverged.
           before += Cat("@", snippet::kPred, " xor.b32 ", snippet::FellReg(p.index), ", ", snippet::kTmp32, ", 1;\n");
-        } else {
-          after = snippet::Call(abi::kLogElse, {Arg{32, Cat(Site(i))}}, {}, snippet::kPred);
         }
+        if (!p.else_at_fi) after = snippet::Call(abi::kLogElse, {Arg{32, Cat(Site(i))}}, {}, snippet::kPred);
         break;
       }
       case Action::kNone:

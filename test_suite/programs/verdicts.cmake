@@ -26,14 +26,13 @@ endforeach()
 # The GPU backend's path on a machine without a GPU (issue 7): the whole suite
 # through `barracuda --backend=gpu --gpu-runtime=emulator`: the preloaded agent
 # instruments each module and drains the logger's queues, the emulator runs
-# the instrumented PTX. Verdicts must equal the headers too; the two known gaps
-# of the device logger are left out by name (device_logger/README.md). ~20 s.
+# the instrumented PTX. Verdicts must equal the headers too; the known gap
+# of the device logger is left out by name (device_logger/README.md). ~20 s.
 if(TARGET barracuda_gpu)
   add_test(NAME "suite: gpu backend on the emulator"
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_verdicts.py
       --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55 --jobs 2 --quiet
       --barracuda-arg=--backend=gpu --barracuda-arg=--gpu-runtime=emulator
-      "--skip=barriers/syncthreads_split_warp_phases_racy: the logger emits an extra fi when a warp's halves reach one barrier in different iterations"
       "--skip=clusters/cluster_dsmem_block_sync_only_racy: the logger attributes a neighbour CTA's shared memory (DSMEM) to the calling CTA")
   set_tests_properties("suite: gpu backend on the emulator" PROPERTIES LABELS "suite;gpu_emulated" TIMEOUT 600
     ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
