@@ -30,7 +30,12 @@ set_target_properties(barracuda_gpu PROPERTIES
   VISIBILITY_INLINES_HIDDEN ON
   LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/exports.map)
 target_link_options(barracuda_gpu PRIVATE
-  -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/exports.map -Wl,--exclude-libs,ALL -Wl,-z,defs)
+  -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/exports.map -Wl,--exclude-libs,ALL)
+# Every symbol resolved at link time, except in sanitizer builds, whose runtime
+# only the executable links (the preloaded agent is not used there).
+if(NOT BARRACUDA_SANITIZE)
+  target_link_options(barracuda_gpu PRIVATE -Wl,-z,defs)
+endif()
 
 barracuda_unit_test(gpu_agent_tests
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/module_instrumenter_test.cpp
