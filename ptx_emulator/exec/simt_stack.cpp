@@ -202,11 +202,12 @@ ItsStep NormalizeIts(Warp& w, CallFrame& f) {
     for (size_t i = st.size(); i-- > 0 && !forked;) {
       const SimtEntry& e = st[i];
       if (Finished(e)) continue;
-      if (e.wait == SimtEntry::Wait::kNone && (e.mask & ~above) != 0) {
-        Fork(f, i, e.mask & ~above);
+      const uint32_t mask = e.mask;  // Fork may reallocate the stack: `e` dangles after it
+      if (e.wait == SimtEntry::Wait::kNone && (mask & ~above) != 0) {
+        Fork(f, i, mask & ~above);
         forked = true;
       }
-      above |= e.mask;
+      above |= mask;
     }
     if (forked) continue;
     // 4. Nothing else can run: the two halves of a fork deferred at the same
