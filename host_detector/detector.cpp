@@ -223,6 +223,7 @@ Statistics Detector::Stats() const {
   s.peak_clock_state_bytes = std::max(d.peak_clock_bytes, s.clock_state_bytes);
   const shadow::ShadowStats ss = d.shadow.Stats();
   s.shadow_bytes = ss.total_bytes;
+  s.shadow_spare_bytes = ss.Bytes(shadow::MemoryCategory::kSpareCells);
   s.sync_location_bytes = ss.Bytes(shadow::MemoryCategory::kSyncLocations);
   return s;
 }

@@ -57,6 +57,7 @@ struct Statistics {
   size_t clock_state_bytes = 0;      // compressed per-thread clocks (current launch)
   size_t peak_clock_state_bytes = 0;
   size_t shadow_bytes = 0;           // shadow memory (as accounted by shadow_memory)
+  size_t shadow_spare_bytes = 0;     // ... of which zeroed and kept for the next launches
   size_t sync_location_bytes = 0;
 };
 

@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 #include <new>
 
 #include "shadow_memory/lazy_mapping.h"
@@ -71,10 +73,25 @@ GlobalShadow::Leaf* GlobalShadow::GetOrCreateLeaf(uint64_t root_index) {
   return fresh;
 }
 
+void GlobalShadow::ReleaseSpareResidency() {
+  for (GlobalPage* page : spare_) {
+    int64_t resident = 0;
+    for (uint64_t w : page->resident) resident += std::popcount(w);
+    if (resident == 0 || madvise(page->cells, page->mapped_bytes, MADV_DONTNEED) != 0) continue;
+    accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
+    for (uint64_t& w : page->resident) w = 0;
+  }
+}
+
 GlobalPage* GlobalShadow::CreatePage(uint64_t base) {
-  uint32_t shift = accounting_->OverLimit() ? degraded_shift_ : 0;
+  uint32_t shift = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (accounting_->OverLimit()) {
+      // Zeroed spares kept resident are the first thing to give back.
+      ReleaseSpareResidency();
+      if (accounting_->OverLimit()) shift = degraded_shift_;
+    }
     for (size_t i = spare_.size(); i-- > 0;) {
       if (spare_[i]->shift != shift) continue;
       GlobalPage* page = spare_[i];
@@ -103,22 +120,56 @@ GlobalPage* GlobalShadow::CreatePage(uint64_t base) {
 }
 
 void GlobalShadow::DestroyPage(GlobalPage* page) {
+  int64_t resident = 0;
+  for (uint64_t w : page->resident) resident += std::popcount(w);
+  accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
   munmap(page->cells, page->mapped_bytes);
   accounting_->Add(MemoryCategory::kPageTable, -static_cast<int64_t>(sizeof(GlobalPage)));
   delete page;
 }
 
 void GlobalShadow::RetirePage(GlobalPage* page) {
-  int64_t touched = 0;
-  for (auto& w : page->touched) {
-    touched += std::popcount(w.load(std::memory_order_relaxed));
-    w.store(0, std::memory_order_relaxed);
+  int64_t touched = 0, resident = 0;
+  for (uint32_t i = 0; i < GlobalPage::kMaxTouchWords; ++i) {
+    touched += std::popcount(page->touched[i].load(std::memory_order_relaxed));
+    resident += std::popcount(page->resident[i]);
   }
+  // Touched regions that were resident spares moved to kGlobalCells on touch.
   accounting_->Add(MemoryCategory::kGlobalCells, -(touched << kTouchBits));
+  if (spare_.size() >= kMaxSparePages) {
+    for (auto& w : page->touched) w.store(0, std::memory_order_relaxed);
+    DestroyPage(page);
+    return;
+  }
+  const uint64_t touched_bytes = static_cast<uint64_t>(touched) << kTouchBits;
+  // Spare residency is a cache: at most kMaxSpareResidentBytes and an eighth
+  // of the limit, and CreatePage reclaims it before degrading a page.
+  uint64_t budget = kMaxSpareResidentBytes;
+  if (accounting_->limit() != 0) budget = std::min(budget, accounting_->limit() / 8);
+  const bool zero_in_place = accounting_->Bytes(MemoryCategory::kSpareCells) + touched_bytes <= budget;
+  if (zero_in_place) {
+    // O(touched): only regions this launch handed out can be non-zero.
+    constexpr uint64_t kRegion = uint64_t{1} << kTouchBits;
+    char* cells = reinterpret_cast<char*>(page->cells);
+    for (uint32_t i = 0; i < GlobalPage::kMaxTouchWords; ++i) {
+      uint64_t w = page->touched[i].load(std::memory_order_relaxed);
+      page->touched[i].store(0, std::memory_order_relaxed);
+      page->resident[i] |= w;
+      for (; w != 0; w &= w - 1) {
+        const uint64_t region = uint64_t{i} * 64 + static_cast<uint64_t>(std::countr_zero(w));
+        std::memset(cells + region * kRegion, 0, kRegion);
+      }
+    }
+    accounting_->Add(MemoryCategory::kSpareCells, static_cast<int64_t>(touched_bytes));
+    spare_.push_back(page);
+    return;
+  }
+  for (auto& w : page->touched) w.store(0, std::memory_order_relaxed);
   // MADV_DONTNEED on a private anonymous mapping frees the memory and makes
   // the range read as zeros: the page is pristine for its next use.
-  if (spare_.size() < kMaxSparePages &&
-      madvise(page->cells, page->mapped_bytes, MADV_DONTNEED) == 0) {
+  if (madvise(page->cells, page->mapped_bytes, MADV_DONTNEED) == 0) {
+    accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
+    for (uint64_t& w : page->resident) w = 0;
     spare_.push_back(page);
   } else {
     DestroyPage(page);

@@ -20,11 +20,19 @@
 // PageView::bytes_per_cell() says so, and ShadowStats counts degraded pages.
 //
 // Reset() (between launches, callers quiescent) releases every page in
-// O(pages used in this launch): madvise(MADV_DONTNEED) drops its memory (it
-// reads as zeros again) and up to kMaxSparePages mappings are kept for the
-// next launch instead of being unmapped, saving the mmap/munmap churn (and,
-// under ASan, the shadow poisoning of 32 MiB per munmap). Spare mappings cost
-// address space only; their descriptors are accounted as page table.
+// O(4 KiB regions touched in this launch), and keeps up to kMaxSparePages
+// mappings for the next launch instead of unmapping them (saving the
+// mmap/munmap churn and, under ASan, the shadow poisoning of 32 MiB per
+// munmap). A kept page's touched regions are zeroed in place with memset while
+// the zeroed memory kept resident stays under kMaxSpareResidentBytes and an
+// eighth of the limit (accounted as kSpareCells until a later launch touches
+// it again, and given back first when a new page would otherwise be mapped
+// coarse); otherwise madvise(MADV_DONTNEED) drops the page's memory, which
+// then reads as zeros. Zeroing in place is what makes repeated launches over
+// the same buffers cheap: a dropped region costs a page fault and the
+// kernel's zeroing on its next touch, which was ~30% of detector_bench
+// RunSerial/a_streaming (one Detector per launch, 32 MiB of cells touched).
+// Spare descriptors are accounted as page table.
 #ifndef BARRACUDA_SHADOW_MEMORY_GLOBAL_SHADOW_H_
 #define BARRACUDA_SHADOW_MEMORY_GLOBAL_SHADOW_H_
 
@@ -58,6 +66,9 @@ struct GlobalPage {
   uint64_t mapped_bytes = 0;  // size of the cell mapping
   uint32_t shift = 0;         // log2(device bytes per cell)
   std::atomic<uint64_t> touched[kMaxTouchWords] = {};
+  // Regions zeroed in place by an earlier Reset and still resident. Written
+  // only while callers are quiescent (Reset), so workers read it plainly.
+  uint64_t resident[kMaxTouchWords] = {};
 };
 
 // Cells of one page. Cheap to copy; valid until GlobalShadow::Reset().
@@ -117,9 +128,14 @@ class PageView {
       // Plain load first: after warm-up this is the only cost on the hot path.
       if ((word.load(std::memory_order_relaxed) & bit) == 0 &&
           (word.fetch_or(bit, std::memory_order_relaxed) & bit) == 0) {
-        // One write fault now instead of a zero-page read fault and a
-        // copy-on-write fault later (the check reads the cells first).
-        page_->cells[b << kCellsPerBitLog].TouchForWrite();
+        if ((page_->resident[b >> 6] & bit) != 0) {
+          // Zeroed by the last Reset and still mapped: no fault to take.
+          acct_->Add(MemoryCategory::kSpareCells, -(int64_t{1} << kTouchBits));
+        } else {
+          // One write fault now instead of a zero-page read fault and a
+          // copy-on-write fault later (the check reads the cells first).
+          page_->cells[b << kCellsPerBitLog].TouchForWrite();
+        }
         acct_->Add(MemoryCategory::kGlobalCells, int64_t{1} << kTouchBits);
       }
     }
@@ -133,6 +149,8 @@ class GlobalShadow {
  public:
   // Released mappings kept for reuse across launches (2 GiB of address space).
   static constexpr size_t kMaxSparePages = 64;
+  // Zeroed cell memory kept resident across launches (kSpareCells), at most.
+  static constexpr uint64_t kMaxSpareResidentBytes = uint64_t{256} << 20;
 
   // degraded_bytes_per_cell: granularity of pages created over the limit (2, 4, 8, ... 256).
   GlobalShadow(MemoryAccounting* accounting, uint32_t degraded_bytes_per_cell = 8);
@@ -187,6 +205,8 @@ class GlobalShadow {
   GlobalPage* CreatePage(uint64_t base);
   // Keeps a released page for reuse, or unmaps it. Caller holds mu_.
   void RetirePage(GlobalPage* page);
+  // Drops the zeroed memory of every spare page (madvise). Caller holds mu_.
+  void ReleaseSpareResidency();
   void DestroyPage(GlobalPage* page);
   Leaf* GetOrCreateLeaf(uint64_t root_index);
   // Counts 4 KiB of table the first time a slot in it is used.

@@ -9,6 +9,7 @@ const char* MemoryCategoryName(MemoryCategory c) {
     case MemoryCategory::kSharedCells: return "shared cells";
     case MemoryCategory::kVectorClocks: return "location vector clocks";
     case MemoryCategory::kSyncLocations: return "synchronisation locations";
+    case MemoryCategory::kSpareCells: return "spare cells";
     case MemoryCategory::kCount: break;
   }
   return "?";

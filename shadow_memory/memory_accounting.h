@@ -18,6 +18,7 @@ enum class MemoryCategory : uint8_t {
   kSharedCells,    // shared-memory windows (whole windows, allocated per block)
   kVectorClocks,   // out-of-line read/write SparseVcs and their pool
   kSyncLocations,  // SyncLocationMap entries and their per-block clocks
+  kSpareCells,     // zeroed global cells kept resident for the next launch (global_shadow.h)
   kCount
 };
 inline constexpr int kMemoryCategoryCount = static_cast<int>(MemoryCategory::kCount);

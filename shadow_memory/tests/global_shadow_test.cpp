@@ -173,3 +173,50 @@ TEST_CASE("at most kMaxSparePages released mappings are kept") {
   g.Reset();
   CHECK(acct.Bytes(MemoryCategory::kPageTable) == table_before - 36 * sizeof(GlobalPage));
 }
+
+TEST_CASE("Reset zeroes touched regions in place and keeps them as resident spares") {
+  MemoryAccounting acct;  // unlimited: the spare budget is kMaxSpareResidentBytes
+  GlobalShadow g(&acct);
+  const uint64_t base = 5 * kPageBytes;
+  PageView v = g.View(base);
+  for (uint64_t a = base; a < base + 64 * 128; a += 128) v.CellAt(a).SetWrite({1, 1}, 3, false);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 64 * 4096);
+  g.Reset();
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 0);
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 64 * 4096);
+  // The next launch gets the same mapping back, zeroed, still resident: its
+  // first touches move bytes from spare to live without new memory.
+  PageView w = g.View(9 * kPageBytes);
+  CHECK(acct.Events(ShadowEvent::kGlobalPagesReused) == 1);
+  for (uint64_t a = 0; a < 64 * 128; ++a) REQUIRE(w.CellAt(9 * kPageBytes + a).IsPristine());
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 64 * 4096);
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
+  if (sysconf(_SC_PAGESIZE) == 4096) CHECK(g.ResidentCellBytes() == 64 * 4096);
+  w.CellAt(9 * kPageBytes + 1).SetRead({2, 2}, 4);
+  g.Reset();
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 64 * 4096);
+  CHECK(g.View(0).CellAt(1).IsPristine());
+}
+
+TEST_CASE("resident spares are given back before a page would be mapped coarse") {
+  MemoryAccounting acct;
+  GlobalShadow g(&acct);
+  PageView v = g.View(0);
+  for (uint64_t a = 0; a < 256 * 128; a += 128) v.CellAt(a).SetWrite({1, 1}, 3, false);
+  g.Reset();
+  const uint64_t spare = acct.Bytes(MemoryCategory::kSpareCells);
+  REQUIRE(spare == 256 * 4096);
+  // A limit the spares alone exceed: the next page is full-grained, and the
+  // spare memory is gone instead.
+  acct.set_limit(acct.Total() - spare / 2);
+  REQUIRE(acct.OverLimit());
+  CHECK_FALSE(g.View(0).degraded());
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
+  CHECK(g.Find(0).CellAt(0).IsPristine());
+  // With a limit, at most an eighth of it stays resident after a Reset.
+  acct.set_limit(acct.Total() + 64 * 4096);
+  PageView w = g.View(0);
+  for (uint64_t a = 0; a < 256 * 128; a += 128) w.CellAt(a).SetWrite({1, 1}, 3, false);
+  g.Reset();
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);  // 1 MiB touched > limit / 8
+}
