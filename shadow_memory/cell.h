@@ -1,6 +1,9 @@
 // One shadow cell: the BARRACUDA/FastTrack metadata of one byte of device
 // memory (paper §4.3.3, Figure 8), packed into 32 bytes like ThreadSanitizer's
-// shadow words (compiler-rt/lib/tsan/rtl/tsan_shadow.h).
+// shadow words (compiler-rt/lib/tsan/rtl/tsan_shadow.h). In global memory one
+// cell stands for an aligned 4-byte granule whose bytes all carry the same
+// metadata, and splits into four byte cells when they come to differ
+// (global_shadow.h): 1-byte precision at a quarter of the memory.
 //
 //  byte  0      2      4              8             12             16
 //        +------+------+--------------+--------------+--------------+
@@ -64,6 +67,9 @@ enum CellFlag : uint16_t {
   // Kind of the inline read epoch (ReadKind, epoch.h; a read VC keeps it per entry).
   kCellReadAtomic = 1u << 7,     // the reader was an atomic load (ld.relaxed)
   kCellReadKeptWrite = 1u << 8,  // a plain write kept among the readers
+  // A global granule cell whose bytes differ: their metadata live in the
+  // page's byte cells (global_shadow.h) and this cell holds nothing else.
+  kCellSplit = 1u << 9,
 };
 
 class alignas(32) Cell {
@@ -77,6 +83,7 @@ class alignas(32) Cell {
     if (s == Space::kShared) SetFlag(kCellSharedSpace);
   }
   Space space() const { return Has(kCellSharedSpace) ? Space::kShared : Space::kGlobal; }
+  bool split() const { return Has(kCellSplit); }
 
   // --- write metadata -------------------------------------------------------
   bool write_shared() const { return Has(kCellWriteShared); }
@@ -329,8 +336,9 @@ class CellLockGuard {
 
 // Striped cell locks (the detector's protocol): the lock of a cell is the
 // lock bit of the first cell of its aligned group of kCellsPerLock cells (128
-// bytes: one 4-byte word of device memory at full granularity), so a word
-// access takes one lock instead of four. Every holder of a stripe's lock may
+// bytes: 16 bytes of global memory in granule cells, one 4-byte word of
+// shared memory), so a 16-byte access takes one lock instead of four. The
+// byte cells of a split granule are guarded by the granule's stripe. Every holder of a stripe's lock may
 // update all cells of the stripe. Precondition: cells live in arrays aligned to
 // kCellLockStripeBytes (global pages and shared windows are mmap'ed); the
 // stripe of a cell never leaves its array because array sizes are multiples

@@ -1,5 +1,7 @@
 #include "shadow_memory/cell_vc.h"
 
+#include <cassert>
+
 namespace barracuda::shadow {
 
 void ClearReads(Cell& cell, SparseVcPool& pool) {
@@ -76,6 +78,55 @@ void ResetCell(Cell& cell, SparseVcPool& pool) {
   SetWriteEpoch(cell, pool, Epoch{}, 0, false);
   cell.ClearFlag(kCellRaced);
   cell.SetRead(Epoch{}, 0);
+}
+
+namespace {
+
+// A copy of clock h for another owner; kNoVc when the pool is exhausted.
+VcHandle CloneVc(SparseVcPool& pool, VcHandle h) {
+  VcHandle copy = pool.Allocate();
+  if (copy != kNoVc) pool.Get(copy).CopyFrom(pool.Get(h));
+  return copy;
+}
+
+}  // namespace
+
+void SplitGranule(Cell& granule, Cell* bytes, SparseVcPool& pool) {
+  assert(!granule.split());
+  constexpr uint16_t kAttributes = kCellSharedSpace | kCellSyncLocation | kCellRaced;
+  for (int j = 0; j < 4; ++j) {
+    Cell& c = bytes[j];
+    assert(c.IsPristine());
+    if (!granule.write_shared()) {
+      c.SetWrite(granule.write_epoch(), granule.write_site(), granule.write_atomic());
+    } else if (VcHandle h = j == 0 ? granule.write_vc() : CloneVc(pool, granule.write_vc()); h != kNoVc) {
+      c.SetWriteVc(h, granule.write_site(), granule.write_atomic());
+    }
+    if (!granule.read_shared()) {
+      c.SetRead(granule.read_epoch(), granule.read_site(), granule.read_kind());
+    } else if (VcHandle h = j == 0 ? granule.read_vc() : CloneVc(pool, granule.read_vc()); h != kNoVc) {
+      c.SetReadVc(h, granule.read_site());
+    }
+    for (uint16_t f = 1; f != 0 && f <= kAttributes; f <<= 1) {
+      if ((kAttributes & f) != 0 && granule.Has(static_cast<CellFlag>(f))) c.SetFlag(static_cast<CellFlag>(f));
+    }
+  }
+  // Byte 0 owns the granule's clocks now.
+  if (granule.read_shared()) granule.ClearReadVc();
+  if (granule.write_shared()) granule.ClearWriteVc();
+  granule.StoreBits(Cell::Bits{{kCellSplit, 0, 0, 0}});
+}
+
+bool MergeGranule(Cell& granule, Cell* bytes) {
+  assert(granule.split());
+  const Cell::Bits b = bytes[0].bits();
+  if ((b.flags() & (kCellReadShared | kCellWriteShared)) != 0) return false;
+  for (int j = 1; j < 4; ++j) {
+    if (!(bytes[j].bits() == b)) return false;
+  }
+  granule.StoreBits(b);
+  for (int j = 0; j < 4; ++j) bytes[j].StoreBits(Cell::Bits{});
+  return true;
 }
 
 }  // namespace barracuda::shadow

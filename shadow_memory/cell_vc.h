@@ -45,6 +45,16 @@ void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool a
 // lock bit and the kCellSharedSpace / kCellSyncLocation attributes.
 void ResetCell(Cell& cell, SparseVcPool& pool);
 
+// Global granules (global_shadow.h). SplitGranule: every byte cell := the
+// granule's metadata (out-of-line clocks copied, one per byte; when the pool
+// is exhausted a byte keeps bottom there, counted as kVcAllocFailures), and
+// the granule := split. MergeGranule: when the four byte cells hold the same
+// metadata without out-of-line clocks, the granule takes it back and the byte
+// cells return to zero; returns whether it did. Callers hold the granule's
+// stripe lock.
+void SplitGranule(Cell& granule, Cell* bytes, SparseVcPool& pool);
+bool MergeGranule(Cell& granule, Cell* bytes);
+
 // For reports and tests: f(Tid, const VcEntry&) for every recorded reader /
 // writer, whether the cell holds an epoch (one call, none if bottom) or a VC.
 template <class F>

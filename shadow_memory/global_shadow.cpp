@@ -15,9 +15,59 @@ namespace barracuda::shadow {
 namespace {
 
 uint32_t ShiftFor(uint32_t bytes_per_cell) {
-  if (bytes_per_cell < 2) bytes_per_cell = 2;
+  // Coarser than a granule, or degrading would gain nothing.
+  if (bytes_per_cell < 2 * kGranuleBytes) bytes_per_cell = 2 * kGranuleBytes;
   if (bytes_per_cell > 256) bytes_per_cell = 256;
   return static_cast<uint32_t>(std::bit_width(bytes_per_cell) - 1);  // rounds down to 2^k
+}
+
+int64_t CountBits(const uint64_t* words) {
+  int64_t n = 0;
+  for (uint32_t i = 0; i < CellArray::kMaxTouchWords; ++i) n += std::popcount(words[i]);
+  return n;
+}
+
+int64_t CountTouched(const CellArray& a) {
+  int64_t n = 0;
+  for (const auto& w : a.touched) n += std::popcount(w.load(std::memory_order_relaxed));
+  return n;
+}
+
+void ClearTouched(CellArray& a) {
+  for (auto& w : a.touched) w.store(0, std::memory_order_relaxed);
+}
+
+// Regions touched in this launch moved from kSpareCells to kGlobalCells when
+// first touched: from now on resident means "resident and counted as spare".
+void SettleResident(CellArray& a) {
+  for (uint32_t i = 0; i < CellArray::kMaxTouchWords; ++i) {
+    a.resident[i] &= ~a.touched[i].load(std::memory_order_relaxed);
+  }
+}
+
+// Zeroes the touched regions of a in place and marks them resident. O(touched).
+void ZeroTouchedInPlace(CellArray& a) {
+  constexpr uint64_t kRegion = uint64_t{1} << kTouchBits;
+  char* cells = reinterpret_cast<char*>(a.cells);
+  for (uint32_t i = 0; i < CellArray::kMaxTouchWords; ++i) {
+    uint64_t w = a.touched[i].load(std::memory_order_relaxed);
+    a.touched[i].store(0, std::memory_order_relaxed);
+    a.resident[i] |= w;
+    for (; w != 0; w &= w - 1) {
+      const uint64_t region = uint64_t{i} * 64 + static_cast<uint64_t>(std::countr_zero(w));
+      std::memset(cells + region * kRegion, 0, kRegion);
+    }
+  }
+}
+
+// Drops a's memory (it reads as zeros again); returns false if madvise failed.
+bool DropMemory(CellArray& a) {
+  if (a.cells == nullptr) return true;
+  // MADV_DONTNEED on a private anonymous mapping frees the memory and makes
+  // the range read as zeros.
+  if (madvise(a.cells, a.mapped_bytes, MADV_DONTNEED) != 0) return false;
+  for (uint64_t& w : a.resident) w = 0;
+  return true;
 }
 
 constexpr uint32_t kCoarsestShift = 8;
@@ -75,16 +125,14 @@ GlobalShadow::Leaf* GlobalShadow::GetOrCreateLeaf(uint64_t root_index) {
 
 void GlobalShadow::ReleaseSpareResidency() {
   for (GlobalPage* page : spare_) {
-    int64_t resident = 0;
-    for (uint64_t w : page->resident) resident += std::popcount(w);
-    if (resident == 0 || madvise(page->cells, page->mapped_bytes, MADV_DONTNEED) != 0) continue;
+    const int64_t resident = CountBits(page->granules.resident) + CountBits(page->bytes.resident);
+    if (resident == 0 || !DropMemory(page->granules) || !DropMemory(page->bytes)) continue;
     accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
-    for (uint64_t& w : page->resident) w = 0;
   }
 }
 
 GlobalPage* GlobalShadow::CreatePage(uint64_t base) {
-  uint32_t shift = 0;
+  uint32_t shift = kGranuleShift;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (accounting_->OverLimit()) {
@@ -103,16 +151,22 @@ GlobalPage* GlobalShadow::CreatePage(uint64_t base) {
     }
   }
   for (;;) {
-    uint64_t bytes = (kPageBytes >> shift) * kCellSize;
-    if (void* cells = MapZeroed(bytes)) {
+    const uint64_t granule_bytes = (kPageBytes >> shift) * kCellSize;
+    const uint64_t byte_bytes = shift == kGranuleShift ? kPageBytes * kCellSize : 0;
+    void* granules = MapZeroed(granule_bytes);
+    void* bytes = granules != nullptr && byte_bytes != 0 ? MapZeroed(byte_bytes) : nullptr;
+    if (granules != nullptr && (byte_bytes == 0 || bytes != nullptr)) {
       auto* page = new GlobalPage;
-      page->cells = static_cast<Cell*>(cells);
+      page->granules.cells = static_cast<Cell*>(granules);
+      page->granules.mapped_bytes = granule_bytes;
+      page->bytes.cells = static_cast<Cell*>(bytes);
+      page->bytes.mapped_bytes = byte_bytes;
       page->base = base;
-      page->mapped_bytes = bytes;
       page->shift = shift;
       accounting_->Add(MemoryCategory::kPageTable, sizeof(GlobalPage));
       return page;
     }
+    if (granules != nullptr) munmap(granules, granule_bytes);
     // Out of address space or mappings: degrade further rather than die.
     if (shift >= kCoarsestShift) return nullptr;
     shift = shift < degraded_shift_ ? degraded_shift_ : kCoarsestShift;
@@ -120,56 +174,42 @@ GlobalPage* GlobalShadow::CreatePage(uint64_t base) {
 }
 
 void GlobalShadow::DestroyPage(GlobalPage* page) {
-  int64_t resident = 0;
-  for (uint64_t w : page->resident) resident += std::popcount(w);
+  const int64_t resident = CountBits(page->granules.resident) + CountBits(page->bytes.resident);
   accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
-  munmap(page->cells, page->mapped_bytes);
+  munmap(page->granules.cells, page->granules.mapped_bytes);
+  if (page->bytes.cells != nullptr) munmap(page->bytes.cells, page->bytes.mapped_bytes);
   accounting_->Add(MemoryCategory::kPageTable, -static_cast<int64_t>(sizeof(GlobalPage)));
   delete page;
 }
 
 void GlobalShadow::RetirePage(GlobalPage* page) {
-  int64_t touched = 0, resident = 0;
-  for (uint32_t i = 0; i < GlobalPage::kMaxTouchWords; ++i) {
-    touched += std::popcount(page->touched[i].load(std::memory_order_relaxed));
-    resident += std::popcount(page->resident[i]);
-  }
-  // Touched regions that were resident spares moved to kGlobalCells on touch.
+  const int64_t touched = CountTouched(page->granules) + CountTouched(page->bytes);
+  SettleResident(page->granules);
+  SettleResident(page->bytes);
+  const int64_t resident = CountBits(page->granules.resident) + CountBits(page->bytes.resident);
   accounting_->Add(MemoryCategory::kGlobalCells, -(touched << kTouchBits));
   if (spare_.size() >= kMaxSparePages) {
-    for (auto& w : page->touched) w.store(0, std::memory_order_relaxed);
+    ClearTouched(page->granules);
+    ClearTouched(page->bytes);
     DestroyPage(page);
     return;
   }
-  const uint64_t touched_bytes = static_cast<uint64_t>(touched) << kTouchBits;
   // Spare residency is a cache: at most kMaxSpareResidentBytes and an eighth
   // of the limit, and CreatePage reclaims it before degrading a page.
+  const uint64_t touched_bytes = static_cast<uint64_t>(touched) << kTouchBits;
   uint64_t budget = kMaxSpareResidentBytes;
   if (accounting_->limit() != 0) budget = std::min(budget, accounting_->limit() / 8);
-  const bool zero_in_place = accounting_->Bytes(MemoryCategory::kSpareCells) + touched_bytes <= budget;
-  if (zero_in_place) {
-    // O(touched): only regions this launch handed out can be non-zero.
-    constexpr uint64_t kRegion = uint64_t{1} << kTouchBits;
-    char* cells = reinterpret_cast<char*>(page->cells);
-    for (uint32_t i = 0; i < GlobalPage::kMaxTouchWords; ++i) {
-      uint64_t w = page->touched[i].load(std::memory_order_relaxed);
-      page->touched[i].store(0, std::memory_order_relaxed);
-      page->resident[i] |= w;
-      for (; w != 0; w &= w - 1) {
-        const uint64_t region = uint64_t{i} * 64 + static_cast<uint64_t>(std::countr_zero(w));
-        std::memset(cells + region * kRegion, 0, kRegion);
-      }
-    }
+  if (accounting_->Bytes(MemoryCategory::kSpareCells) + touched_bytes <= budget) {
+    ZeroTouchedInPlace(page->granules);
+    ZeroTouchedInPlace(page->bytes);
     accounting_->Add(MemoryCategory::kSpareCells, static_cast<int64_t>(touched_bytes));
     spare_.push_back(page);
     return;
   }
-  for (auto& w : page->touched) w.store(0, std::memory_order_relaxed);
-  // MADV_DONTNEED on a private anonymous mapping frees the memory and makes
-  // the range read as zeros: the page is pristine for its next use.
-  if (madvise(page->cells, page->mapped_bytes, MADV_DONTNEED) == 0) {
+  ClearTouched(page->granules);
+  ClearTouched(page->bytes);
+  if (DropMemory(page->granules) && DropMemory(page->bytes)) {
     accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
-    for (uint64_t& w : page->resident) w = 0;
     spare_.push_back(page);
   } else {
     DestroyPage(page);
@@ -201,7 +241,7 @@ PageView GlobalShadow::ViewSlow(uint64_t addr) {
   }
   AccountTableSlot(leaf->touched, leaf_index);
   accounting_->Count(ShadowEvent::kGlobalPagesMapped);
-  if (fresh->shift != 0) accounting_->Count(ShadowEvent::kDegradedPages);
+  if (fresh->shift != kGranuleShift) accounting_->Count(ShadowEvent::kDegradedPages);
   std::lock_guard<std::mutex> lock(mu_);
   pages_.push_back(fresh);
   return PageView(fresh, accounting_);
@@ -235,9 +275,12 @@ uint64_t GlobalShadow::ResidentCellBytes() const {
   uint64_t resident = 0;
   std::vector<unsigned char> vec;
   for (const GlobalPage* page : pages_) {
-    vec.assign((page->mapped_bytes + os_page - 1) / os_page, 0);
-    if (mincore(page->cells, page->mapped_bytes, vec.data()) != 0) continue;
-    for (unsigned char v : vec) resident += (v & 1) ? os_page : 0;
+    for (const CellArray* a : {&page->granules, &page->bytes}) {
+      if (a->cells == nullptr) continue;
+      vec.assign((a->mapped_bytes + os_page - 1) / os_page, 0);
+      if (mincore(a->cells, a->mapped_bytes, vec.data()) != 0) continue;
+      for (unsigned char v : vec) resident += (v & 1) ? os_page : 0;
+    }
   }
   return resident;
 }

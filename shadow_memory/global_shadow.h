@@ -1,7 +1,9 @@
 // Shadow of global memory: a two-level radix page table over a 57-bit device
 // address space, filled on demand (paper §4.3.3). Each page shadows 1 MiB of
-// device memory with one 32-byte Cell per byte (32 MiB of cells), mapped with
-// mmap(MAP_NORESERVE | MAP_ANONYMOUS): cells never touched cost no memory.
+// device memory with one 32-byte granule Cell per 4 bytes (8 MiB), and one
+// byte Cell per byte (32 MiB) for granules whose bytes differ (PageView),
+// both mapped with mmap(MAP_NORESERVE | MAP_ANONYMOUS): cells never touched
+// cost no memory.
 //
 //   address bits  56 ........ 39 | 38 ........ 20 | 19 ........ 0
 //                 root (2^18)    | leaf (2^19)    | byte in page
@@ -9,12 +11,14 @@
 // Lookups are lock-free (two acquire loads). A page is inserted with a CAS on
 // its leaf slot (leaves likewise on the root slot); a loser unmaps its copy.
 //
-// Memory accounting is honest and O(1): each page keeps one bit per 4 KiB of
-// its cells (= 128 device bytes at full granularity); the first lookup that
-// hands out a cell in such a region sets the bit and counts 4 KiB.
+// Memory accounting is honest and O(1): each cell array keeps one bit per
+// 4 KiB of its cells (512 device bytes of granules, 128 of byte cells); the
+// first lookup that hands out a cell in such a region sets the bit and counts
+// 4 KiB.
 //
 // Limit: when MemoryAccounting is over its limit, NEW pages map at coarse
-// granularity: one cell per `degraded_bytes_per_cell` device bytes (4 or 8).
+// granularity: one cell per `degraded_bytes_per_cell` device bytes (8 or more),
+// without byte cells.
 // Such a cell merges the bytes it covers, so races there may be missed or
 // reported between distinct bytes (and lanes of one record may share a cell);
 // PageView::bytes_per_cell() says so, and ShadowStats counts degraded pages.
@@ -57,92 +61,135 @@ inline constexpr uint64_t kMaxAddress = (uint64_t{1} << kAddressBits) - 1;
 // One touched-bit per 4 KiB of cells.
 inline constexpr int kTouchBits = 12;
 
-// A mapped page (internal layout; use PageView).
-struct GlobalPage {
+// Device bytes per granule cell in a full-granularity page.
+inline constexpr int kGranuleShift = 2;
+inline constexpr uint64_t kGranuleBytes = uint64_t{1} << kGranuleShift;
+
+// One mmap'ed array of cells and which of its 4 KiB regions are in use.
+struct CellArray {
   static constexpr uint32_t kMaxTouchWords = (kPageBytes * kCellSize >> kTouchBits) / 64;  // 128
 
   Cell* cells = nullptr;
-  uint64_t base = 0;          // first device address shadowed
-  uint64_t mapped_bytes = 0;  // size of the cell mapping
-  uint32_t shift = 0;         // log2(device bytes per cell)
+  uint64_t mapped_bytes = 0;
   std::atomic<uint64_t> touched[kMaxTouchWords] = {};
   // Regions zeroed in place by an earlier Reset and still resident. Written
   // only while callers are quiescent (Reset), so workers read it plainly.
   uint64_t resident[kMaxTouchWords] = {};
 };
 
+// A mapped page (internal layout; use PageView).
+struct GlobalPage {
+  CellArray granules;  // one cell per (1 << shift) device bytes
+  CellArray bytes;     // shift == kGranuleShift only: 4 byte cells per granule, used when split
+  uint64_t base = 0;   // first device address shadowed
+  uint32_t shift = 0;  // log2(device bytes per granule cell)
+};
+
 // Cells of one page. Cheap to copy; valid until GlobalShadow::Reset().
 // The warp fast path: take View(addr) for the first active lane, and keep
 // using it while Contains() holds for the other lanes (one lookup per record
 // when the record stays inside 1 MiB, as coalesced accesses do).
+//
+// A full-granularity page has one granule cell per aligned 4 device bytes.
+// While the 4 bytes carry the same metadata the granule cell holds it; when an
+// access covers part of a granule, the detector splits it (cell_vc.h:
+// SplitGranule) and ByteCells() then hold one cell per byte, exactly as a
+// byte-per-cell shadow would, until MergeGranule folds equal bytes back.
+// Data accessed as whole words, the common case on GPUs, costs 8 bytes of
+// shadow per device byte instead of 32, and a word access reads one cell.
 // Measured (shadow_bench, coalesced 32 x 4 B record, resident cells, one core
-// of the loaded dev box): 231 M cells/s with the cell lock, 334 M without;
-// a lookup per lane instead: 205 M; first touch: 32 M (page faults).
+// of the loaded dev box, byte cells before granules): 231 M cells/s with the
+// cell lock, 334 M without; a lookup per lane instead: 205 M; first touch:
+// 32 M (page faults).
 class PageView {
  public:
   PageView() = default;
-  explicit PageView(GlobalPage* page, MemoryAccounting* acct) : page_(page), acct_(acct) {}
+  explicit PageView(GlobalPage* page, MemoryAccounting* acct)
+      : page_(page), acct_(acct), cells_(page->granules.cells), base_(page->base), shift_(page->shift) {}
 
   bool valid() const { return page_ != nullptr; }
   explicit operator bool() const { return valid(); }
   // [addr, addr + size) lies inside this page.
   bool Contains(uint64_t addr, uint64_t size = 1) const {
-    return page_ != nullptr && addr - page_->base < kPageBytes &&
-           size <= kPageBytes - (addr - page_->base);
+    return page_ != nullptr && addr - base_ < kPageBytes && size <= kPageBytes - (addr - base_);
   }
-  uint64_t base() const { return page_->base; }
-  uint32_t bytes_per_cell() const { return 1u << page_->shift; }
-  bool degraded() const { return page_->shift != 0; }
+  uint64_t base() const { return base_; }
+  // Device bytes per granule cell: kGranuleBytes, more in a degraded page.
+  uint32_t bytes_per_cell() const { return 1u << shift_; }
+  // Degraded pages merge bytes (no byte cells); full-granularity ones split.
+  bool degraded() const { return shift_ != kGranuleShift; }
 
-  // The cell of one byte. Precondition: Contains(addr).
+  // The granule cell covering addr. Precondition: Contains(addr).
   Cell& CellAt(uint64_t addr) const {
     assert(Contains(addr));
-    uint64_t index = (addr - page_->base) >> page_->shift;
-    MarkTouched(index, index);
-    return page_->cells[index];
+    uint64_t index = (addr - base_) >> shift_;
+    MarkTouched(page_->granules, index, index);
+    return cells_[index];
   }
-  // Where the cell of addr lies, for prefetching: not counted as touched.
-  // Precondition: Contains(addr).
+  // Where the granule cell of addr lies, for prefetching: not counted as
+  // touched. Precondition: Contains(addr).
   const Cell* CellAddress(uint64_t addr) const {
     assert(Contains(addr));
-    return page_->cells + ((addr - page_->base) >> page_->shift);
+    return cells_ + ((addr - base_) >> shift_);
   }
-  // The cells covering [addr, addr + size): `size` cells at full granularity,
-  // fewer in a degraded page. Precondition: Contains(addr, size), size > 0.
+  // The granule cells covering [addr, addr + size). Precondition:
+  // Contains(addr, size), size > 0.
   std::span<Cell> Cells(uint64_t addr, uint64_t size) const {
     assert(size > 0 && Contains(addr, size));
-    uint64_t first = (addr - page_->base) >> page_->shift;
-    uint64_t last = (addr + size - 1 - page_->base) >> page_->shift;
-    MarkTouched(first, last);
-    return {page_->cells + first, static_cast<size_t>(last - first + 1)};
+    uint64_t first = (addr - base_) >> shift_;
+    uint64_t last = (addr + size - 1 - base_) >> shift_;
+    MarkTouched(page_->granules, first, last);
+    return {cells_ + first, static_cast<size_t>(last - first + 1)};
+  }
+  // First device address covered by a granule cell of this page.
+  uint64_t AddressOf(const Cell& granule) const {
+    return base_ + (static_cast<uint64_t>(&granule - cells_) << shift_);
+  }
+  // The 4 byte cells of a granule (all zero unless it is split).
+  // Precondition: !degraded(), granule is one of this page's cells.
+  Cell* ByteCells(const Cell& granule) const {
+    assert(!degraded());
+    const uint64_t index = static_cast<uint64_t>(&granule - cells_) << kGranuleShift;
+    MarkTouched(page_->bytes, index, index + kGranuleBytes - 1);
+    return page_->bytes.cells + index;
   }
 
  private:
-  void MarkTouched(uint64_t first_cell, uint64_t last_cell) const {
+  [[gnu::always_inline]] void MarkTouched(CellArray& array, uint64_t first_cell, uint64_t last_cell) const {
     constexpr int kCellsPerBitLog = kTouchBits - 5;  // log2(4096 / 32)
     static_assert((1u << 5) == kCellSize);
     uint64_t b0 = first_cell >> kCellsPerBitLog, b1 = last_cell >> kCellsPerBitLog;
     for (uint64_t b = b0; b <= b1; ++b) {
-      std::atomic<uint64_t>& word = page_->touched[b >> 6];
+      std::atomic<uint64_t>& word = array.touched[b >> 6];
       uint64_t bit = uint64_t{1} << (b & 63);
       // Plain load first: after warm-up this is the only cost on the hot path.
-      if ((word.load(std::memory_order_relaxed) & bit) == 0 &&
-          (word.fetch_or(bit, std::memory_order_relaxed) & bit) == 0) {
-        if ((page_->resident[b >> 6] & bit) != 0) {
-          // Zeroed by the last Reset and still mapped: no fault to take.
-          acct_->Add(MemoryCategory::kSpareCells, -(int64_t{1} << kTouchBits));
-        } else {
-          // One write fault now instead of a zero-page read fault and a
-          // copy-on-write fault later (the check reads the cells first).
-          page_->cells[b << kCellsPerBitLog].TouchForWrite();
-        }
-        acct_->Add(MemoryCategory::kGlobalCells, int64_t{1} << kTouchBits);
+      if ((word.load(std::memory_order_relaxed) & bit) == 0) [[unlikely]] {
+        FirstTouch(array, b);
       }
     }
+  }
+  // Cold: sets region b's touched bit (once) and accounts for it.
+  [[gnu::noinline]] void FirstTouch(CellArray& array, uint64_t b) const {
+    constexpr int kCellsPerBitLog = kTouchBits - 5;
+    const uint64_t bit = uint64_t{1} << (b & 63);
+    if ((array.touched[b >> 6].fetch_or(bit, std::memory_order_relaxed) & bit) != 0) return;
+    if ((array.resident[b >> 6] & bit) != 0) {
+      // Zeroed by the last Reset and still mapped: no fault to take.
+      acct_->Add(MemoryCategory::kSpareCells, -(int64_t{1} << kTouchBits));
+    } else {
+      // One write fault now instead of a zero-page read fault and a
+      // copy-on-write fault later (the check reads the cells first).
+      array.cells[b << kCellsPerBitLog].TouchForWrite();
+    }
+    acct_->Add(MemoryCategory::kGlobalCells, int64_t{1} << kTouchBits);
   }
 
   GlobalPage* page_ = nullptr;
   MemoryAccounting* acct_ = nullptr;
+  // The page's fixed fields, copied: the lane loop reads them per lane.
+  Cell* cells_ = nullptr;
+  uint64_t base_ = 0;
+  uint32_t shift_ = 0;
 };
 
 class GlobalShadow {
@@ -152,7 +199,7 @@ class GlobalShadow {
   // Zeroed cell memory kept resident across launches (kSpareCells), at most.
   static constexpr uint64_t kMaxSpareResidentBytes = uint64_t{256} << 20;
 
-  // degraded_bytes_per_cell: granularity of pages created over the limit (2, 4, 8, ... 256).
+  // degraded_bytes_per_cell: granularity of pages created over the limit (8, 16, ... 256).
   GlobalShadow(MemoryAccounting* accounting, uint32_t degraded_bytes_per_cell = 8);
   ~GlobalShadow();
   GlobalShadow(const GlobalShadow&) = delete;

@@ -10,8 +10,9 @@
 //   on kKernelBegin: shadow.BeginLaunch(blocks, static + dynamic shared bytes);
 //                    sync.BeginLaunch(blocks);
 //   global access:   PageView v = shadow.global().View(addr);  (reuse while
-//                    v.Contains(lane_addr, size)), then v.Cells(lane_addr, size),
-//                    each under CellLockGuard.
+//                    v.Contains(lane_addr, size)), then v.Cells(lane_addr, size)
+//                    (granule cells) under CellSpanLock; a partly covered
+//                    granule is split first (SplitGranule, v.ByteCells).
 //   shared access:   shadow.shared().Cells(shared_addr, size)  (no lock).
 //   on kKernelEnd:   shadow.EndLaunch(); sync.EndLaunch();  (O(touched))
 //   warnings:        shadow.Stats().degraded()
@@ -33,7 +34,8 @@ struct ShadowOptions {
   // Total shadow bytes (all categories) beyond which new global pages are
   // mapped coarse. 0: unlimited.
   uint64_t memory_limit_bytes = 0;
-  // Device bytes per cell in pages mapped over the limit (power of two, 2..256).
+  // Device bytes per cell in pages mapped over the limit (power of two, 8..256:
+  // coarser than the 4-byte granules of full-granularity pages).
   uint32_t degraded_bytes_per_cell = 8;
 };
 

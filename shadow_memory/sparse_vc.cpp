@@ -38,4 +38,10 @@ void SparseVc::Clear() {
   Account(before);
 }
 
+void SparseVc::CopyFrom(const SparseVc& o) {
+  size_t before = HeapBytes();
+  map_ = o.map_;
+  Account(before);
+}
+
 }  // namespace barracuda::shadow

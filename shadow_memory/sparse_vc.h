@@ -64,6 +64,8 @@ class SparseVc {
   }
   // Back to all-zero, releasing the storage.
   void Clear();
+  // *this := o (a split granule's bytes each need their own clock).
+  void CopyFrom(const SparseVc& o);
   // Heap bytes held (not counting sizeof(SparseVc), which the pool accounts).
   size_t HeapBytes() const;
 

@@ -243,6 +243,53 @@ TEST_CASE("multi-byte accesses race on the overlap only", "[rules][memory]") {
   CHECK(r.events[0].address == kX + 6);
 }
 
+// Global shadow keeps one cell per 4-byte granule and splits it when an access
+// covers part of it (shadow_memory/global_shadow.h): verdicts stay per byte.
+TEST_CASE("global granules: byte accesses stay byte-precise, whole-word ones see every byte", "[rules][memory]") {
+  SECTION("different bytes of one word do not race") {
+    TraceBuilder t;
+    t.Begin(1, 64).Write(0, kLane0, Same(kX + 1), 1, 1).Read(1, kLane0, Same(kX + 2), 2, 1)
+        .Write(1, kLane1, Same(kX + 3), 3, 1).End();
+    CHECK(Run(t).events.empty());
+  }
+  SECTION("a word read races with the one byte written") {
+    TraceBuilder t;
+    t.Begin(1, 64).Write(0, kLane0, Same(kX + 1), 1, 1).Read(1, kLane0, Same(kX), 2, 4).End();
+    RunResult r = Run(t);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].address == kX + 1);
+    CHECK(r.events[0].kind == RaceKind::kReadAfterWrite);
+  }
+  SECTION("four lanes write one byte each, another warp reads the word") {
+    TraceBuilder t;
+    t.Begin(1, 64).Write(0, 0xfu, Strided(kX, 1), 1, 1).Read(1, kLane0, Same(kX), 2, 4).End();
+    RunResult r = Run(t);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].address == kX);  // the first racing byte
+    CHECK(r.events[0].earlier.lane == 0);
+  }
+  SECTION("a word write folds the bytes back; a later byte read still races with it") {
+    TraceBuilder t;
+    t.Begin(1, 64).Write(0, kLane0, Same(kX + 2), 1, 1).Write(0, kLane0, Same(kX), 2, 4)
+        .Read(0, kLane0, Same(kX + 3), 3, 1).Read(1, kLane0, Same(kX + 1), 4, 2).End();
+    RunResult r = Run(t);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].address == kX + 1);
+    CHECK(r.events[0].earlier.site == 2);
+  }
+  SECTION("an 8-byte access over a split and a whole granule") {
+    TraceBuilder t;
+    t.Begin(1, 64).Write(0, kLane0, Same(kX + 5), 1, 1).Write(0, kLane1, Same(kX + 8), 2, 4)
+        .Read(1, kLane0, Same(kX + 4), 3, 8).Read(1, kLane1, Same(kX + 8), 4, 4).End();
+    RunResult r = Run(t);
+    REQUIRE(r.events.size() == 2);
+    CHECK(r.events[0].address == kX + 5);  // the first racing byte of the 8
+    CHECK(r.events[0].earlier.site == 1);
+    CHECK(r.events[1].address == kX + 8);
+    CHECK(r.events[1].earlier.site == 2);
+  }
+}
+
 TEST_CASE("report de-duplicates by site pair and kind", "[report]") {
   TraceBuilder t;
   t.Begin(1, 64).Write(0, 0xffffffffu, Strided(kX, 4), 1);

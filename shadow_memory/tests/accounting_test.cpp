@@ -84,7 +84,7 @@ TEST_CASE("over the limit, new global pages degrade to coarse cells and say so")
 }
 
 TEST_CASE("the degraded granularity is configurable and clamped to a power of two") {
-  for (auto [asked, got] : {std::pair<uint32_t, uint32_t>{4, 4}, {8, 8}, {6, 4}, {1, 2}, {1000, 256}}) {
+  for (auto [asked, got] : {std::pair<uint32_t, uint32_t>{4, 8}, {8, 8}, {16, 16}, {24, 16}, {1, 8}, {1000, 256}}) {
     ShadowMemory shadow({.memory_limit_bytes = 1, .degraded_bytes_per_cell = asked});
     shadow.shared();  // nothing allocated yet, but the pool's chunk table is over 1 byte
     REQUIRE(shadow.accounting().OverLimit());

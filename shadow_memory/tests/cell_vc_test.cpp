@@ -272,3 +272,44 @@ TEST_CASE("random transitions match a map model and never leak a clock") {
   CHECK(pool.live() == 0);
   CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == vc_baseline);
 }
+
+TEST_CASE("a granule splits into byte cells with copies of its clocks, and merges back when they agree") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  alignas(32) Cell granule;
+  alignas(32) Cell bytes[4];
+  SetWriteEpoch(granule, pool, {3, 9}, 5, true);
+  AddReader(granule, pool, {1, 2}, 6);
+  AddReader(granule, pool, {2, 4}, 7);  // a read VC: every byte needs its own
+  granule.SetFlag(kCellRaced);
+  REQUIRE(granule.read_shared());
+  SplitGranule(granule, bytes, pool);
+  CHECK(granule.split());
+  CHECK_FALSE(granule.read_shared());
+  CHECK(pool.live() == 4);
+  for (const Cell& b : bytes) {
+    CHECK(b.write_epoch() == Epoch{3, 9});
+    CHECK(b.write_atomic());
+    CHECK(b.write_site() == 5);
+    CHECK(b.Has(kCellRaced));
+    CHECK(Readers(b, pool) == std::map<Tid, VcEntry>{{1, {2, 6}}, {2, {4, 7}}});
+  }
+  CHECK(bytes[0].read_vc() != bytes[1].read_vc());
+  // Clocks are independent now: one byte's new reader is not another's.
+  AddReader(bytes[2], pool, {8, 1}, 9);
+  CHECK(Readers(bytes[1], pool).count(8) == 0);
+  // Out-of-line clocks never merge; equal epochs do.
+  CHECK_FALSE(MergeGranule(granule, bytes));
+  for (Cell& b : bytes) SetWriteEpoch(b, pool, {4, 1}, 8, false), ClearReads(b, pool);
+  CHECK(pool.live() == 0);
+  bytes[3].SetRead({4, 1}, 8);
+  CHECK_FALSE(MergeGranule(granule, bytes));  // byte 3 differs
+  bytes[3].ClearRead();
+  bytes[3].SetRead({}, 0);
+  for (Cell& b : bytes) b.SetRead({}, 0);
+  REQUIRE(MergeGranule(granule, bytes));
+  CHECK_FALSE(granule.split());
+  CHECK(granule.write_epoch() == Epoch{4, 1});
+  CHECK(granule.Has(kCellRaced));
+  for (const Cell& b : bytes) CHECK(b.IsPristine());  // ready for the next split
+}

@@ -22,7 +22,7 @@ TEST_CASE("pages are created on demand and found afterwards") {
   PageView v = g.View(addr);
   REQUIRE(v.valid());
   CHECK(v.base() == (addr & ~(kPageBytes - 1)));
-  CHECK(v.bytes_per_cell() == 1);
+  CHECK(v.bytes_per_cell() == kGranuleBytes);
   CHECK_FALSE(v.degraded());
   CHECK(g.live_pages() == 1);
   CHECK(g.Find(addr).valid());
@@ -32,7 +32,12 @@ TEST_CASE("pages are created on demand and found afterwards") {
   CHECK(c.IsPristine());
   c.SetWrite({1, 2}, 3, false);
   CHECK(g.Find(addr).CellAt(addr).write_epoch() == Epoch{1, 2});
-  CHECK(&g.View(addr + 1).CellAt(addr + 1) == &c + 1);  // 1-byte granularity
+  // One granule cell per 4 bytes, and 4 byte cells per granule for when they differ.
+  CHECK(&g.View(addr + 3).CellAt(addr + 3) == &c);
+  CHECK(&g.View(addr + 4).CellAt(addr + 4) == &c + 1);
+  CHECK(v.ByteCells(c) + 4 == v.ByteCells(*(&c + 1)));
+  CHECK(v.ByteCells(c)->IsPristine());
+  CHECK(v.AddressOf(*(&c + 1)) == addr + 4);
   CHECK(g.CellFor(addr) == &c);
   CHECK(g.live_pages() == 1);
   g.View(addr + kPageBytes);
@@ -51,7 +56,7 @@ TEST_CASE("Contains and Cells respect page bounds") {
   CHECK(v.Contains(base + kPageBytes - 16, 16));
   CHECK_FALSE(v.Contains(base + kPageBytes - 15, 16));
   std::span<Cell> s = v.Cells(base + 64, 16);
-  CHECK(s.size() == 16);
+  CHECK(s.size() == 16 / kGranuleBytes);
   CHECK(s.data() == &v.CellAt(base + 64));
   CHECK_FALSE(PageView().Contains(0));
 }
@@ -99,7 +104,7 @@ TEST_CASE("concurrent page insertion yields one page per MiB") {
         Cell& c = g.View(addr).CellAt(addr);
         CellLockGuard lock(c);
         c.SetWrite({static_cast<Tid>(t), 1}, static_cast<SiteId>(p), false);
-        seen[t][p] = &c - 128 * t;  // the page's cell for bases[p]
+        seen[t][p] = &c - 128 / kGranuleBytes * t;  // the page's cell for bases[p]
       }
     });
   }
@@ -126,17 +131,21 @@ TEST_CASE("touched bytes are counted per 4 KiB of cells and match mincore") {
   CHECK(g.ResidentCellBytes() == 0);
   v.CellAt(base).SetWrite({1, 1}, 0, false);
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 4096);
-  for (uint64_t a = base; a < base + 128; a += 4) {  // one coalesced warp: same 4 KiB
+  for (uint64_t a = base; a < base + 128; a += 4) {  // one coalesced warp: same 4 KiB (512 B)
     for (Cell& c : v.Cells(a, 4)) c.SetRead({2, 1}, 0);
   }
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 4096);
-  v.CellAt(base + 128).SetRead({1, 1}, 0);
+  v.CellAt(base + 512).SetRead({1, 1}, 0);
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 8192);
+  // Byte cells (of split granules) are counted alike.
+  for (int i = 0; i < 4; ++i) v.ByteCells(v.CellAt(base + 4 * i))[i].SetRead({1, 1}, 0);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 3 * 4096);
+  for (Cell* b = v.ByteCells(v.CellAt(base)); b != v.ByteCells(v.CellAt(base)) + 16; ++b) *b = Cell();
   for (int i = 0; i < 10; ++i) v.CellAt(base + 100'000 + i * 1000).SetRead({1, 1}, 0);
-  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 12 * 4096);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 13 * 4096);
   // Every cell handed out was written, so the OS agrees exactly (4 KiB pages,
   // no huge pages on shadow mappings).
-  if (sysconf(_SC_PAGESIZE) == 4096) CHECK(g.ResidentCellBytes() == 12 * 4096);
+  if (sysconf(_SC_PAGESIZE) == 4096) CHECK(g.ResidentCellBytes() == 13 * 4096);
   CHECK(acct.Bytes(MemoryCategory::kPageTable) > 0);
 }
 
@@ -179,7 +188,7 @@ TEST_CASE("Reset zeroes touched regions in place and keeps them as resident spar
   GlobalShadow g(&acct);
   const uint64_t base = 5 * kPageBytes;
   PageView v = g.View(base);
-  for (uint64_t a = base; a < base + 64 * 128; a += 128) v.CellAt(a).SetWrite({1, 1}, 3, false);
+  for (uint64_t a = base; a < base + 64 * 512; a += 512) v.CellAt(a).SetWrite({1, 1}, 3, false);
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 64 * 4096);
   g.Reset();
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 0);
@@ -188,7 +197,7 @@ TEST_CASE("Reset zeroes touched regions in place and keeps them as resident spar
   // first touches move bytes from spare to live without new memory.
   PageView w = g.View(9 * kPageBytes);
   CHECK(acct.Events(ShadowEvent::kGlobalPagesReused) == 1);
-  for (uint64_t a = 0; a < 64 * 128; ++a) REQUIRE(w.CellAt(9 * kPageBytes + a).IsPristine());
+  for (uint64_t a = 0; a < 64 * 512; a += 4) REQUIRE(w.CellAt(9 * kPageBytes + a).IsPristine());
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 64 * 4096);
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
   if (sysconf(_SC_PAGESIZE) == 4096) CHECK(g.ResidentCellBytes() == 64 * 4096);
@@ -202,7 +211,7 @@ TEST_CASE("resident spares are given back before a page would be mapped coarse")
   MemoryAccounting acct;
   GlobalShadow g(&acct);
   PageView v = g.View(0);
-  for (uint64_t a = 0; a < 256 * 128; a += 128) v.CellAt(a).SetWrite({1, 1}, 3, false);
+  for (uint64_t a = 0; a < 256 * 512; a += 512) v.CellAt(a).SetWrite({1, 1}, 3, false);
   g.Reset();
   const uint64_t spare = acct.Bytes(MemoryCategory::kSpareCells);
   REQUIRE(spare == 256 * 4096);
@@ -216,7 +225,7 @@ TEST_CASE("resident spares are given back before a page would be mapped coarse")
   // With a limit, at most an eighth of it stays resident after a Reset.
   acct.set_limit(acct.Total() + 64 * 4096);
   PageView w = g.View(0);
-  for (uint64_t a = 0; a < 256 * 128; a += 128) w.CellAt(a).SetWrite({1, 1}, 3, false);
+  for (uint64_t a = 0; a < 256 * 512; a += 512) w.CellAt(a).SetWrite({1, 1}, 3, false);
   g.Reset();
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);  // 1 MiB touched > limit / 8
 }
