@@ -342,7 +342,7 @@ class CellLockGuard {
 // update all cells of the stripe. Precondition: cells live in arrays aligned to
 // kCellLockStripeBytes (global pages and shared windows are mmap'ed); the
 // stripe of a cell never leaves its array because array sizes are multiples
-// of the stripe (pages: 32 MiB of cells; windows: whole OS pages).
+// of the stripe (page cell arrays: 8 or 32 MiB; windows: whole OS pages).
 // Measured (detector_bench RunParallel/a_streaming, 2 workers, per CPU-second,
 // shared 2-core machine at load 2-3), together with the word fast path and
 // padded worker counters: 8.5 M before, 13.3 M after.
