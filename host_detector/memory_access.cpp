@@ -395,51 +395,47 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         CheckAtomic(cell, pool, a, first);
       }
     };
-    auto visit = [&](Cell& cell, uint64_t byte) {
-      {
-        shadow::CellSpanLock guard({&cell, 1}, lock);
-        check(cell, byte);
-      }
-      if (first.found && !first.decided) {
-        first.decided = true;  // the first racing byte names the race
-        first_byte = byte;
-      }
-    };
-    // The cells of one lane's access, under one lock per 4-cell stripe. Plain
-    // reads and writes first try the fast path. A multi-byte access whose bytes
-    // all carry the same metadata (the common case: data accessed as whole
-    // words) is decided once on its first byte and the result copied to the
-    // others. Cells holding out-of-line clocks, and the same-value filter (which
-    // depends on the byte), take the per-byte path.
-    auto visit_all = [&](std::span<Cell> cells, uint64_t first_addr, uint64_t step) {
-      if (!a.same_value) {
-        shadow::CellSpanLock guard(cells, lock);
-        if (fast_op && FastPlainAccess(cells, a, op == Op::kWrite)) return;
-        if (cells.size() > 1 && SameMetadata(cells)) {
-          check(cells[0], first_addr);
-          if (first.found && !first.decided) {
-            first.decided = true;
-            first_byte = first_addr;
-          }
-          if (!cells[0].read_shared() && !cells[0].write_shared()) {
-            CopyFirstToRest(cells);
-          } else {
-            for (size_t i = 1; i < cells.size(); ++i) check(cells[i], first_addr + i * step);
-          }
-          return;
-        }
-      }
-      for (size_t i = 0; i < cells.size(); ++i) visit(cells[i], i == 0 ? addr : first_addr + i * step);
-    };
-    // Global memory at full granularity: granule cells, split into byte cells
-    // where an access covers part of a granule (global_shadow.h).
+    // check() plus the race's first byte: the first racing byte names the race.
     auto check_noted = [&](Cell& cell, uint64_t byte) {
       check(cell, byte);
       if (first.found && !first.decided) {
-        first.decided = true;  // the first racing byte names the race
+        first.decided = true;
         first_byte = byte;
       }
     };
+    auto visit = [&](Cell& cell, uint64_t byte) {
+      shadow::CellSpanLock guard({&cell, 1}, lock);
+      check_noted(cell, byte);
+    };
+    // A plain access over cells that each cover `step` bytes, decided at once
+    // (callers hold the cells' stripes and exclude the same-value filter): the
+    // fast path, or, when all cells carry the same metadata (the common case:
+    // data accessed as whole words), the rules on the first cell with the
+    // result copied to the others. Returns false, having changed nothing, when
+    // the cells must be checked one by one.
+    auto decide_at_once = [&](std::span<Cell> cells, uint64_t first_addr, uint64_t step) __attribute__((always_inline)) {
+      if (fast_op && FastPlainAccess(cells, a, op == Op::kWrite)) return true;
+      if (cells.size() < 2 || !SameMetadata(cells)) return false;
+      check_noted(cells[0], first_addr);
+      if (!cells[0].read_shared() && !cells[0].write_shared()) {
+        CopyFirstToRest(cells);
+      } else {
+        for (size_t i = 1; i < cells.size(); ++i) check(cells[i], first_addr + i * step);
+      }
+      return true;
+    };
+    // The cells of one lane's access (shared memory, degraded global pages),
+    // under one lock per 4-cell stripe; cells holding out-of-line clocks, and
+    // the same-value filter (which depends on the byte), go cell by cell.
+    auto visit_all = [&](std::span<Cell> cells, uint64_t first_addr, uint64_t step) {
+      if (!a.same_value) {
+        shadow::CellSpanLock guard(cells, lock);
+        if (decide_at_once(cells, first_addr, step)) return;
+      }
+      for (size_t i = 0; i < cells.size(); ++i) visit(cells[i], first_addr + i * step);
+    };
+    // Global memory at full granularity: granule cells, split into byte cells
+    // where an access covers part of a granule (global_shadow.h).
     // Bytes [lo, hi) of granule g, on its byte cells (split first if needed),
     // folded back into g when they end up equal. Caller holds g's stripe.
     auto check_bytes = [&](const shadow::PageView& v, Cell& g, uint64_t lo, uint64_t hi) {
@@ -458,18 +454,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       const bool whole = ((first_addr | bytes) & (shadow::kGranuleBytes - 1)) == 0 &&
                          (!a.same_value || lanes_granule_aligned);
       if (whole && std::none_of(gs.begin(), gs.end(), [](const Cell& g) { return g.split(); })) {
-        if (!a.same_value) {
-          if (fast_op && FastPlainAccess(gs, a, op == Op::kWrite)) return;
-          if (gs.size() > 1 && SameMetadata(gs)) {
-            check_noted(gs[0], first_addr);
-            if (!gs[0].read_shared() && !gs[0].write_shared()) {
-              CopyFirstToRest(gs);
-            } else {
-              for (size_t i = 1; i < gs.size(); ++i) check(gs[i], first_addr + i * shadow::kGranuleBytes);
-            }
-            return;
-          }
-        }
+        if (!a.same_value && decide_at_once(gs, first_addr, shadow::kGranuleBytes)) return;
         for (size_t i = 0; i < gs.size(); ++i) check_noted(gs[i], first_addr + i * shadow::kGranuleBytes);
         return;
       }

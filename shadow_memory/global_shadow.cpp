@@ -60,14 +60,16 @@ void ZeroTouchedInPlace(CellArray& a) {
   }
 }
 
-// Drops a's memory (it reads as zeros again); returns false if madvise failed.
-bool DropMemory(CellArray& a) {
-  if (a.cells == nullptr) return true;
+// Drops a's memory (it reads as zeros again) and returns the resident spare
+// regions that gave back; -1 if madvise failed (nothing changed).
+int64_t DropMemory(CellArray& a) {
+  if (a.cells == nullptr) return 0;
   // MADV_DONTNEED on a private anonymous mapping frees the memory and makes
   // the range read as zeros.
-  if (madvise(a.cells, a.mapped_bytes, MADV_DONTNEED) != 0) return false;
+  if (madvise(a.cells, a.mapped_bytes, MADV_DONTNEED) != 0) return -1;
+  const int64_t resident = CountBits(a.resident);
   for (uint64_t& w : a.resident) w = 0;
-  return true;
+  return resident;
 }
 
 constexpr uint32_t kCoarsestShift = 8;
@@ -123,11 +125,22 @@ GlobalShadow::Leaf* GlobalShadow::GetOrCreateLeaf(uint64_t root_index) {
   return fresh;
 }
 
+bool GlobalShadow::DropPageMemory(GlobalPage* page) {
+  bool ok = true;
+  for (CellArray* a : {&page->granules, &page->bytes}) {
+    const int64_t given_back = DropMemory(*a);
+    if (given_back < 0) {
+      ok = false;
+    } else {
+      accounting_->Add(MemoryCategory::kSpareCells, -(given_back << kTouchBits));
+    }
+  }
+  return ok;
+}
+
 void GlobalShadow::ReleaseSpareResidency() {
   for (GlobalPage* page : spare_) {
-    const int64_t resident = CountBits(page->granules.resident) + CountBits(page->bytes.resident);
-    if (resident == 0 || !DropMemory(page->granules) || !DropMemory(page->bytes)) continue;
-    accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
+    if (CountBits(page->granules.resident) + CountBits(page->bytes.resident) != 0) DropPageMemory(page);
   }
 }
 
@@ -186,7 +199,6 @@ void GlobalShadow::RetirePage(GlobalPage* page) {
   const int64_t touched = CountTouched(page->granules) + CountTouched(page->bytes);
   SettleResident(page->granules);
   SettleResident(page->bytes);
-  const int64_t resident = CountBits(page->granules.resident) + CountBits(page->bytes.resident);
   accounting_->Add(MemoryCategory::kGlobalCells, -(touched << kTouchBits));
   if (spare_.size() >= kMaxSparePages) {
     ClearTouched(page->granules);
@@ -208,11 +220,10 @@ void GlobalShadow::RetirePage(GlobalPage* page) {
   }
   ClearTouched(page->granules);
   ClearTouched(page->bytes);
-  if (DropMemory(page->granules) && DropMemory(page->bytes)) {
-    accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
+  if (DropPageMemory(page)) {
     spare_.push_back(page);
   } else {
-    DestroyPage(page);
+    DestroyPage(page);  // accounts for what is still resident
   }
 }
 

@@ -254,6 +254,9 @@ class GlobalShadow {
   void RetirePage(GlobalPage* page);
   // Drops the zeroed memory of every spare page (madvise). Caller holds mu_.
   void ReleaseSpareResidency();
+  // madvise both cell arrays of a page, accounting what was resident; false
+  // if either failed (what is still resident stays counted).
+  bool DropPageMemory(GlobalPage* page);
   void DestroyPage(GlobalPage* page);
   Leaf* GetOrCreateLeaf(uint64_t root_index);
   // Counts 4 KiB of table the first time a slot in it is used.
