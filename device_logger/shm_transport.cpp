@@ -1,9 +1,11 @@
 #include "device_logger/shm_transport.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -251,7 +253,42 @@ uint64_t Segment::TotalBytes(const Layout& l) {
 
 std::string Segment::UniqueName() {
   static std::atomic<uint32_t> counter{0};
-  return Cat("/barracuda-", getpid(), "-", counter.fetch_add(1));
+  static const uint32_t nonce = [] {
+    uint32_t n = 0;
+    if (getrandom(&n, sizeof n, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof n)) {
+      timespec ts{};
+      clock_gettime(CLOCK_REALTIME, &ts);
+      n = static_cast<uint32_t>(ts.tv_nsec) ^ static_cast<uint32_t>(ts.tv_sec);
+    }
+    return n;
+  }();
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", nonce);
+  return Cat("/barracuda-", getpid(), "-", hex, "-", counter.fetch_add(1));
+}
+
+int Segment::RemoveOrphans(std::string_view shm_dir) {
+  DIR* dir = opendir(std::string(shm_dir).c_str());
+  if (dir == nullptr) return 0;
+  int removed = 0;
+  constexpr std::string_view kPrefix = "barracuda-";
+  while (const dirent* e = readdir(dir)) {
+    std::string_view n = e->d_name;
+    if (n.substr(0, kPrefix.size()) != kPrefix) continue;
+    n.remove_prefix(kPrefix.size());
+    long pid = 0;
+    size_t digits = 0;
+    while (digits < n.size() && digits < 10 && n[digits] >= '0' && n[digits] <= '9') {
+      pid = pid * 10 + (n[digits] - '0');
+      ++digits;
+    }
+    // Only "<pid>-..." names are UniqueName's; anything else may be a user's.
+    if (digits == 0 || digits >= n.size() || n[digits] != '-' || pid <= 0) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    if (shm_unlink(("/" + std::string(e->d_name)).c_str()) == 0) ++removed;
+  }
+  closedir(dir);
+  return removed;
 }
 
 absl::StatusOr<Segment> Segment::Create(std::string_view name_in, const Layout& layout) {

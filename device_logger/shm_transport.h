@@ -248,8 +248,15 @@ class Segment {
   static absl::StatusOr<Segment> Attach(std::string_view name);
   // Removes the name (mappings stay valid).
   static absl::Status Unlink(std::string_view name);
-  // A fresh name for this process: "/barracuda-<pid>-<counter>".
+  // A fresh name for this process: "/barracuda-<pid>-<nonce>-<counter>". The
+  // random nonce keeps a name fresh even when a segment of an earlier process
+  // with the same (reused) pid was never unlinked (its creator was SIGKILLed).
   static std::string UniqueName();
+  // Unlinks segments whose creating process (the pid in a UniqueName-style name)
+  // no longer exists: a SIGKILLed session cannot unlink its segment, and tmpfs
+  // keeps it (often 100+ MiB) until reboot. Returns how many were removed.
+  // Names that are not ours, and segments of live processes, are left alone.
+  static int RemoveOrphans(std::string_view shm_dir = "/dev/shm");
 
   Segment(Segment&& other) noexcept;
   Segment& operator=(Segment&& other) noexcept;

@@ -66,6 +66,32 @@ TEST_CASE("segment: bad layouts and names are refused", "[transport]") {
   CHECK(std::string(missing.status().message()).find("barracuda-no-such-session") != std::string::npos);
 }
 
+TEST_CASE("segment: names are fresh; orphans of dead creators are removed", "[transport]") {
+  CHECK(Segment::UniqueName() != Segment::UniqueName());
+  // A pid that surely is dead: a child that has exited and been reaped.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) _exit(0);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  const Layout small{.max_processes = 1, .rings_per_process = 1, .ring_capacity = 4, .channel_bytes = 64};
+  const std::string orphan = "/barracuda-" + std::to_string(child) + "-test-0";
+  const std::string live = "/barracuda-" + std::to_string(getpid()) + "-test-1";
+  const std::string foreign = "/barracuda-session-of-a-user";
+  struct Cleanup {
+    std::vector<std::string> names;
+    ~Cleanup() {
+      for (const std::string& n : names) (void)Segment::Unlink(n);
+    }
+  } cleanup{{orphan, live, foreign}};
+  for (const std::string& n : cleanup.names) REQUIRE(Segment::Create(n, small).ok());
+  CHECK(Segment::RemoveOrphans() >= 1);
+  CHECK_FALSE(Segment::Attach(orphan).ok());
+  CHECK(Segment::Attach(live).ok());
+  CHECK(Segment::Attach(foreign).ok());
+  CHECK(Segment::RemoveOrphans("/no/such/dir") == 0);
+}
+
 TEST_CASE("ring: FIFO, full ring refuses, wrap-around, counters", "[transport]") {
   ScopedName n;
   absl::StatusOr<Segment> seg = Segment::Create(n.name, {.max_processes = 1, .rings_per_process = 1,

@@ -78,6 +78,8 @@ class ProgressLine {
 
 RunOutcome RunSession(const RunPlan& plan) {
   RunOutcome out;
+  // Reclaim what SIGKILLed sessions left in /dev/shm before taking more.
+  transport::Segment::RemoveOrphans();
   const std::string name = transport::Segment::UniqueName();
   absl::StatusOr<transport::Segment> segment = transport::Segment::Create(name, plan.layout);
   if (!segment.ok()) {
