@@ -156,16 +156,17 @@ TEST_CASE("whole-cell bits ignore the lock bit and match the field setters") {
   CHECK(r2.write_epoch() == b.write_epoch());
 }
 
-TEST_CASE("striped locks: one lock bit per 4 aligned cells, taken once per stripe") {
-  alignas(kCellLockStripeBytes) Cell cells[12];
-  for (size_t i = 0; i < 12; ++i) CHECK(&StripeLockCell(cells[i]) == &cells[i / kCellsPerLock * kCellsPerLock]);
+TEST_CASE("striped locks: one lock bit per kCellsPerLock aligned cells, taken once per stripe") {
+  constexpr size_t k = kCellsPerLock;
+  alignas(kCellLockStripeBytes) static Cell cells[3 * k];
+  for (size_t i = 0; i < 3 * k; ++i) CHECK(&StripeLockCell(cells[i]) == &cells[i / k * k]);
   {
-    CellSpanLock lock(std::span<Cell>(cells + 3, 6), true);  // cells 3..8: stripes 0, 4, 8
+    CellSpanLock lock(std::span<Cell>(cells + k - 1, k + 2), true);  // the last cell of stripe 0 .. stripe 2
     CHECK(cells[0].Has(kCellLocked));
-    CHECK(cells[4].Has(kCellLocked));
-    CHECK(cells[8].Has(kCellLocked));
-    CHECK_FALSE(cells[3].Has(kCellLocked));
-    CHECK_FALSE(cells[5].Has(kCellLocked));
+    CHECK(cells[k].Has(kCellLocked));
+    CHECK(cells[2 * k].Has(kCellLocked));
+    CHECK_FALSE(cells[k - 1].Has(kCellLocked));
+    CHECK_FALSE(cells[k + 1].Has(kCellLocked));
     CHECK_FALSE(cells[0].TryLock());
   }
   for (const Cell& c : cells) CHECK_FALSE(c.Has(kCellLocked));
