@@ -17,30 +17,68 @@ void SparseVc::Account(size_t before) {
   }
 }
 
+VcEntry& SparseVc::Slot(VcKey t, const VcEntry& e, bool& inserted) {
+  if (map_.empty()) {
+    for (uint32_t i = 0; i < small_size_; ++i) {
+      if (small_keys_[i] == t) {
+        inserted = false;
+        return small_[i];
+      }
+    }
+    if (small_size_ < kInline) {
+      inserted = true;
+      small_keys_[small_size_] = t;
+      small_[small_size_] = e;
+      return small_[small_size_++];
+    }
+    // Full: everything moves to the map.
+    const size_t before = HeapBytes();
+    map_.reserve(2 * kInline);
+    for (uint32_t i = 0; i < small_size_; ++i) map_.emplace(small_keys_[i], small_[i]);
+    small_size_ = 0;
+    Account(before);
+  }
+  const size_t before = HeapBytes();
+  auto [it, was_inserted] = map_.try_emplace(t, e);
+  inserted = was_inserted;
+  Account(before);
+  return it->second;
+}
+
 void SparseVc::Set(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
-  size_t before = HeapBytes();
-  map_.insert_or_assign(t, e);
-  Account(before);
+  bool inserted;
+  VcEntry& slot = Slot(t, e, inserted);
+  if (!inserted) slot = e;
 }
 
 void SparseVc::Merge(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
-  size_t before = HeapBytes();
-  auto [it, inserted] = map_.try_emplace(t, e);
-  if (!inserted && it->second.clock < e.clock) it->second = e;
-  Account(before);
+  bool inserted;
+  VcEntry& slot = Slot(t, e, inserted);
+  if (!inserted && slot.clock < e.clock) slot = e;
 }
 
 void SparseVc::Clear() {
-  size_t before = HeapBytes();
+  small_size_ = 0;
+  if (map_.capacity() == 0) return;
+  const size_t before = HeapBytes();
   decltype(map_)().swap(map_);
   Account(before);
 }
 
 void SparseVc::CopyFrom(const SparseVc& o) {
-  size_t before = HeapBytes();
-  map_ = o.map_;
+  const size_t before = HeapBytes();
+  small_size_ = o.small_size_;
+  for (uint32_t i = 0; i < o.small_size_; ++i) {
+    small_keys_[i] = o.small_keys_[i];
+    small_[i] = o.small_[i];
+  }
+  if (o.map_.empty()) {
+    if (map_.capacity() != 0) decltype(map_)().swap(map_);
+  } else {
+    map_ = o.map_;
+  }
   Account(before);
 }
 

@@ -35,8 +35,16 @@ constexpr VcKey ReaderKey(Tid t, ReadKind kind) {
   return VcKey{t} | (static_cast<VcKey>(static_cast<uint8_t>(kind) ^ static_cast<uint8_t>(ReadKind::kRead)) << 32);
 }
 
+// Up to kInline entries are kept in the object itself (no heap, no
+// accounting traffic); the first entry past that moves them all into a hash
+// map. Most inflated cells have few concurrent readers (two or three lanes
+// reading a neighbour's word), and their clocks come and go every launch.
+// Measured (detector_bench RunSerial/b_tiled, two readers per shared byte,
+// quiet 2-core machine): see shadow_memory/README.md "Performance".
 class SparseVc {
  public:
+  static constexpr size_t kInline = 4;
+
   SparseVc() = default;
   SparseVc(const SparseVc&) = delete;
   SparseVc& operator=(const SparseVc&) = delete;
@@ -47,6 +55,12 @@ class SparseVc {
   void Merge(VcKey t, const VcEntry& e);
   // nullptr when V[t] == 0.
   const VcEntry* Find(VcKey t) const {
+    if (map_.empty()) {
+      for (uint32_t i = 0; i < small_size_; ++i) {
+        if (small_keys_[i] == t) return &small_[i];
+      }
+      return nullptr;
+    }
     auto it = map_.find(t);
     return it == map_.end() ? nullptr : &it->second;
   }
@@ -54,12 +68,13 @@ class SparseVc {
     const VcEntry* e = Find(t);
     return e ? e->clock : 0;
   }
-  size_t size() const { return map_.size(); }
-  bool empty() const { return map_.empty(); }
+  size_t size() const { return map_.empty() ? small_size_ : map_.size(); }
+  bool empty() const { return size() == 0; }
   // f(Tid, const VcEntry&) for every non-zero entry, in no particular order
   // (a thread may appear once per ReadKind in a read VC).
   template <class F>
   void ForEach(F&& f) const {
+    for (uint32_t i = 0; i < small_size_; ++i) f(static_cast<Tid>(small_keys_[i]), small_[i]);
     for (const auto& [t, e] : map_) f(static_cast<Tid>(t), e);
   }
   // Back to all-zero, releasing the storage.
@@ -72,7 +87,14 @@ class SparseVc {
  private:
   friend class SparseVcPool;
   void Account(size_t before);
+  // The entry for t, inserted as `e` if absent (inserted = true).
+  VcEntry& Slot(VcKey t, const VcEntry& e, bool& inserted);
 
+  // Invariant: entries live either in small_ (map_ empty) or all in map_
+  // (small_size_ == 0).
+  VcKey small_keys_[kInline] = {};
+  VcEntry small_[kInline] = {};
+  uint32_t small_size_ = 0;
   // 24-byte slots with a 32- or a 64-bit key alike (VcEntry is 8-aligned).
   absl::flat_hash_map<VcKey, VcEntry> map_;
   MemoryAccounting* accounting_ = nullptr;  // the pool's; set at allocation

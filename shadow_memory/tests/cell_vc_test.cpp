@@ -49,7 +49,8 @@ TEST_CASE("reads stay an epoch until a second thread reads concurrently") {
   r = Readers(c, pool);
   CHECK(r.size() == 3);
   CHECK(r[3] == VcEntry{7, 32, false});
-  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) > baseline);
+  // Three readers fit in the clock itself (SparseVc::kInline): no heap.
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == baseline);
   CHECK(acct.Events(ShadowEvent::kVcInflations) == 1);
 
   ClearReads(c, pool);  // a write deflates: R := bottom
@@ -149,6 +150,53 @@ TEST_CASE("SparseVc stores only non-zero entries and merges by clock") {
   CHECK(pool.live() == 0);
 }
 
+TEST_CASE("SparseVc keeps a few entries inline and moves them all to the map past kInline") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  SparseVc& vc = pool.Get(pool.Allocate());
+  const uint64_t clocks_before = acct.Bytes(MemoryCategory::kVectorClocks);
+  for (Tid t = 1; t <= SparseVc::kInline; ++t) vc.Merge(t, {t * 10, t, false});
+  vc.Merge(2, {5, 99, false});   // older: ignored
+  vc.Merge(3, {31, 77, true});   // newer: replaces
+  vc.Set(1, {1, 55, false});     // Set overwrites even with a smaller clock
+  CHECK(vc.size() == SparseVc::kInline);
+  CHECK(vc.HeapBytes() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before);
+  CHECK(*vc.Find(2) == VcEntry{20, 2, false});
+  CHECK(*vc.Find(3) == VcEntry{31, 77, true});
+  CHECK(*vc.Find(1) == VcEntry{1, 55, false});
+  SparseVc& copy = pool.Get(pool.Allocate());
+  copy.CopyFrom(vc);
+  CHECK(copy.size() == SparseVc::kInline);
+  CHECK(copy.Get(3) == 31);
+  // One more thread: every entry moves to the map, none lost or changed.
+  vc.Merge(1000, {7, 7, false});
+  CHECK(vc.size() == SparseVc::kInline + 1);
+  CHECK(vc.HeapBytes() > 0);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before + vc.HeapBytes());
+  std::map<Tid, VcEntry> seen;
+  vc.ForEach([&](Tid t, const VcEntry& e) { CHECK(seen.emplace(t, e).second); });
+  CHECK(seen.size() == SparseVc::kInline + 1);
+  CHECK(seen[3] == VcEntry{31, 77, true});
+  CHECK(seen[1000] == VcEntry{7, 7, false});
+  vc.Merge(3, {30, 1, false});  // older, in map mode: ignored
+  CHECK(vc.Get(3) == 31);
+  // A copy of a map-mode clock has its own map; an inline copy drops it again.
+  copy.CopyFrom(vc);
+  CHECK(copy.size() == SparseVc::kInline + 1);
+  CHECK(copy.Get(1000) == 7);
+  SparseVc& small = pool.Get(pool.Allocate());
+  small.Set(9, {9, 9, false});
+  copy.CopyFrom(small);
+  CHECK(copy.size() == 1);
+  CHECK(copy.HeapBytes() == 0);
+  CHECK(copy.Get(1000) == 0);
+  vc.Clear();
+  CHECK(vc.empty());
+  CHECK(vc.Find(3) == nullptr);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before);
+}
+
 TEST_CASE("the pool reuses freed handles, never hands out kNoVc, and resets") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
@@ -157,7 +205,9 @@ TEST_CASE("the pool reuses freed handles, never hands out kNoVc, and resets") {
     VcHandle h = pool.Allocate();
     CHECK(h != kNoVc);
     handles.insert(h);
-    pool.Get(h).Set(1, {1, 0, false});
+    // Past the inline entries for some, so that Reset has heap to give back.
+    const Tid entries = i % 100 == 0 ? SparseVc::kInline + 1 : 1;
+    for (Tid t = 1; t <= entries; ++t) pool.Get(h).Set(t, {1, 0, false});
   }
   CHECK(handles.size() == 5000);
   CHECK(pool.live() == 5000);
