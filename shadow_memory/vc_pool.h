@@ -1,7 +1,9 @@
 // Pool of SparseVcs addressed by 32-bit handles, so a cell can refer to one in
 // place of an epoch. Handles are dense indices into chunks that never move:
-// Get() is lock-free; Allocate()/Free() take a mutex (inflation is rare).
-// Reset() frees every clock at the end of a launch in O(high-water mark).
+// Get() is lock-free; Allocate()/Free() take a mutex, unless the calling
+// thread has bound a ThreadCache to the pool (the parallel engine's workers
+// do): it then takes and returns handles in batches. Reset() frees every
+// clock at the end of a launch in O(high-water mark).
 #ifndef BARRACUDA_SHADOW_MEMORY_VC_POOL_H_
 #define BARRACUDA_SHADOW_MEMORY_VC_POOL_H_
 
@@ -30,6 +32,26 @@ class SparseVcPool {
   SparseVcPool(const SparseVcPool&) = delete;
   SparseVcPool& operator=(const SparseVcPool&) = delete;
 
+  // Handles kept by one thread for one pool while it is in scope, so that
+  // workers inflating and deflating cells do not meet on the pool's mutex and
+  // counters (b_tiled with 2 workers: every shared byte inflates and deflates
+  // once per tile). At most one per thread at a time. live() and the
+  // kVcInflations count include a cache's work when it refills, spills or ends.
+  class ThreadCache {
+   public:
+    explicit ThreadCache(SparseVcPool& pool);
+    ~ThreadCache();
+    ThreadCache(const ThreadCache&) = delete;
+    ThreadCache& operator=(const ThreadCache&) = delete;
+
+   private:
+    friend class SparseVcPool;
+    void Flush();  // returns handles and counts; caller holds pool_.mu_
+    SparseVcPool& pool_;
+    std::vector<VcHandle> free_;
+    int64_t allocated_ = 0, freed_ = 0;  // not yet in pool_.live_
+  };
+
   // An empty clock; kNoVc (and a kVcAllocFailures event) only when 2^26 are live.
   VcHandle Allocate();
   // Lock-free. h must be live.
@@ -41,22 +63,33 @@ class SparseVcPool {
   }
   // Clears h (releasing its storage) and makes it reusable.
   void Free(VcHandle h);
-  // Frees every clock. Callers must be quiescent (between launches).
+  // Frees every clock. Callers must be quiescent (between launches, no
+  // ThreadCache bound).
   void Reset();
 
-  uint64_t live() const { return live_.load(std::memory_order_relaxed); }
+  // Exact when no ThreadCache is bound; while workers run it may lag (a clock
+  // freed by another worker than its allocator can even make it dip).
+  uint64_t live() const {
+    const int64_t n = live_.load(std::memory_order_relaxed);
+    return n > 0 ? static_cast<uint64_t>(n) : 0;
+  }
 
  private:
   struct Chunk {
     SparseVc vcs[kChunkSize];
   };
+  static constexpr size_t kCacheBatch = 64;
+  // The next never-used handle, its chunk allocated; kNoVc when all are used.
+  VcHandle FreshLocked();
+  ThreadCache* BoundCache();
 
   MemoryAccounting* accounting_;
   std::unique_ptr<std::atomic<Chunk*>[]> chunks_;
   std::mutex mu_;
   std::vector<VcHandle> free_;  // guarded by mu_
   uint32_t next_ = 1;           // guarded by mu_; handle 0 is kNoVc
-  std::atomic<uint64_t> live_{0};
+  std::atomic<int64_t> live_{0};
+  std::atomic<int> bound_caches_{0};
 };
 
 }  // namespace barracuda::shadow

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -224,7 +226,9 @@ TEST_CASE("the pool reuses freed handles, never hands out kNoVc, and resets") {
   CHECK(pool.Get(again).empty());
 }
 
-TEST_CASE("the pool allocates and frees from several threads") {
+TEST_CASE("the pool allocates and frees from several threads, with and without thread caches") {
+  const bool cached = GENERATE(false, true);
+  CAPTURE(cached);
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
   const uint64_t baseline_chunks = acct.Bytes(MemoryCategory::kVectorClocks);
@@ -233,6 +237,8 @@ TEST_CASE("the pool allocates and frees from several threads") {
   std::vector<std::vector<VcHandle>> kept(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
+      std::optional<SparseVcPool::ThreadCache> cache;
+      if (cached) cache.emplace(pool);
       for (int i = 0; i < kIters; ++i) {
         VcHandle h = pool.Allocate();
         SparseVc& vc = pool.Get(h);
@@ -256,6 +262,17 @@ TEST_CASE("the pool allocates and frees from several threads") {
     }
   }
   CHECK(all.size() == pool.live());  // no handle given to two owners
+  CHECK(acct.Events(ShadowEvent::kVcInflations) == uint64_t{kThreads} * kIters);
+  {
+    // Clocks freed by another thread than their allocator, through its cache.
+    std::optional<SparseVcPool::ThreadCache> cache;
+    if (cached) cache.emplace(pool);
+    for (VcHandle h : kept[0]) pool.Free(h);
+  }
+  CHECK(pool.live() == all.size() - kept[0].size());
+  const VcHandle reused = pool.Allocate();
+  CHECK(std::find(kept[0].begin(), kept[0].end(), reused) != kept[0].end());
+  CHECK(pool.Get(reused).empty());
   pool.Reset();
   CHECK(acct.Bytes(MemoryCategory::kVectorClocks) >= baseline_chunks);
 }
