@@ -3,7 +3,10 @@
 // known at launch, so not paged). Windows are allocated lazily at a block's
 // first access so that a large grid costs only the blocks that touch shared
 // memory, and can be released as soon as a block finishes (ReleaseBlock);
-// EndLaunch releases the rest in O(windows allocated).
+// EndLaunch releases the rest in O(windows allocated). A released window is
+// zeroed where it was touched and kept for the next block (a few, see
+// kMaxSpareBytes), because mapping and unmapping one per block cost page
+// faults and, with two workers, TLB-shootdown interrupts on every munmap.
 //
 // Addresses are protocol.h shared addresses: block << 32 | offset.
 //
@@ -63,11 +66,19 @@ class SharedShadow {
   void ReleaseBlock(uint64_t block);
 
   uint64_t live_windows() const { return live_windows_.load(std::memory_order_relaxed); }
+  uint64_t spare_windows() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return spares_.size();
+  }
+
+  // Zeroed windows kept for reuse (accounted as kSpareCells), at most.
+  static constexpr uint64_t kMaxSpareBytes = uint64_t{64} << 20;
 
  private:
   Cell* AllocateWindow(uint64_t block);
   void FreeWindow(Cell* window, bool free_clocks);
   uint64_t WindowMappingBytes() const;
+  void DropSparesLocked();
 
   MemoryAccounting* accounting_;
   SparseVcPool* pool_;
@@ -75,8 +86,10 @@ class SharedShadow {
   uint32_t window_bytes_ = 0;
   Cell** windows_ = nullptr;  // num_blocks_ slots, mmap'ed NORESERVE, atomic_ref access
   uint64_t windows_mapping_bytes_ = 0;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::vector<uint64_t> allocated_;  // guarded by mu_: blocks that got a window
+  std::vector<Cell*> spares_;        // guarded by mu_: zeroed windows of spare_bytes_
+  uint64_t spare_bytes_ = 0;         // guarded by mu_: mapping size of each spare
   std::atomic<uint64_t> live_windows_{0};
 };
 

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "shadow_memory/cell_vc.h"
 #include "shadow_memory/shared_shadow.h"
 
@@ -89,4 +91,40 @@ TEST_CASE("a huge grid costs only the windows its blocks touch") {
   // A new launch starts from pristine windows.
   s.BeginLaunch(1, 16);
   CHECK(s.Window(0)[0].IsPristine());
+}
+
+TEST_CASE("a released window is zeroed and reused by the next block, within bounds") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  SharedShadow s(&acct, &pool);
+  s.BeginLaunch(8, 20000);  // 625 KiB of cells per window, several OS pages
+  std::span<Cell> w = s.Window(0);
+  for (uint32_t off : {0u, 9000u, 19999u}) {
+    w[off].SetWrite({1, 1}, 2, false);
+    AddReader(w[off], pool, {1, 1}, 0);
+    AddReader(w[off], pool, {2, 1}, 0);
+  }
+  Cell* const first = w.data();
+  s.ReleaseBlock(0);
+  CHECK(pool.live() == 0);
+  CHECK(s.spare_windows() == 1);
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) > 0);
+  std::span<Cell> again = s.Window(5);
+  CHECK(again.data() == first);  // the same mapping, handed on
+  CHECK(s.spare_windows() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
+  CHECK(std::all_of(again.begin(), again.end(), [](const Cell& c) { return c.IsPristine(); }));
+  // At most kMaxSpareBytes of spares: releasing every block keeps a bounded few.
+  for (uint64_t b = 0; b < 8; ++b) s.Window(b)[b].SetRead({1, 1}, 0);
+  s.EndLaunch();
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
+  const uint64_t window_mapping = acct.Bytes(MemoryCategory::kSpareCells) / s.spare_windows();
+  CHECK(window_mapping >= 20000 * kCellSize);
+  CHECK(s.spare_windows() == std::min<uint64_t>(8, SharedShadow::kMaxSpareBytes / window_mapping));
+  // A launch with windows of another size drops them; none of its cells is stale.
+  s.BeginLaunch(2, 64);
+  CHECK(s.spare_windows() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
+  CHECK(s.Window(1)[1].IsPristine());
 }
