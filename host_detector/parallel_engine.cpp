@@ -122,6 +122,9 @@ class Engine {
   }
 
   void RunWorker(unsigned id, size_t burst, WorkerCounters& c) {
+    // Out-of-line clocks come and go per worker without meeting the others on
+    // the pool's lock (vc_pool.h).
+    shadow::SparseVcPool::ThreadCache vc_cache(impl_.shadow.vcs());
     const size_t n = rings_.size();
     size_t idle_rounds = 0;
     while (remaining_.load(std::memory_order_acquire) > 0) {
