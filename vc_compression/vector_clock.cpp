@@ -6,14 +6,10 @@
 
 namespace barracuda::vc {
 
-void VectorClock::Append(Pieces& out, ThreadId first, Clock value) {
-  if (!out.empty() && out.back().first == first) {
-    out.back().value = value;
-    if (out.size() >= 2 && out[out.size() - 2].value == value) out.pop_back();
-    return;
-  }
-  if (!out.empty() && out.back().value == value) return;
-  out.push_back({first, value});
+std::vector<VectorClock::Piece>& VectorClock::Scratch() {
+  thread_local std::vector<Piece> scratch;
+  scratch.clear();
+  return scratch;
 }
 
 size_t VectorClock::FindPiece(ThreadId t) const {
@@ -65,17 +61,21 @@ void VectorClock::Join(const VectorClock& other) {
     pieces_ = other.pieces_;
     return;
   }
-  Pieces out;
-  WalkRuns(pieces_, other.pieces_, [&out](ThreadId first, Clock mine, Clock theirs) {
+  std::vector<Piece>& out = Scratch();
+  bool raised = false;
+  WalkRuns(pieces_, other.pieces_, [&out, &raised](ThreadId first, Clock mine, Clock theirs) {
+    raised |= theirs > mine;
     Append(out, first, std::max(mine, theirs));
     return true;
   });
-  pieces_ = std::move(out);
+  // Nothing raised: the pieces are already the join (a lock acquired again
+  // with no new release in between); skip the copy back.
+  if (raised) pieces_.assign(out.begin(), out.end());
 }
 
 void VectorClock::SetRange(ThreadId first, uint64_t end, Clock c) {
   if (end <= first) return;
-  Pieces out;
+  std::vector<Piece>& out = Scratch();
   size_t i = 0;
   for (; i < pieces_.size() && pieces_[i].first < first; ++i) Append(out, pieces_[i].first, pieces_[i].value);
   Append(out, first, c);
@@ -86,12 +86,12 @@ void VectorClock::SetRange(ThreadId first, uint64_t end, Clock c) {
       if (pieces_[i].first > end) Append(out, pieces_[i].first, pieces_[i].value);
     }
   }
-  pieces_ = std::move(out);
+  pieces_.assign(out.begin(), out.end());
 }
 
 void VectorClock::RaiseRange(ThreadId first, uint64_t end, Clock c) {
   if (end <= first || c == 0) return;
-  Pieces out;
+  std::vector<Piece>& out = Scratch();
   for (size_t i = 0; i < pieces_.size(); ++i) {
     uint64_t p_first = pieces_[i].first;
     uint64_t p_end = i + 1 < pieces_.size() ? pieces_[i + 1].first : kTidEnd;
@@ -105,7 +105,7 @@ void VectorClock::RaiseRange(ThreadId first, uint64_t end, Clock c) {
     Append(out, static_cast<ThreadId>(std::max<uint64_t>(p_first, first)), c);
     if (p_end > end) Append(out, static_cast<ThreadId>(end), v);
   }
-  pieces_ = std::move(out);
+  pieces_.assign(out.begin(), out.end());
 }
 
 size_t VectorClock::HeapBytes() const {
