@@ -66,7 +66,7 @@ TEST_CASE("segment: bad layouts and names are refused", "[transport]") {
   CHECK(std::string(missing.status().message()).find("barracuda-no-such-session") != std::string::npos);
 }
 
-TEST_CASE("segment: names are fresh; orphans of dead creators are removed", "[transport]") {
+TEST_CASE("segment: names are fresh, and orphans of dead creators are removed", "[transport]") {
   CHECK(Segment::UniqueName() != Segment::UniqueName());
   // A pid that surely is dead: a child that has exited and been reaped.
   const pid_t child = fork();
