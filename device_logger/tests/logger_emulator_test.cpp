@@ -3,6 +3,8 @@
 // emulator's own tracer emits for the original kernels (per warp, as
 // multisets, stamps ignored; logger_equivalence.h).
 #include <catch2/catch.hpp>
+#include <string>
+#include <string_view>
 
 #include "device_logger/tests/logger_equivalence.h"
 
@@ -197,13 +199,12 @@ OUT:
   CHECK(o.logger.at(0).exited == 0xffffffffu);
 }
 
-TEST_CASE("logger: a warp's halves reach one bar.sync in different phases", "[logger]") {
-  // syncthreads_split_warp_phases_racy: lanes 0-15 take the first bar.sync
-  // while lanes 16-31 skip it, then lanes 16-31 take the second one. On sm_70+
-  // (and in the emulator) the first half waits at the barrier while the
-  // second half runs on past the join of the first branch: that join is
-  // reached in two groups, and only one kFi may close the branch.
-  const std::string ptx = std::string(kHeader) + R"(
+// A 64-thread kernel for the split-warp barrier tests: every thread stores
+// its tid to s[tid], then `branches` (which may end at label DONE) reach
+// bar.sync from the warp's halves in some order and load the mirrored
+// s[63 - tid] (%r9) into %r6, which DONE stores to buf[tid].
+std::string SplitWarpBarrierKernel(std::string_view branches) {
+  return std::string(kHeader) + R"(
 .visible .entry k(.param .u64 buf, .param .u32 n)
 {
   .reg .pred %p<3>;
@@ -222,6 +223,23 @@ TEST_CASE("logger: a warp's halves reach one bar.sync in different phases", "[lo
   sub.s32 %r7, 63, %r1;
   shl.b32 %r8, %r7, 2;
   add.s32 %r9, %r4, %r8;
+)" + std::string(branches) + R"(
+DONE:
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+)";
+}
+
+TEST_CASE("logger: a warp's halves reach one bar.sync in different phases", "[logger]") {
+  // syncthreads_split_warp_phases_racy: lanes 0-15 take the first bar.sync
+  // while lanes 16-31 skip it, then lanes 16-31 take the second one. On sm_70+
+  // (and in the emulator) the first half waits at the barrier while the
+  // second half runs on past the join of the first branch: that join is
+  // reached in two groups, and only one kFi may close the branch.
+  const std::string ptx = SplitWarpBarrierKernel(R"(
   setp.gt.s32 %p1, %r2, 15;
   @%p1 bra PHASE1;
   bar.sync 0;                          // lanes 0-15
@@ -231,13 +249,7 @@ PHASE1:
   @%p2 bra DONE;
   bar.sync 0;                          // lanes 16-31
   ld.shared.u32 %r6, [%r9];
-DONE:
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd2, %rd3;
-  st.global.u32 [%rd4], %r6;
-  ret;
-}
-)";
+)");
   const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {1, 1, 1}, {64, 1, 1}, 4096, 0)});
   CHECK(CountOp(o.logger, proto::Op::kFi) == CountOp(o.logger, proto::Op::kIf));
 }
@@ -249,25 +261,7 @@ TEST_CASE("logger: fall-through lanes run ahead of taken lanes parked at a bar.s
   // The emulator closes it when the taken side finishes, with other masks
   // (kElse with no lanes, kFi with the taken lanes), so only the pairing is
   // compared: one kElse and one kFi per kIf in every warp.
-  const std::string ptx = std::string(kHeader) + R"(
-.visible .entry k(.param .u64 buf, .param .u32 n)
-{
-  .reg .pred %p<3>;
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<8>;
-  .shared .align 4 .b8 s[256];
-  ld.param.u64 %rd1, [buf];
-  cvta.to.global.u64 %rd2, %rd1;
-  mov.u32 %r1, %tid.x;
-  and.b32 %r2, %r1, 31;
-  shl.b32 %r3, %r1, 2;
-  mov.u32 %r4, s;
-  add.s32 %r5, %r4, %r3;
-  st.shared.u32 [%r5], %r1;
-  mov.u32 %r6, 0;
-  sub.s32 %r7, 63, %r1;
-  shl.b32 %r8, %r7, 2;
-  add.s32 %r9, %r4, %r8;
+  const std::string ptx = SplitWarpBarrierKernel(R"(
   setp.lt.s32 %p1, %r2, 16;
   @%p1 bra TAKEN;
   bra JOIN1;                           // lanes 16-31: nothing
@@ -278,13 +272,7 @@ JOIN1:
   @%p1 bra DONE;
   bar.sync 0;                          // lanes 16-31
   ld.shared.u32 %r6, [%r9];
-DONE:
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd2, %rd3;
-  st.global.u32 [%rd4], %r6;
-  ret;
-}
-)";
+)");
   const Outcome o = RunBoth(ptx, {BufferLaunch("k", {1, 1, 1}, {64, 1, 1}, 4096, 0)});
   INFO(o.error);
   REQUIRE(o.error.empty());
