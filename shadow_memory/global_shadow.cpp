@@ -209,9 +209,7 @@ void GlobalShadow::RetirePage(GlobalPage* page) {
   // Spare residency is a cache: at most kMaxSpareResidentBytes and an eighth
   // of the limit, and CreatePage reclaims it before degrading a page.
   const uint64_t touched_bytes = static_cast<uint64_t>(touched) << kTouchBits;
-  uint64_t budget = kMaxSpareResidentBytes;
-  if (accounting_->limit() != 0) budget = std::min(budget, accounting_->limit() / 8);
-  if (accounting_->Bytes(MemoryCategory::kSpareCells) + touched_bytes <= budget) {
+  if (accounting_->SpareFits(touched_bytes, kMaxSpareResidentBytes)) {
     ZeroTouchedInPlace(page->granules);
     ZeroTouchedInPlace(page->bytes);
     accounting_->Add(MemoryCategory::kSpareCells, static_cast<int64_t>(touched_bytes));

@@ -91,6 +91,16 @@ class MemoryAccounting {
     return l != 0 && Total() >= l;
   }
 
+  // Whether `bytes` more of kSpareCells (zeroed shadow kept for reuse: global
+  // pages and shared windows alike) stay within `cap` and an eighth of the
+  // limit. Spares are a cache: they must not push the total over the limit
+  // and make new global pages degrade.
+  bool SpareFits(uint64_t bytes, uint64_t cap) const {
+    const uint64_t l = limit();
+    const uint64_t budget = l != 0 && l / 8 < cap ? l / 8 : cap;
+    return Bytes(MemoryCategory::kSpareCells) + bytes <= budget;
+  }
+
   // Fills bytes, events, totals and limit (the live_* fields are the owner's).
   void Snapshot(ShadowStats* out) const;
 

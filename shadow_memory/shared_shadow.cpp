@@ -151,7 +151,8 @@ void SharedShadow::FreeWindow(Cell* window, bool free_clocks) {
   live_windows_.fetch_sub(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (bytes == spare_bytes_ && (spares_.size() + 1) * bytes <= kMaxSpareBytes) {
+    if (bytes == spare_bytes_ && (spares_.size() + 1) * bytes <= kMaxSpareBytes &&
+        accounting_->SpareFits(bytes, kMaxSpareBytes)) {
       spares_.push_back(window);
       accounting_->Add(MemoryCategory::kSpareCells, static_cast<int64_t>(bytes));
       return;

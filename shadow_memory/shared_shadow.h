@@ -71,7 +71,9 @@ class SharedShadow {
     return spares_.size();
   }
 
-  // Zeroed windows kept for reuse (accounted as kSpareCells), at most.
+  // Zeroed windows kept for reuse (accounted as kSpareCells), at most; and
+  // within MemoryAccounting::SpareFits (an eighth of the limit with spare
+  // global cells).
   static constexpr uint64_t kMaxSpareBytes = uint64_t{64} << 20;
 
  private:

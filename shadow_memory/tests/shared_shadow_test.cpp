@@ -127,4 +127,13 @@ TEST_CASE("a released window is zeroed and reused by the next block, within boun
   CHECK(s.spare_windows() == 0);
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
   CHECK(s.Window(1)[1].IsPristine());
+  // Under a memory limit spares take at most an eighth of it (with global
+  // spares), so a cache never makes new global pages degrade.
+  s.EndLaunch();
+  acct.set_limit(8 * 4096);  // 4 KiB of spares allowed: not one 2-page window
+  s.BeginLaunch(2, 200);     // 6400 bytes of cells: 8 KiB mapped
+  s.Window(0)[0].SetRead({1, 1}, 0);
+  s.ReleaseBlock(0);
+  CHECK(s.spare_windows() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
 }
