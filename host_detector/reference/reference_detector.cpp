@@ -24,6 +24,28 @@ uint32_t LanesOfWarp(uint32_t threads_per_block, uint32_t warp_in_block) {
   return n == 32 ? 0xffffffffu : ((1u << n) - 1);
 }
 
+// SEMANTICS.md: scope kNone is kGpu for kAtomic (atom/red default) and kCta
+// for kAcquire / kRelease / kAcqRel / kFence (older producers).
+Scope EffectiveScope(Op op, Scope scope) {
+  if (scope != Scope::kNone) return scope;
+  return op == Op::kAtomic ? Scope::kGpu : Scope::kCta;
+}
+
+Scope MinScope(Scope a, Scope b) { return static_cast<uint8_t>(a) < static_cast<uint8_t>(b) ? a : b; }
+
+// A strong record's read and write halves. Neither flag: an old producer's
+// atom (read-modify-write).
+struct Halves {
+  bool loads;
+  bool stores;
+};
+Halves HalvesOf(const Record& r) {
+  const bool loads = (r.header.flags & protocol::kFlagLoad) != 0;
+  const bool stores = (r.header.flags & protocol::kFlagStore) != 0;
+  if (!loads && !stores) return Halves{true, true};
+  return Halves{loads, stores};
+}
+
 }  // namespace
 
 const char* WarpModelName(WarpModel model) {
@@ -40,6 +62,17 @@ const char* AccessKindName(AccessKind kind) {
   return "?";
 }
 
+const char* RaceKindName(RaceKind kind) {
+  switch (kind) {
+    case RaceKind::kRaw: return "RAW";
+    case RaceKind::kWar: return "WAR";
+    case RaceKind::kWaw: return "WAW";
+    case RaceKind::kAtomicVsPlain: return "AtomicVsPlain";
+    case RaceKind::kNotMorallyStrong: return "NotMorallyStrong";
+  }
+  return "?";
+}
+
 ReferenceDetector::ReferenceDetector(Options options) : options_(options) {}
 
 uint32_t ReferenceDetector::ThreadCount() const {
@@ -50,6 +83,11 @@ uint32_t ReferenceDetector::ThreadOf(uint32_t warp_id, uint32_t lane) const {
   const uint32_t block = BlockOfWarp(warp_id);
   const uint32_t warp_in_block = warp_id % launch_->warps_per_block;
   return block * launch_->threads_per_block + warp_in_block * protocol::kWarpSize + lane;
+}
+
+size_t ReferenceDetector::ReleaseEntryCount(Space space, uint64_t address) const {
+  auto it = sync_.find(SyncKey{static_cast<uint8_t>(space), address});
+  return it == sync_.end() ? 0 : it->second.size();
 }
 
 uint32_t ReferenceDetector::LiveThreadsOfBlock(uint32_t block) const {
@@ -141,14 +179,9 @@ absl::Status ReferenceDetector::Process(const Record& r) {
   switch (op) {
     case Op::kKernelBegin: BeginLaunch(r); break;
     case Op::kKernelEnd: EndLaunch(); break;
-    case Op::kRead: MemoryAccess(r, AccessKind::kRead); break;
-    case Op::kWrite: MemoryAccess(r, AccessKind::kWrite); break;
-    case Op::kAtomic:
-      MemoryAccess(r, (r.header.flags & protocol::kFlagStore) == 0 && (r.header.flags & protocol::kFlagLoad) != 0
-                          ? AccessKind::kAtomicLoad : AccessKind::kAtomic);
-      break;
-    case Op::kAcquire: case Op::kRelease: case Op::kAcqRel: SyncAccess(r); break;
-    case Op::kFence: break;  // an unbundled fence orders nothing by itself
+    case Op::kRead: case Op::kWrite: WeakAccess(r); break;
+    case Op::kAtomic: case Op::kAcquire: case Op::kRelease: case Op::kAcqRel: StrongAccess(r); break;
+    case Op::kFence: Fence(r); break;
     case Op::kBarrier: case Op::kBarrierArrive: Arrive(r); break;
     case Op::kIf: {
       WarpState& warp = warps_[r.header.warp_id];
@@ -179,8 +212,11 @@ absl::Status ReferenceDetector::Process(const Record& r) {
     }
     case Op::kCount: break;
   }
-  // ENDINSN (paper Fig. 2): every warp-level memory instruction joins and forks its lanes.
-  if (lockstep && launch_ && protocol::IsMemoryOp(op)) JoinAndFork(r.header.warp_id, r.header.active_mask);
+  // ENDINSN (paper Fig. 2): every warp-level memory instruction joins and
+  // forks its lanes; SEMANTICS.md: fences too.
+  if (lockstep && launch_ && (protocol::IsMemoryOp(op) || op == Op::kFence)) {
+    JoinAndFork(r.header.warp_id, r.header.active_mask);
+  }
   ++next_index_;
   return absl::OkStatus();
 }
@@ -205,6 +241,8 @@ void ReferenceDetector::BeginLaunch(const Record& r) {
   }
   generations_.clear();
   sync_.clear();
+  pending_release_.assign(threads, std::nullopt);
+  pending_acquire_.assign(threads, {});
   history_[0].clear();
   history_[1].clear();
 }
@@ -216,6 +254,8 @@ void ReferenceDetector::EndLaunch() {
   warps_.clear();
   generations_.clear();
   sync_.clear();
+  pending_release_.clear();
+  pending_acquire_.clear();
   history_[0].clear();
   history_[1].clear();
 }
@@ -236,79 +276,152 @@ void ReferenceDetector::JoinAndFork(uint32_t warp_id, uint32_t mask) {
   }
 }
 
-void ReferenceDetector::MemoryAccess(const Record& r, AccessKind kind) {
-  const uint64_t index = next_index_;
+bool ReferenceDetector::InScope(uint32_t u, uint32_t t, Scope s) const {
+  if (s == Scope::kGpu || s == Scope::kSys) return true;
+  // cta, and cluster: the reference has no clusters, a cluster is one block.
+  return u / launch_->threads_per_block == t / launch_->threads_per_block;
+}
+
+bool ReferenceDetector::Covers(uint32_t acquirer, Scope acquire_scope, const ReleaseEntry& e) const {
+  return InScope(acquirer, e.releaser, e.scope) && InScope(e.releaser, acquirer, acquire_scope);
+}
+
+void ReferenceDetector::CheckAndRecord(const Record& r, uint32_t lane, const HistoryEntry& access) {
   const Space space = protocol::SpaceOf(r.header);
-  const bool same_value = (r.header.flags & protocol::kFlagSameValue) != 0;
+  const VectorClock& now = clocks_[access.thread];
   auto& space_history = history_[static_cast<int>(space)];
+  for (uint32_t i = 0; i < access.size; ++i) {
+    const uint64_t address = access.address + i;
+    std::vector<HistoryEntry>& past = space_history[address];
+    for (const HistoryEntry& e : past) {
+      if (!e.writes && !access.writes) continue;  // two reads never conflict
+      // Same-value filter (paper §3.3.1): lanes of one store record that wrote equal values.
+      if (e.ref.record_index == access.ref.record_index && e.same_value && access.same_value) continue;
+      if (e.clock <= now.Get(e.thread)) continue;  // e happens-before this access
+      // Morally strong: both strong, complete overlap (same start and size:
+      // strong accesses are naturally aligned), each thread in the other's scope.
+      if (e.strong && access.strong && e.size == access.size && e.address == access.address &&
+          InScope(access.thread, e.thread, e.scope) && InScope(e.thread, access.thread, access.scope)) {
+        continue;
+      }
+      RaceKind kind;
+      if (e.strong && access.strong) {
+        kind = RaceKind::kNotMorallyStrong;
+      } else if (e.strong || access.strong) {
+        kind = RaceKind::kAtomicVsPlain;
+      } else {
+        kind = e.writes && access.writes ? RaceKind::kWaw : e.writes ? RaceKind::kRaw : RaceKind::kWar;
+      }
+      const ByteLocation loc{launch_->ordinal, space, address};
+      racy_.push_back(RacyAccess{loc, access.ref, access.kind, e.ref, e.kind, kind});
+      first_racy_.emplace(loc, access.ref);
+      break;
+    }
+    past.push_back(access);
+  }
+  (void)lane;
+}
+
+void ReferenceDetector::WeakAccess(const Record& r) {
+  const bool writes = protocol::OpOf(r.header) == Op::kWrite;
   for (uint32_t lane = 0; lane < protocol::kWarpSize; ++lane) {
     if (!(r.header.active_mask >> lane & 1)) continue;
-    const uint32_t t = ThreadOf(r.header.warp_id, lane);
-    const VectorClock& now = clocks_[t];
-    const HistoryEntry entry{t, now.Get(t), kind, AccessRef{index, lane}, same_value};
-    for (uint32_t i = 0; i < r.header.access_size; ++i) {
-      const uint64_t address = r.addr[lane] + i;
-      std::vector<HistoryEntry>& past = space_history[address];
-      for (const HistoryEntry& e : past) {
-        // Two accesses conflict when one writes and not both are atomic.
-        auto writes = [](AccessKind k) { return k == AccessKind::kWrite || k == AccessKind::kAtomic; };
-        auto atomic = [](AccessKind k) { return k == AccessKind::kAtomic || k == AccessKind::kAtomicLoad; };
-        const bool conflict = (writes(e.kind) || writes(kind)) && !(atomic(e.kind) && atomic(kind));
-        if (!conflict) continue;
-        // Same-value filter (paper §3.3.1): lanes of one store record that wrote equal values.
-        if (e.ref.record_index == index && same_value && e.same_value) continue;
-        if (e.clock <= now.Get(e.thread)) continue;  // e happens-before this access
-        const ByteLocation loc{launch_->ordinal, space, address};
-        racy_.push_back(RacyAccess{loc, entry.ref, kind, e.ref, e.kind});
-        first_racy_.emplace(loc, entry.ref);
-        break;
-      }
-      past.push_back(entry);
-    }
+    HistoryEntry access;
+    access.thread = ThreadOf(r.header.warp_id, lane);
+    access.clock = clocks_[access.thread].Get(access.thread);
+    access.kind = writes ? AccessKind::kWrite : AccessKind::kRead;
+    access.ref = AccessRef{next_index_, lane};
+    access.same_value = (r.header.flags & protocol::kFlagSameValue) != 0;
+    access.writes = writes;
+    access.size = r.header.access_size;
+    access.address = r.addr[lane];
+    CheckAndRecord(r, lane, access);
   }
 }
 
-std::vector<uint32_t> ReferenceDetector::ScopeBlocks(Scope scope, uint32_t block) const {
-  // Clusters are one block in this version (no cluster shape in kKernelBegin
-  // yet), so cluster scope is block scope; kNone is treated as the weakest.
-  if (scope == Scope::kGpu || scope == Scope::kSys) {
-    std::vector<uint32_t> all(launch_->blocks);
-    for (uint32_t b = 0; b < launch_->blocks; ++b) all[b] = b;
-    return all;
-  }
-  return {block};
+void ReferenceDetector::Publish(uint32_t t, const SyncKey& key, Scope scope, const VectorClock& clock, bool store) {
+  std::vector<ReleaseEntry>& entries = sync_[key];
+  // A store starts a new release sequence; a read-modify-write continues it.
+  if (store) entries.clear();
+  entries.push_back(ReleaseEntry{t, scope, clock});
 }
 
-void ReferenceDetector::SyncAccess(const Record& r) {
+void ReferenceDetector::StrongAccess(const Record& r) {
   const Op op = protocol::OpOf(r.header);
-  const bool loads = (r.header.flags & protocol::kFlagLoad) != 0;
-  const bool stores = (r.header.flags & protocol::kFlagStore) != 0;
-  const bool acquires = op == Op::kAcquire || op == Op::kAcqRel;
-  const bool releases = op == Op::kRelease || op == Op::kAcqRel;
-  // A plain store release overwrites S_x; a read-modify-write extends the release sequence.
-  const bool overwrite = op == Op::kRelease && stores && !loads;
-  const uint32_t block = BlockOfWarp(r.header.warp_id);
-  const std::vector<uint32_t> blocks = ScopeBlocks(protocol::ScopeOf(r.header), block);
+  const Scope scope = EffectiveScope(op, protocol::ScopeOf(r.header));
+  const Halves halves = HalvesOf(r);
+  const bool store_only = halves.stores && !halves.loads;
+  const Space space = protocol::SpaceOf(r.header);
   for (uint32_t lane = 0; lane < protocol::kWarpSize; ++lane) {
     if (!(r.header.active_mask >> lane & 1)) continue;
     const uint32_t t = ThreadOf(r.header.warp_id, lane);
-    auto& s = sync_[SyncKey{static_cast<uint8_t>(protocol::SpaceOf(r.header)), r.addr[lane]}];
-    if (acquires) {
-      for (uint32_t b : blocks) {
-        if (auto it = s.find(b); it != s.end()) clocks_[t].JoinWith(it->second);
-      }
-    }
-    if (releases) {
-      for (uint32_t b : blocks) {
-        auto [it, inserted] = s.try_emplace(b, clocks_[t]);
-        if (!inserted) {
-          if (overwrite) {
-            it->second = clocks_[t];
-          } else {
-            it->second.JoinWith(clocks_[t]);
-          }
+    const SyncKey key{static_cast<uint8_t>(space), r.addr[lane]};
+    VectorClock& c = clocks_[t];
+    // Acquire half: kAcquire / kAcqRel join now; a kAtomic read only observes
+    // (an acquire fence decides later what counts).
+    if (op == Op::kAcquire || op == Op::kAcqRel) {
+      if (auto it = sync_.find(key); it != sync_.end()) {
+        for (const ReleaseEntry& e : it->second) {
+          if (Covers(t, scope, e)) c.JoinWith(e.clock);
         }
       }
+    } else if (op == Op::kAtomic && halves.loads) {
+      if (auto it = sync_.find(key); it != sync_.end()) {
+        for (const ReleaseEntry& e : it->second) pending_acquire_[t].push_back(Observed{e, scope});
+      }
+    }
+    // The access itself: race-checked like any strong access, except the
+    // synthetic cluster-barrier locations.
+    if (!(space == Space::kShared && protocol::IsClusterBarrierAddress(r.addr[lane]))) {
+      HistoryEntry access;
+      access.thread = t;
+      access.clock = c.Get(t);
+      access.kind = halves.stores ? AccessKind::kAtomic : AccessKind::kAtomicLoad;
+      access.ref = AccessRef{next_index_, lane};
+      access.same_value = (r.header.flags & protocol::kFlagSameValue) != 0;
+      access.strong = true;
+      access.writes = halves.stores;
+      access.size = r.header.access_size;
+      access.address = r.addr[lane];
+      access.scope = scope;
+      CheckAndRecord(r, lane, access);
+    }
+    // Release half.
+    if (op == Op::kRelease || op == Op::kAcqRel) {
+      Publish(t, key, scope, c, op == Op::kRelease && store_only);
+      c.Increment(t);
+    } else if (op == Op::kAtomic && halves.stores) {
+      if (const auto& p = pending_release_[t]; p.has_value()) {
+        Publish(t, key, MinScope(scope, p->scope), p->clock, store_only);
+      } else if (store_only) {
+        sync_[key].clear();  // a store breaks every release sequence
+      }
+    }
+  }
+}
+
+void ReferenceDetector::Fence(const Record& r) {
+  const Scope scope = EffectiveScope(Op::kFence, protocol::ScopeOf(r.header));
+  const bool loads = (r.header.flags & protocol::kFlagLoad) != 0;
+  const bool stores = (r.header.flags & protocol::kFlagStore) != 0;
+  const bool acquire_side = loads || !stores;  // fence.acquire, or both sides
+  const bool release_side = stores || !loads;  // fence.release, or both sides
+  for (uint32_t lane = 0; lane < protocol::kWarpSize; ++lane) {
+    if (!(r.header.active_mask >> lane & 1)) continue;
+    const uint32_t t = ThreadOf(r.header.warp_id, lane);
+    if (acquire_side) {
+      std::vector<Observed> kept;
+      for (Observed& o : pending_acquire_[t]) {
+        if (Covers(t, MinScope(o.read_scope, scope), o.entry)) {
+          clocks_[t].JoinWith(o.entry.clock);
+        } else {
+          kept.push_back(std::move(o));
+        }
+      }
+      pending_acquire_[t] = std::move(kept);
+    }
+    if (release_side) {
+      pending_release_[t] = PendingRelease{clocks_[t], scope};
       clocks_[t].Increment(t);
     }
   }

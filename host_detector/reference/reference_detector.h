@@ -1,19 +1,26 @@
 // The reference detector: a deliberately naive implementation of
-// host_detector/SEMANTICS.md (paper §3.2 synchronisation order, extended),
-// written independently of the optimised detector so that the two can be
-// compared on random traces (tests/differential_test.cpp).
+// host_detector/SEMANTICS.md (paper §3.2 synchronisation order, extended with
+// the PTX memory consistency model: strong vs weak accesses, morally strong
+// pairs, fences and release/acquire patterns), written independently of the
+// optimised detector so that the two can be compared on random traces
+// (tests/differential_test.cpp).
 //
 // Synchronisation: one full vector clock per thread of the launch, updated by
 // the rules of paper Figures 2-3 applied literally (ENDINSN, IF, ELSEENDIF,
-// BAR, ACQ*/REL*/AR*), plus warp-sync, named barriers, bar.arrive, exits,
-// scopes and the independent-thread-scheduling warp model.
+// BAR), plus warp-sync, named barriers, bar.arrive, exits, and release /
+// acquire patterns kept as literal lists: per synchronisation location the
+// release entries (releaser, scope, clock) of its current release sequence,
+// per thread a pending release (clock and scope of its latest release fence)
+// and a pending acquire (every release entry its strong reads observed since,
+// with the read's scope, joined at the next acquire fence that covers it).
 //
-// Memory: NOT FastTrack. Every byte keeps the full history of its plain and
-// atomic accesses since the launch began, each with the accessing thread's own
-// clock entry at the time. An access is racy when some conflicting earlier
-// access e does not happen-before it, i.e. e.clock > C_now(e.thread): this is
-// the race definition of paper §3.2 checked pair by pair, with no summary.
-// Cost grows with the trace; it is meant for small test traces only.
+// Memory: NOT FastTrack. Every byte keeps the full history of its accesses
+// since the launch began, each with the accessing thread's own clock entry at
+// the time, whether it was strong, its size, address and scope. An access
+// races with a conflicting earlier access e when e does not happen-before it
+// (e.clock > C_now(e.thread)) and the two are not morally strong: the race
+// definition of SEMANTICS.md checked pair by pair, with no summary. Cost grows
+// with the trace; it is meant for small test traces only.
 #ifndef BARRACUDA_HOST_DETECTOR_REFERENCE_REFERENCE_DETECTOR_H_
 #define BARRACUDA_HOST_DETECTOR_REFERENCE_REFERENCE_DETECTOR_H_
 
@@ -39,9 +46,18 @@ enum class WarpModel : uint8_t {
 };
 const char* WarpModelName(WarpModel model);
 
-// kAtomicLoad: an atomic that only reads (ld.relaxed; kAtomic without kFlagStore).
+// kRead / kWrite: weak (plain) accesses. kAtomic: a strong access that writes
+// (kAtomic / kAcquire / kRelease / kAcqRel with kFlagStore, or with neither
+// flag: an old producer's read-modify-write). kAtomicLoad: a strong access
+// that only reads (kFlagLoad without kFlagStore).
 enum class AccessKind : uint8_t { kRead, kWrite, kAtomic, kAtomicLoad };
 const char* AccessKindName(AccessKind kind);
+
+// SEMANTICS.md "Classification of a race", as far as the reference needs it:
+// kNotMorallyStrong = both accesses strong (a scope excludes the other thread,
+// or the sizes differ); kAtomicVsPlain = exactly one strong.
+enum class RaceKind : uint8_t { kRaw, kWar, kWaw, kAtomicVsPlain, kNotMorallyStrong };
+const char* RaceKindName(RaceKind kind);
 
 // One byte of memory in one launch. Shared addresses carry their block
 // (protocol::SharedAddress), so (space, address) names the byte uniquely.
@@ -66,6 +82,7 @@ struct RacyAccess {
   AccessKind kind = AccessKind::kRead;
   AccessRef earlier;  // the oldest conflicting access that is not ordered before it
   AccessKind earlier_kind = AccessKind::kRead;
+  RaceKind race_kind = RaceKind::kRaw;
 };
 
 struct BarrierDivergence {
@@ -120,6 +137,10 @@ class ReferenceDetector {
   const VectorClock& ClockOf(uint32_t thread) const { return clocks_.at(thread); }
   uint32_t LiveMask(uint32_t warp_id) const { return warps_.at(warp_id).live; }
   size_t StackDepth(uint32_t warp_id) const { return warps_.at(warp_id).stack.size(); }
+  bool HasPendingRelease(uint32_t thread) const { return pending_release_.at(thread).has_value(); }
+  size_t PendingAcquireCount(uint32_t thread) const { return pending_acquire_.at(thread).size(); }
+  // Release entries of a synchronisation location (space, start address).
+  size_t ReleaseEntryCount(protocol::Space space, uint64_t address) const;
 
  private:
   struct Launch {
@@ -138,6 +159,26 @@ class ReferenceDetector {
     AccessKind kind = AccessKind::kRead;
     AccessRef ref;
     bool same_value = false;  // the record carried kFlagSameValue
+    bool strong = false;      // kAtomic/kAcquire/kRelease/kAcqRel
+    bool writes = false;      // weak: kWrite; strong: kFlagStore (or neither flag)
+    uint8_t size = 0;         // access size of the whole access (not this byte)
+    uint64_t address = 0;     // start address of the whole access
+    protocol::Scope scope = protocol::Scope::kNone;  // effective scope (strong only)
+  };
+  // One release of a synchronisation location's current release sequence.
+  struct ReleaseEntry {
+    uint32_t releaser = 0;
+    protocol::Scope scope = protocol::Scope::kCta;  // the release's effective scope
+    VectorClock clock;
+  };
+  // A release entry a strong read observed, waiting for an acquire fence.
+  struct Observed {
+    ReleaseEntry entry;
+    protocol::Scope read_scope = protocol::Scope::kCta;
+  };
+  struct PendingRelease {
+    VectorClock clock;  // C_t at the release fence
+    protocol::Scope scope = protocol::Scope::kCta;
   };
   struct Arrival {
     uint32_t thread = 0;
@@ -159,11 +200,18 @@ class ReferenceDetector {
 
   // Join of C_t over `mask` lanes of the warp, then inc_t each (ENDINSN/IF/ELSEENDIF/warp-sync).
   void JoinAndFork(uint32_t warp_id, uint32_t mask);
-  void MemoryAccess(const protocol::Record& record, AccessKind kind);
-  void SyncAccess(const protocol::Record& record);
+  // Race-checks one lane's access against the byte histories, then records it.
+  void CheckAndRecord(const protocol::Record& record, uint32_t lane, const HistoryEntry& access);
+  void WeakAccess(const protocol::Record& record);
+  void StrongAccess(const protocol::Record& record);
+  void Fence(const protocol::Record& record);
+  // u in scope(t, s): the threads of t's block for cta/cluster, every thread for gpu/sys.
+  bool InScope(uint32_t u, uint32_t t, protocol::Scope s) const;
+  // Both the release's and the acquire's scope include the other thread.
+  bool Covers(uint32_t acquirer, protocol::Scope acquire_scope, const ReleaseEntry& e) const;
+  void Publish(uint32_t t, const SyncKey& key, protocol::Scope scope, const VectorClock& clock, bool store);
   void Arrive(const protocol::Record& record);
   void MaybeCompleteGeneration(uint32_t block, uint32_t barrier_id);
-  std::vector<uint32_t> ScopeBlocks(protocol::Scope scope, uint32_t block) const;
 
   Options options_;
   uint64_t next_index_ = 0;
@@ -172,7 +220,9 @@ class ReferenceDetector {
   std::vector<VectorClock> clocks_;  // C_t, grid-linear thread id
   std::vector<WarpState> warps_;
   std::map<std::pair<uint32_t, uint32_t>, Generation> generations_;  // (block, barrier id)
-  std::map<SyncKey, std::map<uint32_t, VectorClock>> sync_;          // S_x: block -> clock
+  std::map<SyncKey, std::vector<ReleaseEntry>> sync_;                // per location x: its releases
+  std::vector<std::optional<PendingRelease>> pending_release_;        // P_t
+  std::vector<std::vector<Observed>> pending_acquire_;                // A_t, literally
   std::unordered_map<uint64_t, std::vector<HistoryEntry>> history_[2];  // per space, per byte
 
   std::vector<RacyAccess> racy_;

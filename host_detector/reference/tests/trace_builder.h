@@ -50,7 +50,7 @@ class TraceBuilder {
     r.header.access_size = size;
     r.header.flags = flags;
     r.header.space_scope = protocol::PackSpaceScope(space, scope);
-    if (protocol::IsSyncOp(op)) r.stamp = ++stamp_;
+    if (Stamped(op)) r.stamp = ++stamp_;
     return Push(r);
   }
   // Every lane of `mask` accesses the same address.
@@ -63,7 +63,7 @@ class TraceBuilder {
     r.header.access_size = size;
     r.header.flags = flags;
     r.header.space_scope = protocol::PackSpaceScope(space, scope);
-    if (protocol::IsSyncOp(op)) r.stamp = ++stamp_;
+    if (Stamped(op)) r.stamp = ++stamp_;
     return Push(r);
   }
   TraceBuilder& Rd(uint32_t warp, uint32_t lane, uint64_t a, uint8_t size = 4) { return Access(Op::kRead, warp, {{lane, a}}, size); }
@@ -99,17 +99,34 @@ class TraceBuilder {
   TraceBuilder& Fi(uint32_t warp, uint32_t mask) { return Push(Make(Op::kFi, warp, mask)); }
   TraceBuilder& WarpSync(uint32_t warp, uint32_t mask) { return Push(Make(Op::kWarpSync, warp, mask)); }
   TraceBuilder& Exit(uint32_t warp, uint32_t mask) { return Push(Make(Op::kExit, warp, mask)); }
-  TraceBuilder& Fence(uint32_t warp, uint32_t mask, Scope scope) {
+  // A fence: flags 0 or kFlagLoad|kFlagStore = both sides, kFlagLoad = acquire
+  // side only (fence.acquire), kFlagStore = release side only (fence.release).
+  TraceBuilder& Fence(uint32_t warp, uint32_t mask, Scope scope, uint8_t flags = 0) {
     Record r = Make(Op::kFence, warp, mask);
     r.header.space_scope = protocol::PackSpaceScope(Space::kGlobal, scope);
+    r.header.flags = flags;
     r.stamp = ++stamp_;
     return Push(r);
+  }
+  TraceBuilder& FenceAcq(uint32_t warp, uint32_t lane, Scope scope) { return Fence(warp, 1u << lane, scope, protocol::kFlagLoad); }
+  TraceBuilder& FenceRel(uint32_t warp, uint32_t lane, Scope scope) { return Fence(warp, 1u << lane, scope, protocol::kFlagStore); }
+  // Strong (kAtomic) accesses of one lane: ld.relaxed, st.relaxed, atom (RMW).
+  TraceBuilder& StrongLd(uint32_t warp, uint32_t lane, uint64_t a, Scope scope, uint8_t size = 4, uint8_t extra = 0) {
+    return Access(Op::kAtomic, warp, {{lane, a}}, size, Space::kGlobal, protocol::kFlagLoad | extra, scope);
+  }
+  TraceBuilder& StrongSt(uint32_t warp, uint32_t lane, uint64_t a, Scope scope, uint8_t size = 4, uint8_t extra = 0) {
+    return Access(Op::kAtomic, warp, {{lane, a}}, size, Space::kGlobal, protocol::kFlagStore | extra, scope);
+  }
+  TraceBuilder& StrongRmw(uint32_t warp, uint32_t lane, uint64_t a, Scope scope, uint8_t size = 4) {
+    return Access(Op::kAtomic, warp, {{lane, a}}, size, Space::kGlobal, protocol::kFlagLoad | protocol::kFlagStore, scope);
   }
   // Index the next record will get.
   uint64_t next_index() const { return records_.size(); }
   const std::vector<Record>& records() const { return records_; }
 
  private:
+  // Strong accesses and fences carry sequence stamps (SEMANTICS.md).
+  static bool Stamped(Op op) { return protocol::IsSyncOp(op) || op == Op::kAtomic; }
   Record Make(Op op, uint32_t warp, uint32_t mask) {
     Record r{};
     r.header.op = static_cast<uint8_t>(op);
