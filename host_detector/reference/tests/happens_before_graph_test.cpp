@@ -1,14 +1,18 @@
 // A second oracle for the reference itself: paper §3.2's synchronisation order
 // built as an explicit event graph (program order, join/fork nodes for
 // ENDINSN, IF/ELSE/FI, warp-sync and barrier completion, release -> acquire
-// edges through per-block release sequences) and races found by graph
-// reachability. No vector clocks: it checks the reference's clock bookkeeping
+// edges: from the release node (a kRelease access, or the release fence that a
+// strong store publishes) of each entry of a location's release sequence to
+// the acquire node (a kAcquire access, or the acquire fence after the strong
+// read that observed it)) and races found by graph reachability, with the
+// wave-2 conflict rule (weak/strong, morally strong pairs). No vector clocks: it checks the reference's clock bookkeeping
 // (where increments go, what joins what) on generated traces, comparing every
 // racy (access, byte), not just the first per byte.
 #include <catch2/catch.hpp>
 
 #include <bit>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -35,14 +39,36 @@ class HappensBeforeGraph {
  private:
   struct Access {
     uint32_t node;
-    AccessKind kind;
+    uint32_t thread;
     uint64_t record;
     bool same_value;
+    bool strong;
+    bool writes;
+    uint8_t size;
+    uint64_t start;
+    uint8_t scope;  // effective scope, strong accesses only
   };
-  struct ReleaseSequence {
-    int base = -1;                 // last plain-store release covering the block
-    std::vector<uint32_t> rmw;     // RMW releases since then
+  // A release: its node (what it makes visible is the node's ancestors).
+  struct Release {
+    uint32_t node;
+    uint32_t thread;
+    uint8_t scope;
   };
+  struct Observed {
+    Release release;
+    uint8_t read_scope;
+  };
+  static constexpr uint8_t kCta = static_cast<uint8_t>(protocol::Scope::kCta);
+  static constexpr uint8_t kGpu = static_cast<uint8_t>(protocol::Scope::kGpu);
+  // Thread u is in scope(t, s).
+  bool Sees(uint32_t t, uint8_t s, uint32_t u) const { return s >= kGpu || t / tpb_ == u / tpb_; }
+  bool Synchronises(const Release& r, uint32_t t, uint8_t acquire_scope) const {
+    return Sees(r.thread, r.scope, t) && Sees(t, acquire_scope, r.thread);
+  }
+  void PublishNode(std::vector<Release>& seq, Release r, bool store) {
+    if (store) seq.clear();
+    seq.push_back(r);
+  }
 
   uint32_t NewNode() {
     preds_.emplace_back();
@@ -123,6 +149,8 @@ class HappensBeforeGraph {
       }
       accesses_.clear();
       releases_.clear();
+      observed_.assign(blocks_ * tpb_, {});
+      fence_.assign(blocks_ * tpb_, std::nullopt);
       gens_.clear();
       return;
     }
@@ -131,73 +159,89 @@ class HappensBeforeGraph {
     const uint32_t mask = r.header.active_mask;
     const uint32_t block = warp / wpb_;
     switch (op) {
-      case Op::kRead: case Op::kWrite: case Op::kAtomic: {
-        const bool atomic_load = op == Op::kAtomic && !(r.header.flags & protocol::kFlagStore);
-        const AccessKind kind = op == Op::kRead    ? AccessKind::kRead
-                                : op == Op::kWrite ? AccessKind::kWrite
-                                : atomic_load      ? AccessKind::kAtomicLoad
-                                                   : AccessKind::kAtomic;
+      case Op::kRead: case Op::kWrite: case Op::kAtomic:
+      case Op::kAcquire: case Op::kRelease: case Op::kAcqRel: {
+        const bool strong = op != Op::kRead && op != Op::kWrite;
+        bool loads = (r.header.flags & protocol::kFlagLoad) != 0;
+        bool stores = (r.header.flags & protocol::kFlagStore) != 0;
+        if (!strong) {
+          loads = op == Op::kRead;
+          stores = op == Op::kWrite;
+        } else if (!loads && !stores) {
+          loads = stores = true;
+        }
+        uint8_t scope = static_cast<uint8_t>(protocol::ScopeOf(r.header));
+        if (scope == 0) scope = op == Op::kAtomic ? kGpu : kCta;
         const bool same_value = (r.header.flags & protocol::kFlagSameValue) != 0;
         const uint8_t space = static_cast<uint8_t>(protocol::SpaceOf(r.header));
         for (uint32_t l = 0; l < 32; ++l) {
           if (!(mask >> l & 1)) continue;
-          const uint32_t n = Follow(Thread(warp, l));
-          const std::vector<bool> before = Ancestors(n);
-          for (uint64_t y = r.addr[l]; y < r.addr[l] + r.header.access_size; ++y) {
-            auto& past = accesses_[{space, y}];
-            for (const Access& e : past) {
-              // Conflict: one of them writes (plain or atomic RMW), not both atomic.
-              const bool e_writes = e.kind == AccessKind::kWrite || e.kind == AccessKind::kAtomic;
-              const bool writes = kind == AccessKind::kWrite || kind == AccessKind::kAtomic;
-              const bool both_atomic = (e.kind == AccessKind::kAtomic || e.kind == AccessKind::kAtomicLoad) &&
-                                       (kind == AccessKind::kAtomic || kind == AccessKind::kAtomicLoad);
-              const bool conflict = (e_writes || writes) && !both_atomic;
-              if (!conflict || (e.record == index && same_value)) continue;
-              if (!before[e.node]) {
+          const uint32_t t = Thread(warp, l);
+          const uint32_t n = Follow(t);
+          std::vector<Release>& seq = releases_[{space, r.addr[l]}];
+          if (op == Op::kAcquire || op == Op::kAcqRel) {
+            for (const Release& rel : seq) {
+              if (Synchronises(rel, t, scope)) preds_[n].push_back(rel.node);
+            }
+          }
+          if (op == Op::kAtomic && loads) {
+            for (const Release& rel : seq) observed_[t].push_back(Observed{rel, scope});
+          }
+          const bool synthetic = space == static_cast<uint8_t>(protocol::Space::kShared) &&
+                                 protocol::IsClusterBarrierAddress(r.addr[l]);
+          if (!synthetic) {
+            const Access a{n, t, index, same_value, strong, stores, r.header.access_size, r.addr[l], scope};
+            const std::vector<bool> before = Ancestors(n);
+            for (uint64_t y = r.addr[l]; y < r.addr[l] + r.header.access_size; ++y) {
+              auto& past = accesses_[{space, y}];
+              for (const Access& e : past) {
+                if (!e.writes && !a.writes) continue;
+                if (e.record == index && e.same_value && a.same_value) continue;
+                if (before[e.node]) continue;
+                const bool morally_strong = e.strong && a.strong && e.size == a.size && e.start == a.start &&
+                                            Sees(e.thread, e.scope, a.thread) && Sees(a.thread, a.scope, e.thread);
+                if (morally_strong) continue;
                 racy_.insert({index, l, space, y});
                 break;
               }
+              past.push_back(a);
             }
-            past.push_back(Access{n, kind, index, same_value});
+          }
+          const bool store_only = stores && !loads;
+          if (op == Op::kRelease || op == Op::kAcqRel) {
+            PublishNode(seq, Release{n, t, scope}, op == Op::kRelease && store_only);
+          } else if (op == Op::kAtomic && stores) {
+            if (fence_[t].has_value()) {
+              PublishNode(seq, Release{fence_[t]->node, t, std::min(scope, fence_[t]->scope)}, store_only);
+            } else if (store_only) {
+              seq.clear();
+            }
           }
         }
         if (lockstep) JoinFork(warp, mask);
         break;
       }
-      case Op::kAcquire: case Op::kRelease: case Op::kAcqRel: {
-        const bool acquires = op != Op::kRelease;
-        const bool releases = op != Op::kAcquire;
-        const bool overwrite = op == Op::kRelease && (r.header.flags & protocol::kFlagStore) &&
-                               !(r.header.flags & protocol::kFlagLoad);
-        const protocol::Scope scope = protocol::ScopeOf(r.header);
-        std::vector<uint32_t> scope_blocks;
-        if (scope == protocol::Scope::kGpu || scope == protocol::Scope::kSys) {
-          for (uint32_t b = 0; b < blocks_; ++b) scope_blocks.push_back(b);
-        } else {
-          scope_blocks.push_back(block);
-        }
+      case Op::kFence: {
+        uint8_t scope = static_cast<uint8_t>(protocol::ScopeOf(r.header));
+        if (scope == 0) scope = kCta;
+        const bool loads = (r.header.flags & protocol::kFlagLoad) != 0;
+        const bool stores = (r.header.flags & protocol::kFlagStore) != 0;
         for (uint32_t l = 0; l < 32; ++l) {
           if (!(mask >> l & 1)) continue;
-          const uint32_t n = Follow(Thread(warp, l));
-          auto& seqs = releases_[{static_cast<uint8_t>(protocol::SpaceOf(r.header)), r.addr[l]}];
-          if (acquires) {
-            for (uint32_t b : scope_blocks) {
-              const ReleaseSequence& s = seqs[b];
-              if (s.base >= 0) preds_[n].push_back(static_cast<uint32_t>(s.base));
-              for (uint32_t x : s.rmw) preds_[n].push_back(x);
-            }
-          }
-          if (releases) {
-            for (uint32_t b : scope_blocks) {
-              ReleaseSequence& s = seqs[b];
-              if (overwrite) {
-                s.base = static_cast<int>(n);
-                s.rmw.clear();
+          const uint32_t t = Thread(warp, l);
+          const uint32_t n = Follow(t);
+          if (loads || !stores) {
+            std::vector<Observed> rest;
+            for (const Observed& o : observed_[t]) {
+              if (Synchronises(o.release, t, std::min(o.read_scope, scope))) {
+                preds_[n].push_back(o.release.node);
               } else {
-                s.rmw.push_back(n);
+                rest.push_back(o);
               }
             }
+            observed_[t] = rest;
           }
+          if (stores || !loads) fence_[t] = Release{n, t, scope};
         }
         if (lockstep) JoinFork(warp, mask);
         break;
@@ -256,7 +300,9 @@ class HappensBeforeGraph {
   std::vector<uint32_t> live_;
   std::vector<std::vector<uint32_t>> stacks_;
   std::map<std::pair<uint8_t, uint64_t>, std::vector<Access>> accesses_;
-  std::map<std::pair<uint8_t, uint64_t>, std::map<uint32_t, ReleaseSequence>> releases_;
+  std::map<std::pair<uint8_t, uint64_t>, std::vector<Release>> releases_;  // per location
+  std::vector<std::vector<Observed>> observed_;  // per thread: observed, not yet acquired
+  std::vector<std::optional<Release>> fence_;    // per thread: latest release fence
   std::map<std::pair<uint32_t, uint32_t>, Generation> gens_;
   Racy racy_;
 };
