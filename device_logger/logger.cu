@@ -107,9 +107,13 @@ __device__ __forceinline__ proto::RecordHeader Header(proto::Op op, uint8_t flag
   return h;
 }
 
+// Synchronisation and every strong access (kAtomic: relaxed, volatile,
+// atom/red), which takes part in release/acquire patterns with fences at run
+// time (host_detector/SEMANTICS.md).
 __device__ __forceinline__ bool IsStamped(uint8_t op) {
   return op == static_cast<uint8_t>(proto::Op::kAcquire) || op == static_cast<uint8_t>(proto::Op::kRelease) ||
-         op == static_cast<uint8_t>(proto::Op::kAcqRel) || op == static_cast<uint8_t>(proto::Op::kFence);
+         op == static_cast<uint8_t>(proto::Op::kAcqRel) || op == static_cast<uint8_t>(proto::Op::kFence) ||
+         op == static_cast<uint8_t>(proto::Op::kAtomic);
 }
 
 // One access by the calling lanes: a record per space the lanes' addresses

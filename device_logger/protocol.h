@@ -27,11 +27,13 @@ inline constexpr uint32_t kWarpSize = 32;
 enum class Op : uint8_t {
   kRead = 0,        // rd(t,x) per active lane, then endi(w)
   kWrite = 1,       // wr(t,x) per active lane, then endi(w)
-  kAtomic = 2,      // atm(t,x): atom.* / red.* without acquire/release meaning
-  kAcquire = 3,     // acq(t,x) at header scope (ld.acquire, load+fence, cas+fence)
-  kRelease = 4,     // rel(t,x) at header scope (st.release, fence+store, fence+exch)
-  kAcqRel = 5,      // ar(t,x) at header scope (atom.acq_rel, fence+atom+fence)
-  kFence = 6,       // a fence not bundled with any access (fence.*, membar.*)
+  kAtomic = 2,      // a strong access without acquire/release meaning, at header scope:
+                    // atom.* / red.*, ld/st.relaxed, ld/st.volatile (.relaxed.sys)
+  kAcquire = 3,     // acq(t,x) at header scope (ld.acquire, atom.acquire)
+  kRelease = 4,     // rel(t,x) at header scope (st.release, atom.release)
+  kAcqRel = 5,      // ar(t,x) at header scope (atom.acq_rel, atom.sc)
+  kFence = 6,       // fence.* / membar.*: kFlagLoad = acquire side, kFlagStore = release
+                    // side (neither: both); handled at run time (SEMANTICS.md)
   kBarrier = 7,     // bar.sync / barrier.sync / bar.red: payload BarrierPayload
   kBarrierArrive = 8,  // bar.arrive / barrier.arrive: payload BarrierPayload
   kIf = 9,          // conditional branch splits the warp: payload BranchPayload
@@ -57,10 +59,11 @@ enum class Space : uint8_t { kGlobal = 0, kShared = 1 };
 enum Flag : uint8_t {
   kFlagSameValue = 1u << 0,  // store: no two active lanes wrote different values to overlapping
                              // bytes (paper §3.3.1: such intra-warp write-write pairs are not races)
-  kFlagLoad = 1u << 1,       // for kAcquire/kRelease/kAcqRel: the underlying access reads memory
-  kFlagStore = 1u << 2,      // ... writes memory (both bits: a read-modify-write)
-  kFlagVolatile = 1u << 3,   // ld.volatile / st.volatile (flag-based message passing)
-  kFlagInferred = 1u << 4,   // acquire/release inferred from fence adjacency (paper §3.1), not explicit
+  kFlagLoad = 1u << 1,       // strong accesses: the access reads memory; kFence: acquire side
+  kFlagStore = 1u << 2,      // ... writes memory (both bits: a read-modify-write); kFence: release side
+  kFlagVolatile = 1u << 3,   // ld.volatile / st.volatile (a kAtomic at kSys scope)
+  kFlagInferred = 1u << 4,   // unused since wave 2 (was: acquire/release inferred from fence
+                             // adjacency, paper §3.1); fences are records of their own now
 };
 
 struct RecordHeader {

@@ -76,7 +76,7 @@ void Detector::Impl::BeginLaunch(const protocol::Record& r, WorkerCounters& c) {
   blocks.clear();
   blocks.resize(nblocks);
   shadow.BeginLaunch(nblocks, k.static_shared_bytes + k.dynamic_shared_bytes);
-  sync_locations.BeginLaunch(nblocks);
+  sync_locations.BeginLaunch();
   launches++;
 }
 
@@ -89,6 +89,14 @@ void LaunchGeometry::ClusterBlocks(uint32_t block, uint32_t* out) const {
     for (uint32_t j = 0; j < cluster[1]; ++j)
       for (uint32_t i = 0; i < cluster[0]; ++i)
         out[n++] = static_cast<uint32_t>((ox + i) + (oy + j) * gx + (oz + k) * gx * gy);
+}
+
+uint32_t LaunchGeometry::ClusterOf(uint32_t block) const {
+  if (cluster_size <= 1) return block;
+  const uint64_t gx = grid[0], gy = grid[1];
+  const uint64_t x = block % gx, y = (block / gx) % gy, z = block / (gx * gy);
+  const uint64_t nx = gx / cluster[0], ny = gy / cluster[1];
+  return static_cast<uint32_t>(x / cluster[0] + (y / cluster[1]) * nx + (z / cluster[2]) * nx * ny);
 }
 
 void Detector::Impl::EndLaunch() {
@@ -151,15 +159,14 @@ void Detector::Impl::ProcessWarpRecord(const protocol::Record& r, uint64_t index
     case Op::kRead:
     case Op::kWrite:
     case Op::kAtomic:
-      MemoryAccess(r, index, block, warp, c);
-      return;
     case Op::kAcquire:
     case Op::kRelease:
     case Op::kAcqRel:
-      SyncAccess(r, index, block, warp, c);
+      MemoryAccess(r, index, block, warp, c);
       return;
     case Op::kFence:
-      return;  // an unbundled fence orders nothing by itself (only its stamp matters)
+      Fence(r, block, warp, c);
+      return;
     case Op::kBarrier:
     case Op::kBarrierArrive:
       BarrierArrival(r, index, block, warp, c);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "device_logger/protocol.h"
 #include "host_detector/detector.h"
@@ -39,6 +40,45 @@ struct LaunchGeometry {
   uint32_t cluster_size = 1;  // CTAs per cluster
   // The blocks of `block`'s cluster (cluster_size of them, rank order).
   void ClusterBlocks(uint32_t block, uint32_t* out) const;
+  // The cluster of a block (its linear index among the clusters; the block
+  // itself without clusters).
+  uint32_t ClusterOf(uint32_t block) const;
+  uint32_t BlockOfThread(uint64_t tid) const { return static_cast<uint32_t>(tid / threads_per_block); }
+  // Is thread b inside scope `level` of thread a (symmetric: same block, same
+  // cluster, or any thread of the launch)?
+  bool InScope(uint64_t a, uint64_t b, shadow::ScopeLevel level) const {
+    switch (level) {
+      case shadow::ScopeLevel::kGpu: return true;
+      case shadow::ScopeLevel::kCluster: return ClusterOf(BlockOfThread(a)) == ClusterOf(BlockOfThread(b));
+      case shadow::ScopeLevel::kBlock: break;
+    }
+    return BlockOfThread(a) == BlockOfThread(b);
+  }
+  // The level of a strong access, release or acquire of `op` at `scope`
+  // (SEMANTICS.md: kNone is gpu for kAtomic, cta otherwise; cluster scope is
+  // block scope in a launch without clusters; sys is gpu within a launch).
+  shadow::ScopeLevel LevelOf(protocol::Op op, protocol::Scope scope) const {
+    switch (scope) {
+      case protocol::Scope::kCta: return shadow::ScopeLevel::kBlock;
+      case protocol::Scope::kCluster: return cluster_size > 1 ? shadow::ScopeLevel::kCluster : shadow::ScopeLevel::kBlock;
+      case protocol::Scope::kGpu:
+      case protocol::Scope::kSys: return shadow::ScopeLevel::kGpu;
+      case protocol::Scope::kNone: break;
+    }
+    return op == protocol::Op::kAtomic ? shadow::ScopeLevel::kGpu : shadow::ScopeLevel::kBlock;
+  }
+};
+
+// A thread's pending release and acquire (SEMANTICS.md "Synchronizes-with"):
+// what its latest release fence would publish through a later strong write,
+// and what its strong reads observed for a later acquire fence, by the level
+// from which each part counts. Kept only for threads that need one.
+struct PendingSync {
+  vc::VectorClock release;  // C_t at the latest release fence
+  shadow::ScopeLevel release_level = shadow::ScopeLevel::kBlock;
+  bool has_release = false;
+  std::array<vc::VectorClock, 3> acquire;  // indexed by ScopeLevel
+  uint8_t acquire_parts = 0;               // bit per non-empty part
 };
 
 // One generation of one barrier id of a block (arrivals in record order).
@@ -57,6 +97,8 @@ struct BlockState {
   uint32_t live_threads = 0;
   uint32_t exited_threads = 0;
   std::array<std::unique_ptr<BarrierGeneration>, kMaxBarrierIds> barriers;
+  // Keyed by thread index in the block (warp * 32 + lane).
+  absl::flat_hash_map<uint32_t, PendingSync> pending;
 };
 
 // Counters of one worker (merged into Statistics at the end; no sharing on the
@@ -126,8 +168,14 @@ class Detector::Impl {
   BlockState& Block(uint32_t block);
   void MemoryAccess(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
                     WorkerCounters& c);
-  void SyncAccess(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
-                  WorkerCounters& c);
+  // Strong accesses and fences (strong_access.cpp): the synchronisation part
+  // of a strong access's lane before (acquire) and after (pending acquire,
+  // release, publication of a pending release) its race check.
+  void StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane,
+                    WorkerCounters& c);
+  void StrongAfter(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane,
+                   WorkerCounters& c);
+  void Fence(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
   void BarrierArrival(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
                       WorkerCounters& c);
   void TryCompleteBarrier(BlockState& bs, uint32_t id, WorkerCounters& c);

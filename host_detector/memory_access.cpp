@@ -70,6 +70,10 @@ struct Accessor {
   uint32_t mask;
   uint32_t size;
   bool same_value;
+  // Size and scope of this access when it is strong (kWeak for plain ones),
+  // and the launch, for the morally-strong test.
+  shadow::Strength strength;
+  const LaunchGeometry* launch;
 
   bool Covers(shadow::Tid t, shadow::Clock c) const {
     return c <= clocks->Get(lane, static_cast<vc::ThreadId>(t));
@@ -81,6 +85,14 @@ struct Accessor {
     if (c != clocks->Local(other)) return false;
     uint64_t a = record->addr[other];
     return byte >= a && byte - a < size;
+  }
+  // PTX "morally strong": both strong, complete overlap (strong accesses are
+  // naturally aligned: same size), each thread in the other's scope (scope
+  // membership is symmetric, so the narrower scope decides).
+  bool MorallyStrongWith(shadow::Tid t, shadow::Strength other) const {
+    if (strength == shadow::kWeak || other == shadow::kWeak) return false;
+    if (shadow::StrengthSize(other) != shadow::StrengthSize(strength)) return false;
+    return launch->InScope(tid, t, std::min(shadow::StrengthLevel(strength), shadow::StrengthLevel(other)));
   }
 };
 
@@ -96,6 +108,8 @@ void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool a
       k.Note(t, e.site, Op::kWrite, plain_kind);
     } else if (!atomic_load) {
       k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+    } else if (!a.MorallyStrongWith(t, e.strength)) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
   });
   // A plain write kept among the readers (see CheckAtomic) conflicts with reads too.
@@ -104,14 +118,15 @@ void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool a
       k.Note(t, e.site, Op::kWrite, plain_kind);
     }
   });
+  const shadow::Strength strength = atomic_load ? a.strength : shadow::kWeak;
   if (cell.read_shared()) {
-    shadow::AddReader(cell, pool, a.epoch, a.site, kind);  // READSHARED
+    shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READSHARED
   } else {
     shadow::Epoch r = cell.read_epoch();
     if (r.IsBottom() || (a.Covers(r.tid, r.clock) && cell.read_kind() <= kind)) {
-      shadow::SetReadEpoch(cell, pool, a.epoch, a.site, kind);  // READEXCL
+      shadow::SetReadEpoch(cell, pool, a.epoch, a.site, kind, strength);  // READEXCL
     } else {
-      shadow::AddReader(cell, pool, a.epoch, a.site, kind);  // READINFLATE
+      shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READINFLATE
     }
   }
 }
@@ -196,26 +211,33 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
   struct Kept {
     shadow::Epoch epoch;
     uint32_t site;
+    shadow::Strength strength;
   };
   absl::InlinedVector<Kept, 2> atomics, plains;
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     const bool covered = a.Covers(t, e.clock);
     if (e.atomic) {
-      if (!covered) atomics.push_back({{t, e.clock}, e.site});  // atomics never race
+      if (covered) return;
+      atomics.push_back({{t, e.clock}, e.site, e.strength});  // concurrent strong writers are kept
+      if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     } else {
-      plains.push_back({{t, e.clock}, e.site});
+      plains.push_back({{t, e.clock}, e.site, shadow::kWeak});
       if (!covered) k.Note(t, e.site, Op::kWrite, RaceKind::kAtomicVsPlain);
     }
   });
   const bool write_race = k.found != found_before;
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (write_race || e.read_kind == shadow::ReadKind::kAtomicRead || a.Covers(t, e.clock)) return;
+    if (write_race || a.Covers(t, e.clock)) return;
+    if (e.read_kind == shadow::ReadKind::kAtomicRead) {
+      if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+      return;
+    }
     k.Note(t, e.site, e.read_kind == shadow::ReadKind::kKeptWrite ? Op::kWrite : Op::kRead,
            RaceKind::kAtomicVsPlain);
   });
   for (const Kept& p : plains) KeepAsReader(cell, pool, p.epoch, p.site);
-  shadow::SetWriteEpoch(cell, pool, a.epoch, a.site, true);
-  for (const Kept& p : atomics) shadow::AddWriter(cell, pool, p.epoch, p.site, true);
+  shadow::SetWriteEpoch(cell, pool, a.epoch, a.site, true, a.strength);
+  for (const Kept& p : atomics) shadow::AddWriter(cell, pool, p.epoch, p.site, true, p.strength);
 }
 
 constexpr unsigned kPrefetchDistance = 4;
@@ -313,10 +335,17 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   a.site = r.header.site_id;
   a.same_value = options.same_value_filter && op == Op::kWrite &&
                  (r.header.flags & protocol::kFlagSameValue) != 0 && LanesOverlap(r, mask, size);
-  // An atomic that only loads (ld.relaxed; DESIGN.md: kAtomic with kFlagLoad
-  // and without kFlagStore) is checked as a read that passes atomics.
-  const bool atomic_load = op == Op::kAtomic && (r.header.flags & protocol::kFlagLoad) != 0 &&
-                           (r.header.flags & protocol::kFlagStore) == 0;
+  // Every access but kRead/kWrite is strong (SEMANTICS.md): race-checked with
+  // its size and scope, and it takes part in release/acquire patterns
+  // (StrongBefore/StrongAfter around each lane's check).
+  const bool strong = op != Op::kRead && op != Op::kWrite;
+  a.strength = strong ? shadow::MakeStrength(size, launch.LevelOf(op, protocol::ScopeOf(r.header))) : shadow::kWeak;
+  a.launch = &launch;
+  // A strong access that only loads (ld.relaxed, ld.volatile, ld.acquire:
+  // kFlagLoad without kFlagStore; an acquire without flags, from older
+  // producers) is checked as a read that passes morally strong accesses.
+  const uint8_t rw = r.header.flags & (protocol::kFlagLoad | protocol::kFlagStore);
+  const bool atomic_load = strong && (rw == protocol::kFlagLoad || (rw == 0 && op == Op::kAcquire));
   shadow::SparseVcPool& pool = shadow.vcs();
   shadow::PageView view;
   const bool global = space == protocol::Space::kGlobal;
@@ -365,6 +394,14 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   for (uint32_t m = mask; m != 0; m &= m - 1) {
     const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
     const uint64_t addr = r.addr[lane];
+    if (strong) {
+      StrongBefore(r, bs, block, warp, lane, c);
+      // The synthetic cluster-barrier locations (protocol.h) are no memory.
+      if (!global && protocol::IsClusterBarrierAddress(addr)) {
+        StrongAfter(r, bs, block, warp, lane, c);
+        continue;
+      }
+    }
     a.lane = lane;
     a.tid = wc.tid(lane);
     a.epoch = shadow::Epoch{a.tid, wc.Local(lane)};
@@ -496,6 +533,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       std::span<Cell> cells = shadow.shared().Cells(addr, size);
       if (cells.empty()) {
         c.shadow_dropped++;  // outside the launch's shared window: not tracked
+        if (strong) StrongAfter(r, bs, block, warp, lane, c);
         continue;
       }
       visit_all(cells, addr, 1);
@@ -515,6 +553,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       e.later.access_size = static_cast<uint8_t>(size);
       Emit(e);
     }
+    if (strong) StrongAfter(r, bs, block, warp, lane, c);
   }
   if (options.warp_model == WarpModel::kLockstep) bs.clocks.JoinIncrement(warp, mask);  // ENDINSN
 }

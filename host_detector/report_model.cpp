@@ -9,6 +9,7 @@ const char* RaceKindName(RaceKind kind) {
     case RaceKind::kWriteAfterWrite: return "WAW";
     case RaceKind::kAtomicVsPlain: return "atomic-vs-plain";
     case RaceKind::kBarrierDivergence: return "barrier-divergence";
+    case RaceKind::kNotMorallyStrong: return "not-morally-strong";
   }
   return "?";
 }

@@ -21,7 +21,13 @@ enum class RaceKind : uint8_t {
   kWriteAfterWrite,    // two plain writes
   kAtomicVsPlain,      // exactly one of the two is atomic
   kBarrierDivergence,  // bar.sync executed by part of a warp (paper BAR rule)
+  kNotMorallyStrong,   // two strong accesses, but a scope excludes the other thread or the
+                       // sizes differ (PTX memory model: not morally strong)
 };
+// Every kind, in the order summaries list them.
+inline constexpr RaceKind kAllRaceKinds[] = {RaceKind::kReadAfterWrite,  RaceKind::kWriteAfterRead,
+                                             RaceKind::kWriteAfterWrite, RaceKind::kAtomicVsPlain,
+                                             RaceKind::kNotMorallyStrong, RaceKind::kBarrierDivergence};
 
 enum class RaceClass : uint8_t {
   kIntraWarp,   // same warp, not separated by an open branch

@@ -30,6 +30,10 @@ constexpr RuleInfo kRules[] = {
      "Two threads write the same bytes without ordering between the writes."},
     {RaceKind::kAtomicVsPlain, "AtomicVersusPlainRace", "Atomic access races with a plain access",
      "An atomic access and a plain (non-atomic) access to the same bytes are not ordered."},
+    {RaceKind::kNotMorallyStrong, "NotMorallyStrongRace", "Strong accesses that are not morally strong",
+     "Two strong accesses (atomics, relaxed or volatile loads and stores) to the same bytes are not "
+     "ordered, and the PTX memory model does not excuse them: a scope (e.g. .cta) does not include "
+     "the other thread, or the accesses differ in size."},
     {RaceKind::kBarrierDivergence, "BarrierDivergence", "Barrier reached by part of a warp",
      "A block-wide barrier (__syncthreads, bar.sync) was executed by only some of the live lanes "
      "of a warp: the behaviour is undefined."},

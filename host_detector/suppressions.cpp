@@ -37,9 +37,6 @@ std::vector<GlobToken> Tokenize(std::string_view pattern) {
   return out;
 }
 
-constexpr RaceKind kAllKinds[] = {RaceKind::kReadAfterWrite, RaceKind::kWriteAfterRead,
-                                  RaceKind::kWriteAfterWrite, RaceKind::kAtomicVsPlain,
-                                  RaceKind::kBarrierDivergence};
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -52,7 +49,7 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }
 
 std::optional<RaceKind> ParseKind(std::string_view text) {
-  for (RaceKind k : kAllKinds) {
+  for (RaceKind k : detector::kAllRaceKinds) {
     if (EqualsIgnoreCase(text, detector::RaceKindName(k))) return k;
   }
   return std::nullopt;

@@ -1,73 +1,14 @@
-// Synchronisation records: acquire/release at every scope (paper Fig. 3
-// ACQBLOCK ... ACQRELGLB, extended to explicit acquire/release and cluster/
-// system scope), barriers (BAR with barrier-divergence detection, named
+// Synchronisation records other than strong accesses and fences
+// (strong_access.cpp): barriers (BAR with barrier-divergence detection, named
 // barriers with counts, bar.arrive), branches (IF, ELSE/ENDIF), warp-sync and
 // exits. Semantics: host_detector/SEMANTICS.md.
 #include <bit>
-#include <span>
 
 #include "host_detector/detector_impl.h"
 
 namespace barracuda::detector {
 
 using protocol::Op;
-using protocol::Scope;
-
-void Detector::Impl::SyncAccess(const protocol::Record& r, uint64_t index, uint32_t block,
-                                unsigned warp, WorkerCounters& c) {
-  (void)index;
-  BlockState& bs = Block(block);
-  vc::WarpClocks& wc = bs.clocks.warp(warp);
-  const Op op = protocol::OpOf(r.header);
-  const Scope scope = protocol::ScopeOf(r.header);
-  // kNone is treated as the weakest scope. Cluster scope is the blocks of the
-  // thread's cluster (KernelBegin's cluster shape; one block without one).
-  const bool cluster_scope = scope == Scope::kCluster && launch.cluster_size > 1;
-  const bool block_scope = scope == Scope::kCta || scope == Scope::kCluster || scope == Scope::kNone;
-  uint32_t cluster_blocks[protocol::kMaxClusterCtas];
-  if (cluster_scope) launch.ClusterBlocks(block, cluster_blocks);
-  const std::span<const uint32_t> scope_blocks =
-      cluster_scope ? std::span<const uint32_t>(cluster_blocks, launch.cluster_size) : std::span<const uint32_t>(&block, 1);
-  const bool plain_store = op == Op::kRelease && (r.header.flags & protocol::kFlagStore) != 0 &&
-                           (r.header.flags & protocol::kFlagLoad) == 0;
-  const shadow::ReleaseKind kind =
-      plain_store ? shadow::ReleaseKind::kStore : shadow::ReleaseKind::kReadModifyWrite;
-  const shadow::Space space = static_cast<shadow::Space>(protocol::SpaceOf(r.header));
-  const uint32_t mask = r.header.active_mask & bs.live[warp];
-  vc::VectorClock acquired;
-  for (uint32_t m = mask; m != 0; m &= m - 1) {
-    const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
-    const shadow::SyncKey key{space, r.addr[lane]};
-    c.sync_ops++;
-    if (op == Op::kAcquire || op == Op::kAcqRel) {
-      acquired.Clear();
-      auto visit = [&](const vc::VectorClock& s) { acquired.Join(s); };
-      if (block_scope) {
-        for (uint32_t b : scope_blocks) sync_locations.AcquireBlock(key, b, visit);
-      } else {
-        sync_locations.AcquireGlobal(key, visit);
-      }
-      bs.clocks.Acquire(warp, lane, acquired);
-    }
-    if (op == Op::kRelease || op == Op::kAcqRel) {
-      const vc::VectorClock mine = wc.Expand(lane);
-      auto update = [&](vc::VectorClock& slot) {
-        if (kind == shadow::ReleaseKind::kStore) {
-          slot = mine;
-        } else {
-          slot.Join(mine);
-        }
-      };
-      if (block_scope) {
-        for (uint32_t b : scope_blocks) sync_locations.ReleaseBlock(key, b, kind, update);
-      } else {
-        sync_locations.ReleaseGlobal(key, kind, update);
-      }
-      bs.clocks.Increment(warp, 1u << lane);
-    }
-  }
-  if (options.warp_model == WarpModel::kLockstep) bs.clocks.JoinIncrement(warp, mask);  // ENDINSN
-}
 
 void Detector::Impl::BarrierArrival(const protocol::Record& r, uint64_t index, uint32_t block,
                                     unsigned warp, WorkerCounters& c) {

@@ -39,14 +39,13 @@ inline protocol::Scope RecordScope(Scope s) {
   return protocol::Scope::kNone;
 }
 
-// kFlagLoad / kFlagStore / kFlagVolatile / kFlagInferred (kFlagSameValue is
-// decided per executed store, not statically).
+// kFlagLoad / kFlagStore / kFlagVolatile (kFlagSameValue is decided per
+// executed store, not statically).
 inline uint8_t RecordFlags(const AccessClass& a) {
   uint8_t flags = 0;
   if (a.loads) flags |= protocol::kFlagLoad;
   if (a.stores) flags |= protocol::kFlagStore;
   if (a.is_volatile) flags |= protocol::kFlagVolatile;
-  if (a.inferred) flags |= protocol::kFlagInferred;
   return flags;
 }
 

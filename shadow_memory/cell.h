@@ -9,7 +9,7 @@
 //        +------+------+--------------+--------------+--------------+
 //  w0/w1 |ctrl  |wclkhi| write tid    | write clk lo | write site   |   write half
 //        +------+------+--------------+--------------+--------------+
-//  w2/w3 |rsvd  |rclkhi| read tid     | read clk lo  | read site    |   read half
+//  w2/w3 |ws|rs |rclkhi| read tid     | read clk lo  | read site    |   read half
 //        +------+------+--------------+--------------+--------------+
 //       16     18     20             24             28             32
 //
@@ -21,6 +21,8 @@
 //    "read tid" holds a VcHandle of the concurrent readers.
 //  write/read site: static site id of the last write/read, for reports (an
 //    epoch only gives thread and clock). Inside a SparseVc every entry has its own.
+//  ws / rs: Strength (epoch.h) of the inline write / read epoch: size and scope
+//    of a strong access, for the morally-strong test; 0 for weak ones.
 // An all-zero cell is the initial state: bottom write and read epochs, no flags.
 //
 // Thread safety: a Cell is plain data. Global-memory cells can be reached by
@@ -94,6 +96,7 @@ class alignas(32) Cell {
     return {write_tid_, Join48(write_clock_hi_, write_clock_lo_)};
   }
   SiteId write_site() const { return write_site_; }
+  Strength write_strength() const { return write_strength_; }
   // Precondition: write_shared().
   VcHandle write_vc() const {
     assert(write_shared());
@@ -101,8 +104,9 @@ class alignas(32) Cell {
   }
   // W := (e, atomic). The caller must have released a write VC first (cell_vc.h
   // does both); asserting keeps a leaked VC from going unnoticed.
-  void SetWrite(Epoch e, SiteId site, bool atomic) {
+  void SetWrite(Epoch e, SiteId site, bool atomic, Strength strength = kWeak) {
     assert(!write_shared() && FitsClock(e.clock));
+    write_strength_ = strength;
     write_tid_ = e.tid;
     write_clock_lo_ = static_cast<uint32_t>(e.clock);
     write_clock_hi_ = static_cast<uint16_t>(e.clock >> 32);
@@ -113,6 +117,7 @@ class alignas(32) Cell {
   // W := writers in SparseVc h (write_site() keeps the latest writer's site).
   void SetWriteVc(VcHandle h, SiteId latest_site, bool atomic) {
     assert(h != kNoVc);
+    write_strength_ = kWeak;  // the VC's entries carry their strengths
     write_tid_ = h;
     write_clock_lo_ = 0;
     write_clock_hi_ = 0;
@@ -134,6 +139,7 @@ class alignas(32) Cell {
     return {read_tid_, Join48(read_clock_hi_, read_clock_lo_)};
   }
   SiteId read_site() const { return read_site_; }
+  Strength read_strength() const { return read_strength_; }
   // Precondition: read_shared().
   VcHandle read_vc() const {
     assert(read_shared());
@@ -143,8 +149,9 @@ class alignas(32) Cell {
     return Has(kCellReadKeptWrite) ? ReadKind::kKeptWrite
                                    : Has(kCellReadAtomic) ? ReadKind::kAtomicRead : ReadKind::kRead;
   }
-  void SetRead(Epoch e, SiteId site, ReadKind kind = ReadKind::kRead) {
+  void SetRead(Epoch e, SiteId site, ReadKind kind = ReadKind::kRead, Strength strength = kWeak) {
     assert(!read_shared() && FitsClock(e.clock));
+    read_strength_ = strength;
     read_tid_ = e.tid;
     read_clock_lo_ = static_cast<uint32_t>(e.clock);
     read_clock_hi_ = static_cast<uint16_t>(e.clock >> 32);
@@ -153,6 +160,7 @@ class alignas(32) Cell {
   }
   void SetReadVc(VcHandle h, SiteId latest_site) {
     assert(h != kNoVc);
+    read_strength_ = kWeak;
     read_tid_ = h;
     read_clock_lo_ = 0;
     read_clock_hi_ = 0;
@@ -164,6 +172,7 @@ class alignas(32) Cell {
   // free it first (cell_vc.h: DeflateReads).
   void ClearRead() {
     assert(!read_shared());
+    read_strength_ = kWeak;
     read_tid_ = 0;
     read_clock_lo_ = 0;
     read_clock_hi_ = 0;
@@ -178,7 +187,8 @@ class alignas(32) Cell {
   // lock bit does not count).
   bool IsPristine() const {
     return (flags() & ~kCellLocked) == 0 && write_tid_ == 0 && write_clock_lo_ == 0 && write_clock_hi_ == 0 &&
-           read_tid_ == 0 && read_clock_lo_ == 0 && read_clock_hi_ == 0;
+           read_tid_ == 0 && read_clock_lo_ == 0 && read_clock_hi_ == 0 && write_strength_ == kWeak &&
+           read_strength_ == kWeak;
   }
 
   // --- whole-cell metadata (fast paths that decide a word at once) --------
@@ -225,20 +235,20 @@ class alignas(32) Cell {
   bool MetadataEquals(const Cell& o) const { return bits() == o.bits(); }
   // Everything but the lock bit := o's (cells without out-of-line clocks).
   void CopyMetadataFrom(const Cell& o) { StoreBits(o.bits()); }
-  // Bits with the write half := (e, site), plain (not atomic), and the read
-  // half cleared (R := bottom, kind kRead; the read site stays, as ClearRead).
+  // Bits with the write half := (e, site), plain (weak), and the read half
+  // cleared (R := bottom, kind kRead, weak; the read site stays, as ClearRead).
   static Bits WithPlainWrite(const Bits& b, Epoch e, SiteId site) {
     assert(FitsClock(e.clock));
     const uint64_t f = b.flags() & ~(kCellWriteAtomic | kCellReadAtomic | kCellReadKeptWrite);
     return {{f | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32, (e.clock & 0xffffffffu) | uint64_t{site} << 32,
-             b.w[2] & 0xffff, b.w[3] & ~uint64_t{0xffffffffu}}};
+             0, b.w[3] & ~uint64_t{0xffffffffu}}};
   }
-  // Bits with the read half := (e, site), kind kRead.
+  // Bits with the read half := (e, site), kind kRead, weak.
   static Bits WithPlainRead(const Bits& b, Epoch e, SiteId site) {
     assert(FitsClock(e.clock));
     const uint64_t f = b.flags() & ~(kCellReadAtomic | kCellReadKeptWrite);
     return {{(b.w[0] & ~uint64_t{0xffff}) | f, b.w[1],
-             (b.w[2] & 0xffff) | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32,
+             (b.w[2] & 0xff) | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32,
              (e.clock & 0xffffffffu) | uint64_t{site} << 32}};
   }
   // An atomic no-op write to the cell (value unchanged, safe while others lock
@@ -288,8 +298,10 @@ class alignas(32) Cell {
   uint32_t write_tid_ = 0;  // or VcHandle (kCellWriteShared)
   uint32_t write_clock_lo_ = 0;
   uint32_t write_site_ = 0;
-  // Read half (bytes 16..31).
-  uint16_t reserved_ = 0;
+  // Read half (bytes 16..31); the write epoch's strength sits here too (the
+  // write half has no room left).
+  Strength write_strength_ = kWeak;
+  Strength read_strength_ = kWeak;
   uint16_t read_clock_hi_ = 0;
   uint32_t read_tid_ = 0;  // or VcHandle (kCellReadShared)
   uint32_t read_clock_lo_ = 0;
@@ -313,7 +325,8 @@ struct CellLayoutCheck {
   static_assert(offsetof(Cell, control_) == 0);
   static_assert(offsetof(Cell, write_clock_hi_) == 2);  // Cell::Bits relies on these
   static_assert(offsetof(Cell, write_clock_lo_) == 8);
-  static_assert(offsetof(Cell, reserved_) == 16);
+  static_assert(offsetof(Cell, write_strength_) == 16);
+  static_assert(offsetof(Cell, read_strength_) == 17);
   static_assert(offsetof(Cell, read_clock_hi_) == 18);
   static_assert(offsetof(Cell, read_clock_lo_) == 24);
   static_assert(offsetof(Cell, write_tid_) == 4);

@@ -12,64 +12,65 @@ void ClearReads(Cell& cell, SparseVcPool& pool) {
   cell.ClearRead();
 }
 
-void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind) {
+void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
   if (cell.read_shared()) {
     pool.Free(cell.read_vc());
     cell.ClearReadVc();
   }
-  cell.SetRead(reader, site, kind);
+  cell.SetRead(reader, site, kind, strength);
 }
 
-void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind) {
+void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
   if (cell.read_shared()) {  // READSHARED
-    pool.Get(cell.read_vc()).Set(ReaderKey(reader.tid, kind), {reader.clock, site, false, kind});
+    pool.Get(cell.read_vc()).Set(ReaderKey(reader.tid, kind), {reader.clock, site, false, kind, strength});
     cell.SetReadVc(cell.read_vc(), site);
     return;
   }
   Epoch old = cell.read_epoch();
   // The same thread's newer reader subsumes the older one unless it is of a weaker kind.
   if (old.IsBottom() || (old.tid == reader.tid && kind >= cell.read_kind())) {
-    cell.SetRead(reader, site, kind);
+    cell.SetRead(reader, site, kind, strength);
     return;
   }
   VcHandle h = pool.Allocate();  // READINFLATE
   if (h == kNoVc) {
-    cell.SetRead(reader, site, kind);
+    cell.SetRead(reader, site, kind, strength);
     return;
   }
   SparseVc& vc = pool.Get(h);
-  vc.Set(ReaderKey(old.tid, cell.read_kind()), {old.clock, cell.read_site(), false, cell.read_kind()});
-  vc.Set(ReaderKey(reader.tid, kind), {reader.clock, site, false, kind});
+  vc.Set(ReaderKey(old.tid, cell.read_kind()),
+         {old.clock, cell.read_site(), false, cell.read_kind(), cell.read_strength()});
+  vc.Set(ReaderKey(reader.tid, kind), {reader.clock, site, false, kind, strength});
   cell.SetReadVc(h, site);
 }
 
-void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic) {
+void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength) {
   if (cell.write_shared()) {
     pool.Free(cell.write_vc());
     cell.ClearWriteVc();
   }
-  cell.SetWrite(writer, site, atomic);
+  cell.SetWrite(writer, site, atomic, strength);
 }
 
-void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic) {
+void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength) {
   if (cell.write_shared()) {
-    pool.Get(cell.write_vc()).Set(writer.tid, {writer.clock, site, atomic});
+    pool.Get(cell.write_vc()).Set(writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength});
     cell.SetWriteVc(cell.write_vc(), site, atomic);
     return;
   }
   Epoch old = cell.write_epoch();
   if (old.IsBottom() || old.tid == writer.tid) {
-    cell.SetWrite(writer, site, atomic);
+    cell.SetWrite(writer, site, atomic, strength);
     return;
   }
   VcHandle h = pool.Allocate();
   if (h == kNoVc) {
-    cell.SetWrite(writer, site, atomic);
+    cell.SetWrite(writer, site, atomic, strength);
     return;
   }
   SparseVc& vc = pool.Get(h);
-  vc.Set(old.tid, {old.clock, cell.write_site(), cell.write_atomic()});
-  vc.Set(writer.tid, {writer.clock, site, atomic});
+  vc.Set(old.tid, {old.clock, cell.write_site(), cell.write_atomic(), ReadKind::kRead, cell.write_strength()});
+  vc.Set(writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength});
   cell.SetWriteVc(h, site, atomic);
 }
 
@@ -98,12 +99,12 @@ void SplitGranule(Cell& granule, Cell* bytes, SparseVcPool& pool) {
     Cell& c = bytes[j];
     assert(c.IsPristine());
     if (!granule.write_shared()) {
-      c.SetWrite(granule.write_epoch(), granule.write_site(), granule.write_atomic());
+      c.SetWrite(granule.write_epoch(), granule.write_site(), granule.write_atomic(), granule.write_strength());
     } else if (VcHandle h = j == 0 ? granule.write_vc() : CloneVc(pool, granule.write_vc()); h != kNoVc) {
       c.SetWriteVc(h, granule.write_site(), granule.write_atomic());
     }
     if (!granule.read_shared()) {
-      c.SetRead(granule.read_epoch(), granule.read_site(), granule.read_kind());
+      c.SetRead(granule.read_epoch(), granule.read_site(), granule.read_kind(), granule.read_strength());
     } else if (VcHandle h = j == 0 ? granule.read_vc() : CloneVc(pool, granule.read_vc()); h != kNoVc) {
       c.SetReadVc(h, granule.read_site());
     }

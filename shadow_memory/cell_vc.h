@@ -16,7 +16,7 @@ namespace barracuda::shadow {
 // checked that the new reader covers what it replaces, kinds included (see
 // ReadKind: a reader may only replace one of a weaker or equal kind).
 void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
-                  ReadKind kind = ReadKind::kRead);
+                  ReadKind kind = ReadKind::kRead, Strength strength = kWeak);
 
 // READINFLATE / READSHARED: the read is concurrent with the recorded reads, so
 // R keeps them all. R bottom or an epoch of the same thread: R := E(t).
@@ -26,20 +26,22 @@ void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
 // A thread's newer reader replaces its older one of the same or a weaker kind
 // (ReadKind); an older one of a stronger kind is kept beside it (VcKey).
 void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
-               ReadKind kind = ReadKind::kRead);
+               ReadKind kind = ReadKind::kRead, Strength strength = kWeak);
 
 // After a write (WRITEEXCL, WRITESHARED, INITATOM*, ATOM*): R := bottom.
 void ClearReads(Cell& cell, SparseVcPool& pool);
 
 // W := (E(t), atomic): the write is ordered after every recorded writer, so a
 // write VC deflates back to an epoch.
-void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic);
+void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
+                   Strength strength = kWeak);
 
 // A write concurrent with the recorded writer(s) but not racing with them
 // (atomic after atomic, or a same-value pair within one record): W keeps all
 // of them (host_detector/SEMANTICS.md, "past the paper"). W bottom or an epoch of
 // the same thread: W := (E(t), atomic). Pool exhausted: as AddReader.
-void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic);
+void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
+               Strength strength = kWeak);
 
 // Frees both clocks (if any) and returns the metadata to bottom, keeping the
 // lock bit and the kCellSharedSpace / kCellSyncLocation attributes.
@@ -62,7 +64,7 @@ void ForEachReader(const Cell& cell, const SparseVcPool& pool, F&& f) {
   if (cell.read_shared()) {
     pool.Get(cell.read_vc()).ForEach(f);
   } else if (Epoch e = cell.read_epoch(); !e.IsBottom()) {
-    f(e.tid, VcEntry{e.clock, cell.read_site(), false, cell.read_kind()});
+    f(e.tid, VcEntry{e.clock, cell.read_site(), false, cell.read_kind(), cell.read_strength()});
   }
 }
 template <class F>
@@ -70,7 +72,7 @@ void ForEachWriter(const Cell& cell, const SparseVcPool& pool, F&& f) {
   if (cell.write_shared()) {
     pool.Get(cell.write_vc()).ForEach(f);
   } else if (Epoch e = cell.write_epoch(); !e.IsBottom()) {
-    f(e.tid, VcEntry{e.clock, cell.write_site(), cell.write_atomic()});
+    f(e.tid, VcEntry{e.clock, cell.write_site(), cell.write_atomic(), ReadKind::kRead, cell.write_strength()});
   }
 }
 

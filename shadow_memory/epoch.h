@@ -52,6 +52,23 @@ enum class Space : uint8_t { kGlobal = 0, kShared = 1 };
 // lane of a same-value store) with every access.
 enum class ReadKind : uint8_t { kAtomicRead = 0, kRead = 1, kKeptWrite = 2 };
 
+// How far a strong access, release or acquire reaches (PTX scopes; .sys is
+// .gpu within one launch). Ordered: a wider level includes the narrower.
+enum class ScopeLevel : uint8_t { kBlock = 0, kCluster = 1, kGpu = 2 };
+
+// What the PTX model's "morally strong" test needs of a recorded strong
+// access besides its thread: its size (complete overlap: strong accesses are
+// naturally aligned, so two that overlap completely have the same size) and
+// its scope. 0 = a weak (plain) access. Packed: bits 0-4 size (1..16), bits
+// 5-6 ScopeLevel, bit 7 set.
+using Strength = uint8_t;
+inline constexpr Strength kWeak = 0;
+constexpr Strength MakeStrength(uint32_t size, ScopeLevel level) {
+  return static_cast<Strength>(0x80u | (static_cast<unsigned>(level) << 5) | (size & 0x1fu));
+}
+constexpr uint32_t StrengthSize(Strength s) { return s & 0x1fu; }
+constexpr ScopeLevel StrengthLevel(Strength s) { return static_cast<ScopeLevel>((s >> 5) & 3u); }
+
 }  // namespace barracuda::shadow
 
 #endif  // BARRACUDA_SHADOW_MEMORY_EPOCH_H_

@@ -23,6 +23,7 @@ struct VcEntry {
   SiteId site = kNoSite;  // static site of that thread's access
   bool atomic = false;   // write VCs: the access was an atomic
   ReadKind read_kind = ReadKind::kRead;  // read VCs: what the reader stands for
+  Strength strength = kWeak;             // size and scope of a strong access (epoch.h)
   friend bool operator==(const VcEntry&, const VcEntry&) = default;
 };
 

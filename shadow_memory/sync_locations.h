@@ -1,26 +1,30 @@
 // Synchronisation locations (paper §3.3.4, §4.3.3): the S_x map, kept apart
 // from the cells because few locations are ever acquired or released.
-// S_x maps each block of the grid to a vector clock of type ClockT (a template
-// parameter: the detector's block clock from vc_compression).
+// Clocks are of type ClockT (a template parameter: the detector's vector
+// clock from vc_compression).
 //
-// Representation, so that gpu/sys-scope operations cost O(blocks that have
-// their own clock) and never O(grid):
-//   S_x[b] = own[b] if b has its own clock, else base   (base starts at bottom)
-//   RELGLOBAL store:  base := C_t; own := {}            (O(|own|) to drop them)
-//   RELGLOBAL rmw:    base ⊔= C_t; own[b] ⊔= C_t for each b in own
-//   RELBLOCK store:   own[b] := C_t
-//   RELBLOCK rmw:     own[b] := (own[b] or base) ⊔ C_t
-//   ACQBLOCK:         C_t ⊔= own[b] or base
-//   ACQGLOBAL:        C_t ⊔= base (unless every block of the grid has its own
-//                     clock, when base is nobody's value) ⊔ each own[b]
-// This is exactly the rule set of host_detector/SEMANTICS.md.
+// What is kept (host_detector/SEMANTICS.md, "Synchronizes-with"): the clocks
+// released to x, by releaser and scope, so that a release and an acquire
+// synchronise exactly when each one's scope includes the other's thread (PTX
+// "morally strong"):
+//   by_block[b]    releases by threads of block b, at any scope
+//   by_cluster[c]  releases at cluster scope or wider by threads of cluster c
+//   gpu            releases at gpu/sys scope by any thread
+// Observe(x, b, c, level) visits what a thread of block b (cluster c) may
+// acquire at `level`: by_block[b]; by_cluster[c] from kCluster; gpu from kGpu.
+// Publish(x, b, c, level, kind) applies a release of a thread of block b at
+// `level` to by_block[b], by_cluster[c] (from kCluster) and gpu (from kGpu).
+// A release store (kStore) first forgets every clock of x (a reader of the
+// stored value synchronises with that store's release only); a read-modify-
+// write joins (PTX observation order through RMWs: the release sequence).
+// Callers pass cluster == block and never kCluster when a launch has no
+// clusters, so nothing is kept twice.
 //
 // The map never applies C_t itself: callers pass a callback that reads a clock
-// (acquire: join it into C_t) or updates one (release: assign or join C_t),
-// so the per-thread clock representation stays the detector's business.
-// ClockT must be default-constructible to bottom, and copy-constructible for
-// read-modify-write releases. If ClockT has `size_t HeapBytes() const`, its
-// heap bytes are accounted too.
+// (acquire: join it) or updates one (release: assign or join), so the per-
+// thread clock representation stays the detector's business. ClockT must be
+// default-constructible to bottom and copy-assignable. If ClockT has
+// `size_t HeapBytes() const`, its heap bytes are accounted too.
 //
 // Thread safety: every operation locks the shard of its key (sharded
 // std::mutex); callbacks run under that lock and must not call back into the
@@ -52,8 +56,8 @@ struct SyncKey {
   }
 };
 
-// How a release writes S_x (host_detector/SEMANTICS.md): a plain release store
-// replaces the clock; a read-modify-write (or acq_rel) joins into it.
+// How a release writes S_x (host_detector/SEMANTICS.md): a release store
+// replaces every clock of x; a read-modify-write (or acq_rel) joins into them.
 enum class ReleaseKind : uint8_t { kStore, kReadModifyWrite };
 
 template <class ClockT>
@@ -68,86 +72,69 @@ class SyncLocationMap {
   SyncLocationMap(const SyncLocationMap&) = delete;
   SyncLocationMap& operator=(const SyncLocationMap&) = delete;
 
-  // Forgets every location and sizes the grid (used by ACQGLOBAL to know
-  // whether base is still some block's value). num_blocks == 0: unknown.
-  void BeginLaunch(uint64_t num_blocks) {
-    Clear();
-    num_blocks_ = num_blocks;
-  }
+  void BeginLaunch() { Clear(); }
   void EndLaunch() { Clear(); }
 
-  // ACQBLOCK: visit(const ClockT&) with S_x[block], unless it is bottom.
-  // Returns whether anything was visited.
+  // visit(ScopeLevel part, const ClockT&) for each non-empty part of x that a
+  // thread of `block` (in `cluster`) acquiring at `level` synchronises with.
+  // The part says from which level on it counts (pending acquires of fences
+  // keep them apart). Returns whether anything was visited.
   template <class F>
-  bool AcquireBlock(const SyncKey& x, uint64_t block, F&& visit) const {
-    Shard& s = ShardOf(x);
-    std::lock_guard<std::mutex> lock(s.mu);
-    auto it = s.map.find(x);
-    if (it == s.map.end()) return false;
-    const Location& loc = *it->second;
-    if (auto own = loc.own.find(block); own != loc.own.end()) {
-      visit(own->second);
-      return true;
-    }
-    if (!loc.has_base) return false;
-    visit(loc.base);
-    return true;
-  }
-
-  // ACQGLOBAL: visit(const ClockT&) for a set of clocks whose join is the join
-  // of S_x[b] over every block b of the grid. O(blocks with their own clock).
-  template <class F>
-  bool AcquireGlobal(const SyncKey& x, F&& visit) const {
+  bool Observe(const SyncKey& x, uint64_t block, uint64_t cluster, ScopeLevel level, F&& visit) const {
     Shard& s = ShardOf(x);
     std::lock_guard<std::mutex> lock(s.mu);
     auto it = s.map.find(x);
     if (it == s.map.end()) return false;
     const Location& loc = *it->second;
     bool any = false;
-    if (loc.has_base && (num_blocks_ == 0 || loc.own.size() < num_blocks_)) {
-      visit(loc.base);
+    if (auto b = loc.by_block.find(block); b != loc.by_block.end()) {
+      visit(ScopeLevel::kBlock, b->second);
       any = true;
     }
-    for (const auto& [block, clock] : loc.own) {
-      visit(clock);
+    if (level >= ScopeLevel::kCluster) {
+      if (auto c = loc.by_cluster.find(cluster); c != loc.by_cluster.end()) {
+        visit(ScopeLevel::kCluster, c->second);
+        any = true;
+      }
+    }
+    if (level >= ScopeLevel::kGpu && loc.has_gpu) {
+      visit(ScopeLevel::kGpu, loc.gpu);
       any = true;
     }
     return any;
   }
 
-  // RELBLOCK: update(ClockT& slot) applies C_t to S_x[block]. kStore: update
-  // must overwrite slot. kReadModifyWrite: slot holds S_x[block]; join into it.
+  // A release by a thread of `block` (in `cluster`) at `level`: update(ClockT&)
+  // is called for each part the release reaches. kStore: every clock of x is
+  // forgotten first and update must overwrite its slot; kReadModifyWrite: the
+  // slot holds the part's clock (bottom if none yet) and update joins into it.
   template <class F>
-  void ReleaseBlock(const SyncKey& x, uint64_t block, ReleaseKind kind, F&& update) {
+  void Publish(const SyncKey& x, uint64_t block, uint64_t cluster, ScopeLevel level, ReleaseKind kind,
+               F&& update) {
     Shard& s = ShardOf(x);
     std::lock_guard<std::mutex> lock(s.mu);
     Location& loc = FindOrCreate(s, x);
-    int64_t before = static_cast<int64_t>(MapBytes(loc));
-    auto [it, inserted] = loc.own.try_emplace(block);
-    if (!inserted) before += static_cast<int64_t>(ClockHeapBytes(it->second));
-    if (inserted && kind == ReleaseKind::kReadModifyWrite && loc.has_base) it->second = loc.base;
-    update(it->second);
-    Account(static_cast<int64_t>(MapBytes(loc) + ClockHeapBytes(it->second)) - before);
+    const int64_t before = static_cast<int64_t>(LocationBytes(loc));
+    if (kind == ReleaseKind::kStore) Forget(loc);
+    update(loc.by_block[block]);
+    if (level >= ScopeLevel::kCluster) update(loc.by_cluster[cluster]);
+    if (level >= ScopeLevel::kGpu) {
+      update(loc.gpu);
+      loc.has_gpu = true;
+    }
+    Account(static_cast<int64_t>(LocationBytes(loc)) - before);
   }
 
-  // RELGLOBAL: applies C_t to S_x[b] for every block b of the grid.
-  // kStore: update(base) must overwrite it, and every block's own clock is
-  // dropped. kReadModifyWrite: update joins into base and each own clock.
-  template <class F>
-  void ReleaseGlobal(const SyncKey& x, ReleaseKind kind, F&& update) {
+  // A strong store that releases nothing (no pending release fence): readers of
+  // its value synchronise with nobody, so every clock of x is forgotten.
+  void Overwrite(const SyncKey& x) {
     Shard& s = ShardOf(x);
     std::lock_guard<std::mutex> lock(s.mu);
-    Location& loc = FindOrCreate(s, x);
-    int64_t before = static_cast<int64_t>(LocationBytes(loc));
-    if (kind == ReleaseKind::kStore) {
-      loc.own.clear();
-      update(loc.base);
-    } else {
-      update(loc.base);
-      for (auto& [block, clock] : loc.own) update(clock);
-    }
-    loc.has_base = true;
-    Account(static_cast<int64_t>(LocationBytes(loc)) - before);
+    auto it = s.map.find(x);
+    if (it == s.map.end()) return;
+    const int64_t before = static_cast<int64_t>(LocationBytes(*it->second));
+    Forget(*it->second);
+    Account(static_cast<int64_t>(LocationBytes(*it->second)) - before);
   }
 
   bool Contains(const SyncKey& x) const {
@@ -155,13 +142,14 @@ class SyncLocationMap {
     std::lock_guard<std::mutex> lock(s.mu);
     return s.map.contains(x);
   }
-  // Blocks of x holding a clock of their own (0 when x is unknown): tests use
-  // it to check that global operations stay O(touched blocks).
-  size_t OwnClockCount(const SyncKey& x) const {
+  // Clocks kept for x (parts of all levels; 0 when x is unknown): tests use it
+  // to check that stores forget and that nothing is kept twice.
+  size_t ClockCount(const SyncKey& x) const {
     Shard& s = ShardOf(x);
     std::lock_guard<std::mutex> lock(s.mu);
     auto it = s.map.find(x);
-    return it == s.map.end() ? 0 : it->second->own.size();
+    if (it == s.map.end()) return 0;
+    return it->second->by_block.size() + it->second->by_cluster.size() + (it->second->has_gpu ? 1 : 0);
   }
   size_t size() const {
     size_t n = 0;
@@ -171,7 +159,6 @@ class SyncLocationMap {
     }
     return n;
   }
-  uint64_t num_blocks() const { return num_blocks_; }
 
   // Forgets every location. O(locations + own clocks).
   void Clear() {
@@ -189,9 +176,10 @@ class SyncLocationMap {
 
  private:
   struct Location {
-    ClockT base{};
-    bool has_base = false;  // base is not bottom
-    absl::flat_hash_map<uint64_t, ClockT> own;
+    absl::flat_hash_map<uint64_t, ClockT> by_block;
+    absl::flat_hash_map<uint64_t, ClockT> by_cluster;
+    ClockT gpu{};
+    bool has_gpu = false;  // gpu is not bottom
   };
   using ShardMap = absl::flat_hash_map<SyncKey, std::unique_ptr<Location>>;
   struct alignas(64) Shard {
@@ -206,14 +194,19 @@ class SyncLocationMap {
       return 0;
     }
   }
-  static size_t MapBytes(const Location& loc) {
-    return sizeof(Location) + ClockHeapBytes(loc.base) +
-           loc.own.capacity() * (sizeof(typename decltype(loc.own)::value_type) + 1);
-  }
   static size_t LocationBytes(const Location& loc) {
-    size_t n = MapBytes(loc);
-    for (const auto& [block, clock] : loc.own) n += ClockHeapBytes(clock);
+    size_t n = sizeof(Location) + ClockHeapBytes(loc.gpu) +
+               loc.by_block.capacity() * (sizeof(typename decltype(loc.by_block)::value_type) + 1) +
+               loc.by_cluster.capacity() * (sizeof(typename decltype(loc.by_cluster)::value_type) + 1);
+    for (const auto& [block, clock] : loc.by_block) n += ClockHeapBytes(clock);
+    for (const auto& [cluster, clock] : loc.by_cluster) n += ClockHeapBytes(clock);
     return n;
+  }
+  static void Forget(Location& loc) {
+    loc.by_block.clear();
+    loc.by_cluster.clear();
+    loc.gpu = ClockT{};
+    loc.has_gpu = false;
   }
 
   Shard& ShardOf(const SyncKey& x) const {
@@ -237,7 +230,6 @@ class SyncLocationMap {
   }
 
   MemoryAccounting* accounting_;
-  uint64_t num_blocks_ = 0;
   mutable Shard shards_[kShards];
 };
 

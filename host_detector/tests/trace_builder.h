@@ -100,12 +100,12 @@ class TraceBuilder {
   }
   // Acquire/release/acq_rel (stamped). flags: kFlagLoad/kFlagStore.
   TraceBuilder& Sync(Op op, Scope scope, uint32_t warp, uint32_t mask, const AddrFn& a,
-                     uint8_t flags, uint32_t site = 900) {
+                     uint8_t flags, uint32_t site = 900, uint8_t size = 4) {
     Record r = Blank(op);
     r.header.warp_id = warp;
     r.header.active_mask = mask;
     r.header.site_id = site;
-    r.header.access_size = 4;
+    r.header.access_size = op == Op::kFence ? 0 : size;
     r.header.flags = flags;
     r.header.space_scope = protocol::PackSpaceScope(Space::kGlobal, scope);
     r.stamp = ++stamp_;
@@ -123,6 +123,24 @@ class TraceBuilder {
   }
   TraceBuilder& AcqRel(Scope s, uint32_t warp, uint32_t mask, uint64_t x) {
     return Sync(Op::kAcqRel, s, warp, mask, Same(x), protocol::kFlagLoad | protocol::kFlagStore);
+  }
+  // Strong accesses without acquire/release meaning (kAtomic, stamped):
+  // ld/st.relaxed, ld/st.volatile (scope kSys), atom/red.
+  TraceBuilder& StrongLoad(Scope s, uint32_t warp, uint32_t mask, uint64_t x, uint32_t site = 901,
+                           uint8_t size = 4) {
+    return Sync(Op::kAtomic, s, warp, mask, Same(x), protocol::kFlagLoad, site, size);
+  }
+  TraceBuilder& StrongStore(Scope s, uint32_t warp, uint32_t mask, uint64_t x, uint32_t site = 902,
+                            uint8_t size = 4) {
+    return Sync(Op::kAtomic, s, warp, mask, Same(x), protocol::kFlagStore, site, size);
+  }
+  TraceBuilder& StrongRmw(Scope s, uint32_t warp, uint32_t mask, uint64_t x, uint32_t site = 903,
+                          uint8_t size = 4) {
+    return Sync(Op::kAtomic, s, warp, mask, Same(x), protocol::kFlagLoad | protocol::kFlagStore, site, size);
+  }
+  // A fence: sides kFlagLoad (acquire), kFlagStore (release), or both (0 too).
+  TraceBuilder& FenceOp(Scope s, uint32_t warp, uint32_t mask, uint8_t sides = 0) {
+    return Sync(Op::kFence, s, warp, mask, Same(0), sides, 904);
   }
   TraceBuilder& Bar(uint32_t warp, uint32_t mask, uint32_t id = 0, uint32_t count = 0,
                     uint32_t site = 800, Op op = Op::kBarrier) {

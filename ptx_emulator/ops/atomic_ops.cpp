@@ -181,8 +181,9 @@ void Atomic(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     r = MakeRecord(inst, ctx, mask, s == 0 ? protocol::Space::kGlobal : protocol::Space::kShared, kSize);
     for (uint32_t m = mask; m; m &= m - 1) r.addr[Lane(m)] = acc.log[Lane(m)];
   }
-  if (IsRelease(op)) {
-    // Stamp and read-modify-write together (see ReleaseMutex).
+  if (IsStrong(op)) {
+    // Stamp and read-modify-write together (see ReleaseMutex); every atomic is
+    // strong and may continue a release sequence.
     std::lock_guard<std::mutex> lock(ReleaseMutex());
     for (int i = 0; i < count; ++i) records[i].stamp = ctx.tracer->Stamp();
     run();

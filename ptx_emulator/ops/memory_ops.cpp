@@ -247,7 +247,7 @@ void Load(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   RecordPlan plan;
   PlanRecords(inst, ctx, acc, elements, kSize, plan);
   for (int i = 0; i < plan.count; ++i) {
-    if (mem::IsSync(op)) plan.records[i].stamp = ctx.tracer->Stamp();  // acquire: after the load
+    if (mem::IsStrong(op)) plan.records[i].stamp = ctx.tracer->Stamp();  // acquire, strong: after the load
     ctx.tracer->Emit(plan.records[i]);
   }
 }
@@ -297,8 +297,8 @@ void Store(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   }
   RecordPlan plan;
   PlanRecords(inst, ctx, acc, elements, kSize, plan);
-  if (release) {
-    // A release takes its stamp before its store becomes visible.
+  if (mem::IsStrong(op)) {
+    // A release (or any strong store) takes its stamp before its store becomes visible.
     std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
     for (int i = 0; i < plan.count; ++i) plan.records[i].stamp = ctx.tracer->Stamp();
     store_all();

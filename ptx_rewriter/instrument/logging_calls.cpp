@@ -236,7 +236,7 @@ absl::StatusOr<std::string> FunctionRewriter::ValueText(const Instruction& in, c
   }
 }
 
-// Logging of ld/ldu/st/atom/red: one call per element; acquire-class after
+// Logging of ld/ldu/st/atom/red: one call per element; acquiring loads after
 // the access (the logger stamps after it observed), everything else before.
 absl::Status FunctionRewriter::Access(const Instruction& in, size_t stmt, std::string& before,
                                       std::string& after) const {
@@ -279,7 +279,10 @@ absl::Status FunctionRewriter::Access(const Instruction& in, size_t stmt, std::s
     }
   }
   before += *address;
-  if (c.kind == Kind::kAcquire) {
+  // Loads that may take part in an acquire (ld.acquire, and strong loads:
+  // ld.relaxed/.volatile, acquire patterns with a later fence) are logged after
+  // they observed; writes and read-modify-writes before they become visible.
+  if (c.kind == Kind::kAcquire || (c.kind == Kind::kAtomic && c.loads && !c.stores)) {
     after += calls;
   } else {
     before += calls;

@@ -39,7 +39,7 @@ struct Clock1 {
 // reads (inflating clocks), shared-memory traffic, a synchronisation location.
 void RunLaunch(ShadowMemory& shadow, SyncLocationMap<Clock1>& sync, uint64_t global_base) {
   shadow.BeginLaunch(8, 256);
-  sync.BeginLaunch(8);
+  sync.BeginLaunch();
   uint64_t dirty = 0;  // cells carrying state from an earlier launch
   PageView v = shadow.global().View(global_base);
   for (uint64_t a = global_base; a < global_base + 2 * 1024; a += 4) {
@@ -60,8 +60,8 @@ void RunLaunch(ShadowMemory& shadow, SyncLocationMap<Clock1>& sync, uint64_t glo
     }
   }
   REQUIRE(dirty == 0);
-  sync.ReleaseGlobal(SyncKey{Space::kGlobal, global_base}, ReleaseKind::kStore,
-                     [](Clock1& c) { c.v = 1; });
+  sync.Publish(SyncKey{Space::kGlobal, global_base}, 0, 0, ScopeLevel::kGpu, ReleaseKind::kStore,
+               [](Clock1& c) { c.v = 1; });
   shadow.EndLaunch();
   sync.EndLaunch();
 }

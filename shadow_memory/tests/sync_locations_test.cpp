@@ -27,137 +27,125 @@ TestClock Tick(uint32_t t, uint64_t v) {
   return r;
 }
 
-// The rules of host_detector/SEMANTICS.md, one explicit clock per block.
+// The rule of host_detector/SEMANTICS.md read literally: every release of x
+// kept as (releaser block, level, clock); a store forgets the others first; an
+// acquire joins the releases whose scope includes the acquirer and whose
+// releaser is inside the acquire's scope. Clusters: blocks b / 2.
 struct Reference {
-  std::vector<TestClock> s;
-  explicit Reference(size_t blocks) : s(blocks) {}
-  void Release(size_t b, bool global, bool rmw, const TestClock& ct) {
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (!global && i != b) continue;
-      if (rmw) {
-        s[i].Join(ct);
-      } else {
-        s[i] = ct;
-      }
-    }
+  struct Release {
+    uint64_t block;
+    ScopeLevel level;
+    TestClock clock;
+  };
+  std::vector<Release> releases;
+  static uint64_t ClusterOf(uint64_t b) { return b / 2; }
+  static bool InScope(uint64_t a, uint64_t b, ScopeLevel level) {
+    if (level == ScopeLevel::kGpu) return true;
+    if (level == ScopeLevel::kCluster) return ClusterOf(a) == ClusterOf(b);
+    return a == b;
   }
-  TestClock Acquire(size_t b, bool global) const {
+  void Publish(uint64_t b, ScopeLevel level, bool rmw, const TestClock& ct) {
+    if (!rmw) releases.clear();
+    releases.push_back({b, level, ct});
+  }
+  TestClock Acquire(uint64_t b, ScopeLevel level) const {
     TestClock r;
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (global || i == b) r.Join(s[i]);
-    }
+    for (const Release& e : releases)
+      if (InScope(e.block, b, e.level) && InScope(b, e.block, level)) r.Join(e.clock);
     return r;
   }
 };
+
+TestClock Observed(const SyncLocationMap<TestClock>& m, const SyncKey& x, uint64_t block, ScopeLevel level) {
+  TestClock got;
+  m.Observe(x, block, Reference::ClusterOf(block), level, [&](ScopeLevel, const TestClock& c) { got.Join(c); });
+  return got;
+}
+
+void Publish(SyncLocationMap<TestClock>& m, const SyncKey& x, uint64_t block, ScopeLevel level, ReleaseKind kind,
+             const TestClock& ct) {
+  m.Publish(x, block, Reference::ClusterOf(block), level, kind, [&](TestClock& s) { s.Join(ct); });
+}
 
 }  // namespace
 
 TEST_CASE("block-scope release and acquire stay within the block") {
   SyncLocationMap<TestClock> m;
-  m.BeginLaunch(4);
+  m.BeginLaunch();
   const SyncKey x{Space::kGlobal, 0x1000};
-  TestClock got;
-  CHECK_FALSE(m.AcquireBlock(x, 0, [&](const TestClock& c) { got.Join(c); }));
+  CHECK(Observed(m, x, 0, ScopeLevel::kGpu).c.empty());
   CHECK_FALSE(m.Contains(x));
-  m.ReleaseBlock(x, 1, ReleaseKind::kStore, [](TestClock& s) { s = Tick(7, 3); });
+  Publish(m, x, 1, ScopeLevel::kBlock, ReleaseKind::kStore, Tick(7, 3));
   CHECK(m.Contains(x));
-  CHECK_FALSE(m.AcquireBlock(x, 0, [&](const TestClock& c) { got.Join(c); }));  // relBlk b1, acqBlk b0
-  CHECK(got.c.empty());
-  CHECK(m.AcquireBlock(x, 1, [&](const TestClock& c) { got.Join(c); }));
-  CHECK(got == Tick(7, 3));
+  // A block-scope release does not reach another block, even one acquiring at gpu scope.
+  CHECK(Observed(m, x, 0, ScopeLevel::kBlock).c.empty());
+  CHECK(Observed(m, x, 0, ScopeLevel::kGpu).c.empty());
+  CHECK(Observed(m, x, 1, ScopeLevel::kBlock) == Tick(7, 3));
   // A different space at the same address is a different location.
   CHECK_FALSE(m.Contains(SyncKey{Space::kShared, 0x1000}));
 }
 
-TEST_CASE("a global release reaches every block and a global acquire sees every block") {
+TEST_CASE("a gpu release reaches only acquires whose scope includes the releaser") {
   SyncLocationMap<TestClock> m;
-  m.BeginLaunch(1000);
+  m.BeginLaunch();
   const SyncKey x{Space::kGlobal, 8};
-  m.ReleaseGlobal(x, ReleaseKind::kStore, [](TestClock& s) { s = Tick(1, 5); });
-  for (uint64_t b : {0u, 1u, 999u}) {
-    TestClock got;
-    CHECK(m.AcquireBlock(x, b, [&](const TestClock& c) { got.Join(c); }));
-    CHECK(got == Tick(1, 5));
-  }
-  m.ReleaseBlock(x, 3, ReleaseKind::kStore, [](TestClock& s) { s = Tick(2, 9); });
-  TestClock all;
-  m.AcquireGlobal(x, [&](const TestClock& c) { all.Join(c); });
-  TestClock want = Tick(1, 5);
-  want.Join(Tick(2, 9));
-  CHECK(all == want);
+  Publish(m, x, 5, ScopeLevel::kGpu, ReleaseKind::kStore, Tick(1, 5));
+  CHECK(Observed(m, x, 999, ScopeLevel::kGpu) == Tick(1, 5));
+  CHECK(Observed(m, x, 999, ScopeLevel::kBlock).c.empty());  // acquire scope excludes block 5
+  CHECK(Observed(m, x, 4, ScopeLevel::kCluster) == Tick(1, 5));  // cluster 2 = blocks 4, 5
+  CHECK(Observed(m, x, 6, ScopeLevel::kCluster).c.empty());
+  CHECK(Observed(m, x, 5, ScopeLevel::kBlock) == Tick(1, 5));
+  // Observe names the part each clock comes from.
+  std::vector<ScopeLevel> parts;
+  m.Observe(x, 5, 2, ScopeLevel::kGpu, [&](ScopeLevel p, const TestClock&) { parts.push_back(p); });
+  CHECK(parts == std::vector<ScopeLevel>{ScopeLevel::kBlock, ScopeLevel::kCluster, ScopeLevel::kGpu});
 }
 
-TEST_CASE("global operations cost O(blocks with their own clock), not O(grid)") {
+TEST_CASE("a release store forgets every earlier release; a read-modify-write joins") {
   SyncLocationMap<TestClock> m;
-  m.BeginLaunch(uint64_t{1} << 32);
+  m.BeginLaunch();
   const SyncKey x{Space::kShared, uint64_t{5} << 32 | 64};
-  m.ReleaseGlobal(x, ReleaseKind::kStore, [](TestClock& s) { s = Tick(1, 1); });
-  CHECK(m.OwnClockCount(x) == 0);
-  for (uint64_t b : {10u, 20u, 30u}) {
-    m.ReleaseBlock(x, b, ReleaseKind::kReadModifyWrite, [&](TestClock& s) { s.Join(Tick(2, b)); });
-  }
-  CHECK(m.OwnClockCount(x) == 3);
-  int visits = 0;
-  m.ReleaseGlobal(x, ReleaseKind::kReadModifyWrite, [&](TestClock& s) {
-    ++visits;
-    s.Join(Tick(3, 1));
-  });
-  CHECK(visits == 4);  // base + 3 own clocks
-  visits = 0;
-  m.AcquireGlobal(x, [&](const TestClock&) { ++visits; });
-  CHECK(visits == 4);
-  m.ReleaseGlobal(x, ReleaseKind::kStore, [](TestClock& s) { s = Tick(4, 4); });
-  CHECK(m.OwnClockCount(x) == 0);
-  // The rmw release kept block 20's own history joined with the global one.
+  for (uint64_t b : {10u, 20u, 30u}) Publish(m, x, b, ScopeLevel::kGpu, ReleaseKind::kReadModifyWrite, Tick(2, b));
+  CHECK(m.ClockCount(x) == 3 + 3 + 1);  // by block, by cluster, gpu
+  TestClock want = Tick(2, 30);
+  CHECK(Observed(m, x, 0, ScopeLevel::kGpu) == want);
+  Publish(m, x, 10, ScopeLevel::kBlock, ReleaseKind::kStore, Tick(4, 4));
+  CHECK(m.ClockCount(x) == 1);
+  CHECK(Observed(m, x, 20, ScopeLevel::kGpu).c.empty());
+  m.Overwrite(x);
+  CHECK(m.ClockCount(x) == 0);
+  CHECK(Observed(m, x, 10, ScopeLevel::kGpu).c.empty());
 }
 
-TEST_CASE("the map matches the per-block reference on random operation sequences") {
-  for (size_t blocks : {1u, 2u, 5u}) {
+TEST_CASE("the map matches the literal release-list reference on random operation sequences") {
+  for (uint64_t blocks : {1u, 2u, 5u}) {
     for (uint32_t seed = 1; seed <= 60; ++seed) {
       std::mt19937 rng(seed * 31 + static_cast<uint32_t>(blocks));
       SyncLocationMap<TestClock> m;
-      m.BeginLaunch(blocks);
-      Reference ref(blocks);
+      m.BeginLaunch();
+      Reference ref;
       const SyncKey x{Space::kGlobal, 0x40};
       for (int step = 0; step < 40; ++step) {
-        size_t b = rng() % blocks;
-        bool global = rng() % 3 == 0;
-        int op = static_cast<int>(rng() % 4);
+        const uint64_t b = rng() % blocks;
+        const ScopeLevel level = static_cast<ScopeLevel>(rng() % 3);
+        const int op = static_cast<int>(rng() % 5);
         TestClock ct = Tick(static_cast<uint32_t>(rng() % 6), 1 + rng() % 50);
         if (rng() % 2) ct.Join(Tick(static_cast<uint32_t>(rng() % 6), 1 + rng() % 50));
-        if (op == 0 || op == 1) {
-          bool rmw = op == 1;
-          ReleaseKind kind = rmw ? ReleaseKind::kReadModifyWrite : ReleaseKind::kStore;
-          auto update = [&](TestClock& s) {
-            if (rmw) {
-              s.Join(ct);
-            } else {
-              s = ct;
-            }
-          };
-          if (global) {
-            m.ReleaseGlobal(x, kind, update);
-          } else {
-            m.ReleaseBlock(x, b, kind, update);
-          }
-          ref.Release(b, global, rmw, ct);
+        INFO("blocks " << blocks << " seed " << seed << " step " << step);
+        if (op <= 1) {
+          const bool rmw = op == 1;
+          Publish(m, x, b, level, rmw ? ReleaseKind::kReadModifyWrite : ReleaseKind::kStore, ct);
+          ref.Publish(b, level, rmw, ct);
+        } else if (op == 2) {
+          m.Overwrite(x);
+          ref.releases.clear();
         } else {
-          TestClock got;
-          auto join = [&](const TestClock& c) { got.Join(c); };
-          if (global) {
-            m.AcquireGlobal(x, join);
-          } else {
-            m.AcquireBlock(x, b, join);
-          }
-          INFO("blocks " << blocks << " seed " << seed << " step " << step);
-          REQUIRE(got == ref.Acquire(b, global));
+          REQUIRE(Observed(m, x, b, level) == ref.Acquire(b, level));
         }
       }
-      for (size_t b = 0; b < blocks; ++b) {
-        TestClock got;
-        m.AcquireBlock(x, b, [&](const TestClock& c) { got.Join(c); });
-        REQUIRE(got == ref.Acquire(b, false));
-      }
+      for (uint64_t b = 0; b < blocks; ++b)
+        for (int l = 0; l < 3; ++l)
+          REQUIRE(Observed(m, x, b, static_cast<ScopeLevel>(l)) == ref.Acquire(b, static_cast<ScopeLevel>(l)));
     }
   }
 }
@@ -165,17 +153,17 @@ TEST_CASE("the map matches the per-block reference on random operation sequences
 TEST_CASE("sync locations are safe under concurrent releases and counted") {
   MemoryAccounting acct;
   SyncLocationMap<TestClock> m(&acct);
-  m.BeginLaunch(64);
+  m.BeginLaunch();
   constexpr int kThreads = 4, kLocations = 200;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kLocations; ++i) {
         SyncKey x{Space::kGlobal, static_cast<uint64_t>(i) * 4};
-        m.ReleaseBlock(x, static_cast<uint64_t>(t), ReleaseKind::kReadModifyWrite,
-                       [&](TestClock& s) { s.Join(Tick(static_cast<uint32_t>(t), i + 1)); });
-        m.ReleaseGlobal(SyncKey{Space::kGlobal, 1}, ReleaseKind::kReadModifyWrite,
-                        [&](TestClock& s) { s.Join(Tick(static_cast<uint32_t>(t), i + 1)); });
+        Publish(m, x, static_cast<uint64_t>(t), ScopeLevel::kGpu, ReleaseKind::kReadModifyWrite,
+                Tick(static_cast<uint32_t>(t), i + 1));
+        Publish(m, SyncKey{Space::kGlobal, 1}, static_cast<uint64_t>(t), ScopeLevel::kGpu,
+                ReleaseKind::kReadModifyWrite, Tick(static_cast<uint32_t>(t), i + 1));
       }
     });
   }
@@ -183,13 +171,10 @@ TEST_CASE("sync locations are safe under concurrent releases and counted") {
   CHECK(m.size() == kLocations + 1);
   CHECK(acct.Events(ShadowEvent::kSyncLocations) == kLocations + 1);
   for (int i = 0; i < kLocations; ++i) {
-    TestClock all;
-    m.AcquireGlobal(SyncKey{Space::kGlobal, static_cast<uint64_t>(i) * 4},
-                    [&](const TestClock& c) { all.Join(c); });
+    TestClock all = Observed(m, SyncKey{Space::kGlobal, static_cast<uint64_t>(i) * 4}, 63, ScopeLevel::kGpu);
     for (int t = 0; t < kThreads; ++t) CHECK(all.c[static_cast<uint32_t>(t)] == static_cast<uint64_t>(i + 1));
   }
-  TestClock hot;
-  m.AcquireBlock(SyncKey{Space::kGlobal, 1}, 17, [&](const TestClock& c) { hot.Join(c); });
+  TestClock hot = Observed(m, SyncKey{Space::kGlobal, 1}, 17, ScopeLevel::kGpu);
   for (int t = 0; t < kThreads; ++t) CHECK(hot.c[static_cast<uint32_t>(t)] == kLocations);
   CHECK(acct.Bytes(MemoryCategory::kSyncLocations) > 0);
   m.EndLaunch();

@@ -29,7 +29,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
-KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'BARRIER_DIVERGENCE'}
+KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'NOT_MORALLY_STRONG', 'BARRIER_DIVERGENCE'}
 SPACES = {'shared', 'global'}
 CLASSES = {'intra-warp', 'divergence', 'intra-block', 'inter-block'}
 MODELS = ('its', 'lockstep')
