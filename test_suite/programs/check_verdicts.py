@@ -6,7 +6,10 @@ Usage:
   check_verdicts.py --program PATH [--program PATH ...]             some programs
 
 PATH is a program's executable (BUILD/test_suite/programs/<topic>/<stem>), its source
-(<topic>/<stem>.cu) or its name (<topic>/<stem>). For every warp model its header states
+(<topic>/<stem>.cu) or its name (<topic>/<stem>). --root DIR takes the programs from
+another folder of <topic>/<stem>.cu files with the same headers (test_suite/library: its
+executables are BUILD/test_suite/library/<topic>/<stem>); --arg ARG passes ARG to every
+program (a library program's algorithm). For every warp model its header states
 (`expect.its`, `expect.lockstep`) the program runs under
 
   barracuda --warp-model=M --report-json R --error-exitcode 0 --quiet EXE
@@ -45,6 +48,7 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
+ROOT = HERE   # the folder of <topic>/<stem>.cu programs (--root)
 HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
 MODELS = ('its', 'lockstep')
 # Report kinds -> header kinds. RAW and WAR are one class for comparison.
@@ -65,7 +69,7 @@ class UsageError(Exception):
 class Program:
     def __init__(self, rel, exe):
         self.rel = rel                        # '<topic>/<stem>.cu'
-        self.source = HERE / rel
+        self.source = ROOT / rel
         self.exe = exe
         text = self.source.read_text()
         m = HEADER_RE.match(text)
@@ -89,7 +93,7 @@ class Program:
         if not path:
             return False
         p = os.path.normpath(path)
-        return p == str(self.source) or p.endswith('/programs/' + self.rel)
+        return p == str(self.source) or p.endswith(f'/{ROOT.name}/' + self.rel)
 
 
 def resolve_program(arg, build):
@@ -102,19 +106,19 @@ def resolve_program(arg, build):
     if stem.endswith('.cu'):
         stem = stem[:-3]
     rel = f'{topic}/{stem}.cu'
-    if not (HERE / rel).is_file():
-        raise UsageError(f'{arg}: no suite program {HERE / rel}')
+    if not (ROOT / rel).is_file():
+        raise UsageError(f'{arg}: no suite program {ROOT / rel}')
     if p.exists() and not str(p).endswith('.cu'):
         exe = p.resolve()
     else:
-        exe = build / 'test_suite' / 'programs' / topic / stem
+        exe = build / 'test_suite' / ROOT.name / topic / stem
     if not exe.is_file():
         raise UsageError(f'{arg}: executable {exe} not found (build target cuda_programs)')
     return Program(rel, exe)
 
 
 def all_programs(build):
-    return [resolve_program(str(p.relative_to(HERE)), build) for p in sorted(HERE.glob('*/*.cu'))]
+    return [resolve_program(str(p.relative_to(ROOT)), build) for p in sorted(ROOT.glob('*/*.cu'))]
 
 
 # ---------------------------------------------------------------------------------
@@ -259,7 +263,7 @@ def run_model(prog, model, args, workdir, ptx):
            'error': None, 'seconds': None}
     report_path = pathlib.Path(workdir) / f'{prog.name.replace("/", "__")}.{model}.json'
     cmd = [str(args.barracuda), *args.barracuda_arg, f'--warp-model={model}', '--report-json', str(report_path),
-           '--error-exitcode', '0', '--quiet', str(prog.exe)]
+           '--error-exitcode', '0', '--quiet', str(prog.exe), *args.arg]
     t0 = time.monotonic()
     # A session of its own, so that a timeout ends barracuda, its daemon and the app.
     proc = subprocess.Popen(cmd, cwd=prog.exe.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -336,6 +340,10 @@ def main():
                     help='leave out a program (a known gap of the configuration under test; printed)')
     ap.add_argument('--program', action='append', default=[],
                     help='check only this program (executable, .cu or <topic>/<stem>); may be repeated')
+    ap.add_argument('--root', type=pathlib.Path, default=HERE,
+                    help='folder of <topic>/<stem>.cu programs (default: %(default)s)')
+    ap.add_argument('--arg', action='append', default=[], metavar='ARG',
+                    help='argument passed to every program, e.g. --arg sort (repeatable)')
     ap.add_argument('--models', default=None,
                     help='comma-separated warp models to check (default: those the header states)')
     ap.add_argument('--jobs', '-j', type=int, default=1, help='barracuda runs in parallel')
@@ -345,6 +353,8 @@ def main():
     ap.add_argument('--quiet', '-q', action='store_true', help='print only mismatches and the score')
     args = ap.parse_args()
 
+    global ROOT
+    ROOT = args.root.resolve()
     try:
         if args.jobs < 1:
             raise UsageError('--jobs must be at least 1')
