@@ -73,6 +73,7 @@ const char* MessageTypeName(MessageType type) {
     case MessageType::kFree: return "free";
     case MessageType::kExit: return "exit";
     case MessageType::kDiagnostic: return "diagnostic";
+    case MessageType::kLaunchNotRun: return "launch-not-run";
   }
   return "unknown";
 }
@@ -520,6 +521,12 @@ bool Producer::SendFree(uint64_t base) {
 }
 
 bool Producer::SendDiagnostic(std::string_view text) { return Send(MessageType::kDiagnostic, text); }
+
+bool Producer::SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason) {
+  PayloadWriter w;
+  w.I32(cuda_error).U32(static_cast<uint32_t>(mangled_kernel.size())).Bytes(mangled_kernel).Bytes(reason);
+  return Send(MessageType::kLaunchNotRun, w.data());
+}
 
 void Producer::Detach(int32_t status) {
   if (!attached_) return;

@@ -114,6 +114,11 @@ enum class MessageType : uint32_t {
   kFree = 7,         // u64 base
   kExit = 8,         // i32 status (the process detached normally)
   kDiagnostic = 9,   // text the producer wants in the report (e.g. a launch failed)
+  // A launch that did not run (or not to its end) for a reason of the tool, not
+  // of the program: its module could not be loaded, or it uses an instruction
+  // the emulator does not implement. i32 cudaError_t, u32 name_len, mangled
+  // kernel name, reason text. The analysis is then incomplete.
+  kLaunchNotRun = 10,
 };
 const char* MessageTypeName(MessageType type);
 
@@ -314,6 +319,7 @@ class Producer {
   bool SendAllocation(uint64_t base, uint64_t size, AllocationKind kind, std::string_view label);
   bool SendFree(uint64_t base);
   bool SendDiagnostic(std::string_view text);
+  bool SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason);
   // Sends kExit and marks the slot kExited. Idempotent.
   void Detach(int32_t status);
   bool attached() const { return attached_; }

@@ -5,7 +5,12 @@
 // A launch runs to completion inside the call (Device::Launch). A fault is
 // reported once on stderr with the emulator's message and returned as the
 // cudaError_t a GPU would give; faults that corrupt a GPU context are sticky.
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -43,6 +48,43 @@ int ActiveBlocksPerSm(const emu::Function& f, const emu::DeviceDescription& d, i
   return static_cast<int>(blocks);
 }
 
+std::string Demangled(const std::string& mangled) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && text != nullptr ? std::string(text) : mangled;
+  std::free(text);
+  return out;
+}
+
+// A launch that does not run because of the emulator, not the program: its
+// module could not be loaded, or it needs an instruction or feature the
+// emulator does not implement. The program gets the error from the launch (a
+// GPU whose driver rejected the code would fail it too); the note is printed
+// once per kernel, and every such launch is told to the barracuda session,
+// whose analysis is then incomplete (the kernel's races cannot be known).
+cudaError_t NotRun(RegisteredKernel& k, cudaError_t e, const std::string& reason) {
+  Runtime& rt = Runtime::Get();
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(rt.mu());
+    first = !k.not_run_noted;
+    k.not_run_noted = true;
+  }
+  // On stderr only: the session gets the structured message below (as a
+  // diagnostic too, the report would say it twice).
+  if (first)
+    std::fprintf(stderr, "barracuda emulator: kernel %s did not run: %s (%s)\n", Demangled(k.name).c_str(),
+                 reason.c_str(), cudaGetErrorName(e));
+  if (emu::ShmRecordSink* sink = rt.session_sink()) sink->OnLaunchNotRun(static_cast<int32_t>(e), k.name, reason);
+  return rt.Fail(e);
+}
+
+// Load errors that mean the emulator could not run the kernel's code.
+bool LoadErrorOfTheEmulator(cudaError_t e) {
+  return e == cudaErrorNotSupported || e == cudaErrorInvalidPtx || e == cudaErrorNoKernelImageForDevice ||
+         e == cudaErrorInvalidKernelImage;
+}
+
 bool ValidDims(dim3 grid, dim3 block, const emu::Function& f, const emu::DeviceDescription& d) {
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (threads == 0 || threads > std::min(d.max_threads_per_block, f.max_threads)) return false;
@@ -58,7 +100,10 @@ cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size
   if (!k) return rt.Fail(cudaErrorInvalidDeviceFunction);
   if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
   uint32_t index = 0;
-  if (cudaError_t e = rt.ResolveKernel(k, &index); e != cudaSuccess) return rt.Fail(e);
+  if (cudaError_t e = rt.ResolveKernel(k, &index, /*quiet=*/true); e != cudaSuccess) {
+    if (LoadErrorOfTheEmulator(e)) return NotRun(*k, e, k->module->load_message);
+    return rt.Fail(e);
+  }
   emu::Device& device = rt.device();
   const emu::Function& f = device.function(index);
   const emu::DeviceDescription& d = device.description();
@@ -79,6 +124,9 @@ cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size
   if (status.ok()) return cudaSuccess;
   bool sticky = false;
   const cudaError_t e = LaunchErrorFromStatus(status, &sticky);
+  // Not implemented by the emulator (a cluster too large, an instruction
+  // reached only at run time): the kernel did not run, or not to its end.
+  if (e == cudaErrorNotSupported && !sticky) return NotRun(*k, e, std::string(status.message()));
   PrintDiagnostic(absl::StrCat("kernel ", k->name, " failed: ", status.message(), " (", cudaGetErrorName(e), ")"));
   if (sticky) rt.SetSticky(e);
   return rt.Fail(e);

@@ -171,28 +171,39 @@ void Runtime::Unregister(FatbinModule* module) {
   module->unregistered = true;
 }
 
-cudaError_t Runtime::EnsureLoaded(FatbinModule* m) {
+cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
   std::lock_guard<std::mutex> lock(mu_);
   if (m->load_attempted) return m->load_error;
   m->load_attempted = true;
-  if (!m->parse_error.empty()) {
-    PrintDiagnostic(absl::StrCat("cannot read registered fat binary ", m->id, ": ", m->parse_error));
-    m->load_error = cudaErrorInvalidKernelImage;
-    return m->load_error;
-  }
+  auto fail = [&](cudaError_t e, std::string message) {
+    m->load_error = e;
+    m->load_message = std::move(message);
+    if (!quiet) PrintDiagnostic(absl::StrCat(m->load_message, " (", cudaGetErrorName(e), ")"));
+    return e;
+  };
+  if (!m->parse_error.empty())
+    return fail(cudaErrorInvalidKernelImage,
+                absl::StrCat("cannot read registered fat binary ", m->id, ": ", m->parse_error));
   if (!m->no_ptx_reason.empty() || m->sources.empty()) {
-    PrintDiagnostic(absl::StrCat(
-        m->no_ptx_reason.empty() ? absl::StrCat("fat binary ", m->id, " holds no PTX") : m->no_ptx_reason,
-        ": the emulator runs PTX only. Rebuild with PTX embedded, e.g. nvcc -cudart shared "
-        "-gencode arch=compute_75,code=[sm_75,compute_75] (or -arch=compute_75)."));
-    m->load_error = cudaErrorNoKernelImageForDevice;
-    return m->load_error;
+    return fail(cudaErrorNoKernelImageForDevice,
+                absl::StrCat(m->no_ptx_reason.empty() ? absl::StrCat("fat binary ", m->id, " holds no PTX")
+                                                      : m->no_ptx_reason,
+                             ": the emulator runs PTX only. Rebuild with PTX embedded, e.g. nvcc -cudart shared "
+                             "-gencode arch=compute_75,code=[sm_75,compute_75] (or -arch=compute_75)."));
   }
   auto unit = device_->LoadLinkUnit(m->sources);
   if (!unit.ok()) {
-    PrintDiagnostic(absl::StrCat("cannot load PTX of ", m->sources.front().name, ": ", unit.status().message()));
-    m->load_error = cudaErrorInvalidPtx;
-    return m->load_error;
+    // An instruction or feature the emulator does not implement is the
+    // emulator's limitation (cudaErrorNotSupported, as for unimplemented API
+    // functions); anything else is PTX it cannot read (cudaErrorInvalidPtx,
+    // what the driver's JIT gives for PTX it rejects). The module is the unit
+    // of loading, as for the driver's JIT: none of its kernels will run.
+    if (unit.status().code() == absl::StatusCode::kUnimplemented)
+      return fail(cudaErrorNotSupported,
+                  absl::StrCat("the PTX of ", m->sources.front().name, " uses what the emulator does not implement: ",
+                               unit.status().message(), "; no kernel of this module can run"));
+    return fail(cudaErrorInvalidPtx,
+                absl::StrCat("cannot load PTX of ", m->sources.front().name, ": ", unit.status().message()));
   }
   m->link_unit = *unit;
   for (RegisteredVar* v : m->vars) {
@@ -233,8 +244,8 @@ RegisteredVar* Runtime::VarBySymbol(const void* host_symbol) {
   return it == var_by_symbol_.end() ? nullptr : it->second;
 }
 
-cudaError_t Runtime::ResolveKernel(RegisteredKernel* k, uint32_t* function) {
-  if (cudaError_t e = EnsureLoaded(k->module); e != cudaSuccess) return e;
+cudaError_t Runtime::ResolveKernel(RegisteredKernel* k, uint32_t* function, bool quiet) {
+  if (cudaError_t e = EnsureLoaded(k->module, quiet); e != cudaSuccess) return e;
   std::lock_guard<std::mutex> lock(mu_);
   if (!k->function) {
     auto f = device_->FindKernel(k->module->link_unit, k->name);
@@ -333,6 +344,7 @@ void Runtime::Reset() {
   for (const auto& m : modules_) {
     m->load_attempted = false;
     m->load_error = cudaSuccess;
+    m->load_message.clear();
     for (RegisteredVar* v : m->vars) {
       if (v->managed && v->device_address) var_by_symbol_.erase(v->device_address);
       v->device_address = nullptr;

@@ -54,6 +54,9 @@ struct RegisteredKernel {
   std::optional<uint32_t> function;  // Device function index, once resolved
   int max_dynamic_shared = -1;       // cudaFuncAttributeMaxDynamicSharedMemorySize; -1 = default
   int preferred_carveout = -1;
+  // The note "kernel K did not run: ..." was printed (once per kernel; every
+  // such launch is still told to the barracuda session).
+  bool not_run_noted = false;
 };
 
 // One __cudaRegisterFatBinary call.
@@ -73,6 +76,7 @@ struct FatbinModule {
   // Lazy load (first launch or symbol access), under Runtime::mu_.
   bool load_attempted = false;
   cudaError_t load_error = cudaSuccess;
+  std::string load_message;  // why the load failed: for the notes and the barracuda session
   uint32_t link_unit = 0;
 };
 
@@ -111,15 +115,22 @@ class Runtime {
   void RegisterVar(FatbinModule* module, RegisteredVar var);
   void Unregister(FatbinModule* module);
 
-  // Loads `module` if not yet done; cudaSuccess or the load error (printed once).
-  cudaError_t EnsureLoaded(FatbinModule* module);
+  // Loads `module` if not yet done; cudaSuccess or the load error, whose
+  // message is kept in module->load_message. The error is printed once here
+  // unless `quiet` (a launch prints it itself, naming the kernel):
+  // cudaErrorInvalidKernelImage (fat binary unreadable),
+  // cudaErrorNoKernelImageForDevice (no PTX), cudaErrorNotSupported (PTX with
+  // an instruction or feature the emulator does not implement),
+  // cudaErrorInvalidPtx (PTX the emulator cannot parse or link).
+  cudaError_t EnsureLoaded(FatbinModule* module, bool quiet = false);
 
   // ---- lookups (nullptr when unknown)
   RegisteredKernel* KernelByHostFunction(const void* host_function);
   RegisteredKernel* KernelByHandle(const void* handle);
   RegisteredVar* VarBySymbol(const void* host_symbol);
-  // Resolves a kernel to its device function index, loading the module first.
-  cudaError_t ResolveKernel(RegisteredKernel* kernel, uint32_t* function);
+  // Resolves a kernel to its device function index, loading the module first
+  // (`quiet`: as for EnsureLoaded).
+  cudaError_t ResolveKernel(RegisteredKernel* kernel, uint32_t* function, bool quiet = false);
   // Device address of a variable, loading its module first.
   cudaError_t ResolveVar(RegisteredVar* var, void** address);
   // Compute capability to report: SM of the first registered PTX, else 7.5.

@@ -155,6 +155,11 @@ void ShmRecordSink::OnDiagnostic(std::string_view text) {
   if (!producer_->SendDiagnostic(text)) Fail();
 }
 
+void ShmRecordSink::OnLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason) {
+  if (!healthy() || detached_) return;
+  if (!producer_->SendLaunchNotRun(cuda_error, mangled_kernel, reason)) Fail();
+}
+
 void ShmRecordSink::Detach(int32_t status) {
   if (detached_.exchange(true)) return;
   if (healthy()) producer_->Detach(status);

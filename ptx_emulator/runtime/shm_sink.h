@@ -55,6 +55,9 @@ class ShmRecordSink : public RecordSink {
   void OnFree(uint64_t base);
   // A message for the report (e.g. "launch of K failed: ...").
   void OnDiagnostic(std::string_view text);
+  // A launch the emulator could not run (module not loadable, unimplemented
+  // instruction): the daemon marks the analysis incomplete.
+  void OnLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason);
   // Sends the exit marker and releases the slot; later calls are ignored.
   // Called by the atexit handler with status 0 when the runtime does not.
   void Detach(int32_t status);

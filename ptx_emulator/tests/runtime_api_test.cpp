@@ -452,7 +452,8 @@ TEST_CASE("runtime: modules without PTX or with broken PTX are refused at launch
   CHECK(cudaLaunchKernel(&no_ptx_stub, dim3(1), dim3(1), nullptr, 0, nullptr) == cudaErrorNoKernelImageForDevice);
   CHECK(cudaGetLastError() == cudaErrorNoKernelImageForDevice);
 
-  static HandMadeFatbin broken(".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n  frobnicate.u32 %r1;\n}\n",
+  // Malformed (the parameter list is not closed): cudaErrorInvalidPtx.
+  static HandMadeFatbin broken(".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k(\n{\n  ret;\n}\n",
                                fb::EntryKind::kPtx);
   static int broken_stub = 0;
   h = broken.Register();
@@ -460,7 +461,28 @@ TEST_CASE("runtime: modules without PTX or with broken PTX are refused at launch
                          nullptr, nullptr, nullptr, nullptr);
   CHECK(cudaLaunchKernel(&broken_stub, dim3(1), dim3(1), nullptr, 0, nullptr) == cudaErrorInvalidPtx);
   CHECK(cudaGetLastError() == cudaErrorInvalidPtx);
-  // Neither is sticky: the context stays usable.
+
+  // Valid PTX with an instruction the emulator does not implement: its
+  // limitation, cudaErrorNotSupported (as for unimplemented API functions).
+  static HandMadeFatbin tensor(
+      ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+      "  .reg .b32 %r<9>;\n  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [p];\n"
+      "  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];\n"
+      "  ret;\n}\n",
+      fb::EntryKind::kPtx);
+  static int tensor_stub = 0;
+  h = tensor.Register();
+  __cudaRegisterFunction(h, reinterpret_cast<const char*>(&tensor_stub), const_cast<char*>("k"), "k", -1, nullptr,
+                         nullptr, nullptr, nullptr, nullptr);
+  void* arg = nullptr;
+  void* args[] = {&arg};
+  CHECK(cudaLaunchKernel(&tensor_stub, dim3(1), dim3(32), args, 0, nullptr) == cudaErrorNotSupported);
+  CHECK(cudaPeekAtLastError() == cudaErrorNotSupported);
+  CHECK(cudaGetLastError() == cudaErrorNotSupported);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(cudaLaunchKernel(&tensor_stub, dim3(1), dim3(32), args, 0, nullptr) == cudaErrorNotSupported);
+  cudaGetLastError();
+  // None is sticky: the context stays usable.
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
 
