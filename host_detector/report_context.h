@@ -125,6 +125,17 @@ class ReportContext {
   const std::string& backend() const { return backend_; }
   detector::WarpModel warp_model() const { return warp_model_; }
   const std::vector<std::string>& command_line() const { return command_line_; }
+  // A kernel whose launches did not run (the emulator could not load or run
+  // its code); also give the reason to MarkIncomplete. JSON: run.kernels_not_run.
+  struct KernelNotRun {
+    uint32_t pid = 0;
+    std::string kernel;      // demangled
+    std::string cuda_error;  // what the launches returned, e.g. "cudaErrorNotSupported"
+    std::string reason;
+    uint64_t launches = 0;
+  };
+  void AddKernelNotRun(KernelNotRun k) { kernels_not_run_.push_back(std::move(k)); }
+  const std::vector<KernelNotRun>& kernels_not_run() const { return kernels_not_run_; }
   bool complete() const { return incomplete_reasons_.empty(); }
   const std::vector<std::string>& incomplete_reasons() const { return incomplete_reasons_; }
   const std::vector<std::string>& notes() const { return notes_; }
@@ -135,6 +146,7 @@ class ReportContext {
   detector::WarpModel warp_model_ = detector::WarpModel::kIts;
   std::vector<std::string> command_line_;
   std::vector<std::string> incomplete_reasons_;
+  std::vector<KernelNotRun> kernels_not_run_;
   std::vector<std::string> notes_;
   std::vector<ProcessInfo> processes_;
   absl::flat_hash_map<uint32_t, size_t> process_index_;

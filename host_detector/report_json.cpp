@@ -133,6 +133,10 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                   {"suppressed", std::move(suppressed)},
                   {"omitted", CountsJson(data.omitted)},
                   {"max_reports", data.max_reports ? json(*data.max_reports) : json(nullptr)}};
+  json not_run = json::array();
+  for (const ReportContext::KernelNotRun& k : context.kernels_not_run())
+    not_run.push_back({{"process", k.pid}, {"kernel", k.kernel}, {"cuda_error", k.cuda_error},
+                       {"reason", k.reason}, {"launches", k.launches}});
   json races = json::array();
   for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r));
   return json{{"format", "barracuda-report"},
@@ -142,6 +146,7 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                {{"backend", context.backend().empty() ? json(nullptr) : json(context.backend())},
                 {"warp_model", WarpModelName(context.warp_model())},
                 {"command_line", StringsJson(context.command_line())},
+                {"kernels_not_run", std::move(not_run)},
                 {"complete", context.complete()},
                 {"incomplete_reasons", StringsJson(context.incomplete_reasons())},
                 {"notes", StringsJson(context.notes())}}},

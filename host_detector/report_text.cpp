@@ -164,6 +164,8 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   if (data.omitted.races != 0) {
     summary += ptx::Cat("; ", data.omitted.races, " more not shown (--max-reports ", data.max_reports.value_or(0), ")");
   }
+  // On the summary line itself: "0 races" alone would read as a clean run.
+  if (!context.complete()) summary += "; analysis INCOMPLETE";
   Line(out, summary);
   for (const SuppressionUse& use : data.suppressions_used) {
     Line(out, ptx::Cat("Suppressed by ", use.where, " (", use.text, "): ", Plural(use.counts.races, "race", "races")));

@@ -192,6 +192,7 @@ int main(int argc, char** argv) {
   }
   if (rc == d::kDaemonOk && !result.errors.empty()) rc = d::kDaemonAnalysisErrors;
   verdict["complete"] = result.complete();
+  verdict["launches_not_run"] = result.launches_not_run();
   verdict["errors"] = result.errors.size();
   verdict["processes"] = result.processes.size();
   uint64_t launches = 0, records = 0;

@@ -68,6 +68,8 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
       ctx.AddAllocation(p->pid, alloc);
     }
     for (const std::string& d : p->diagnostics) ctx.AddNote(Cat("process ", p->pid, ": ", d));
+    for (const NotRunKernel& k : p->not_run)
+      ctx.AddKernelNotRun({p->pid, reports::Demangle(k.mangled), CudaErrorName(k.cuda_error), k.reason, k.launches});
     if (request.verbose)
       ctx.AddNote(Cat("process ", p->pid, ": ", p->launches.size(), " launches, ", p->records_analysed,
                       " records analysed, ", p->records_skipped, " skipped by kernel filters, ",

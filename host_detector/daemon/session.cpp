@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -45,6 +46,18 @@ bool ProcessAlive(uint32_t pid) {
 }
 
 }  // namespace
+
+// The values a launch that did not run returns (the daemon does not include
+// the CUDA headers).
+std::string CudaErrorName(int32_t e) {
+  switch (e) {
+    case 200: return "cudaErrorInvalidKernelImage";
+    case 209: return "cudaErrorNoKernelImageForDevice";
+    case 218: return "cudaErrorInvalidPtx";
+    case 801: return "cudaErrorNotSupported";
+    default: return Cat("CUDA error ", e);
+  }
+}
 
 std::string AppEnd::Describe() const {
   switch (how) {
@@ -89,6 +102,13 @@ uint64_t SessionResult::races() const {
 uint64_t SessionResult::dynamic_races() const {
   uint64_t n = 0;
   for (const ProcessResult* p : processes) n += p->report != nullptr ? p->report->total_dynamic() : 0;
+  return n;
+}
+
+uint64_t SessionResult::launches_not_run() const {
+  uint64_t n = 0;
+  for (const ProcessResult* p : processes)
+    for (const NotRunKernel& k : p->not_run) n += k.launches;
   return n;
 }
 
@@ -303,6 +323,25 @@ bool AnalysisSession::HandleMessages(Process& p) {
       case MessageType::kDiagnostic:
         p.result.diagnostics.emplace_back(r.Rest());
         break;
+      case MessageType::kLaunchNotRun: {
+        int32_t error = 0;
+        uint32_t name_len = 0;
+        std::string_view name;
+        if (!r.I32(&error) || !r.U32(&name_len) || !r.Bytes(name_len, &name)) {
+          malformed();
+          break;
+        }
+        const std::string_view reason = r.Rest();
+        // One entry per kernel and reason: a loop of failed launches is one line.
+        auto it = std::find_if(p.result.not_run.begin(), p.result.not_run.end(), [&](const NotRunKernel& k) {
+          return k.mangled == name && k.cuda_error == error && k.reason == reason;
+        });
+        if (it == p.result.not_run.end())
+          it = p.result.not_run.insert(p.result.not_run.end(),
+                                       NotRunKernel{std::string(name), error, std::string(reason), 0});
+        ++it->launches;
+        break;
+      }
       default:
         Error(Cat("process ", pid, ": unknown message type ", static_cast<uint32_t>(m.type)));
         break;
@@ -421,6 +460,10 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
                                 ": records after that point are missing"));
       AnalyseLaunch(*p, /*complete=*/false);
     }
+    for (const NotRunKernel& k : res.not_run)
+      incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), " did not run (", k.launches,
+                                k.launches == 1 ? " launch" : " launches", " failed with ", CudaErrorName(k.cuda_error),
+                                "): ", k.reason));
     if (!p->exit_seen) {
       if (alive)
         incomplete_.push_back(Cat(who, " was still running when the report was written"));

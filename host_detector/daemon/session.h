@@ -63,6 +63,19 @@ struct AllocationEntry {
   bool freed = false;
 };
 
+// Launches of one kernel that the producer could not run, for one reason
+// (transport::MessageType::kLaunchNotRun): the emulator could not load the
+// kernel's module or does not implement an instruction it uses.
+struct NotRunKernel {
+  std::string mangled;  // the kernel
+  int32_t cuda_error = 0;  // what the launch returned to the program
+  std::string reason;
+  uint64_t launches = 0;
+};
+
+// "cudaErrorNotSupported" for 801 and the other values of NotRunKernel::cuda_error.
+std::string CudaErrorName(int32_t cuda_error);
+
 struct LaunchSummary {
   protocol::Record begin{};
   uint64_t records = 0;
@@ -80,6 +93,7 @@ struct ProcessResult {
   std::map<uint64_t, AllocationEntry> allocations;           // base -> allocation
   std::map<uint64_t, LaunchSummary> launches;                // launch id -> launch
   std::vector<std::string> diagnostics;                      // from the producer
+  std::vector<NotRunKernel> not_run;                         // launches that did not run, by kernel and reason
   bool exited_normally = false;  // sent kExit
   int32_t exit_status = 0;
   uint64_t records_received = 0;   // consumed from the rings (markers excluded)
@@ -101,6 +115,7 @@ struct SessionResult {
   detector::WarpModel warp_model = detector::WarpModel::kIts;
   uint64_t races() const;          // distinct, over all processes
   uint64_t dynamic_races() const;
+  uint64_t launches_not_run() const;  // over all processes: the CLI's "analysis incomplete" status
   bool complete() const { return incomplete_reasons.empty(); }
 };
 

@@ -154,7 +154,7 @@ TEST_CASE("Text: suppressed, limited, incomplete, empty", "[reports][text]") {
   const size_t n = lines.size();
   CHECK_THAT(lines[n - 4], Catch::StartsWith("========= BARRACUDA SUMMARY: 2 races ("));
   CHECK_THAT(lines[n - 4], Catch::EndsWith("; 2 suppressed (5 accesses); " + std::to_string(d.omitted.races) +
-                                           " more not shown (--max-reports 2)"));
+                                           " more not shown (--max-reports 2); analysis INCOMPLETE"));
   CHECK(lines[n - 3] == "========= Suppressed by my.supp:1 (kind=RAW): 2 races");
   CHECK(lines[n - 2] == "========= Analysis INCOMPLETE: the app was killed by SIGSEGV; the daemon drained what it "
                         "could; races in the part not analysed are missing");
