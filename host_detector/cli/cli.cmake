@@ -63,6 +63,17 @@ if(BARRACUDA_CUDA_TESTS)
     DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/racy_then_crash.cu
     COMMENT "nvcc racy_then_crash.cu (CLI crash test)" VERBATIM)
   list(APPEND _cli_programs ${_cli_out}/racy_then_crash)
+  # Kernels the emulator cannot run: WMMA (unimplemented instructions) and PTX
+  # its loader rejects; barracuda must call those runs incomplete (exit 118).
+  foreach(_unrun wmma_kernel bad_registers)
+    add_custom_command(OUTPUT ${_cli_out}/${_unrun}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${_cli_out}
+      COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/${_unrun}.cu
+        -o ${_cli_out}/${_unrun}
+      DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/${_unrun}.cu
+      COMMENT "nvcc ${_unrun}.cu (CLI incomplete-run test)" VERBATIM)
+    list(APPEND _cli_programs ${_cli_out}/${_unrun})
+  endforeach()
   add_custom_target(cli_test_programs DEPENDS ${_cli_programs})
   add_dependencies(cli_tests cli_test_programs)
   target_compile_definitions(cli_tests PRIVATE BARRACUDA_CLI_CUDA_PROGRAMS="${_cli_out}")

@@ -9,6 +9,11 @@ namespace barracuda::cli {
 // Races found: --error-exitcode N (default 1; 0 = keep the app's own status).
 inline constexpr int kDefaultErrorExitCode = 1;
 
+// The analysis is incomplete: a kernel did not run because of the tool (the
+// emulator could not load its module or does not implement an instruction it
+// uses), so its races are unknown. Wins over races found and over the app's
+// own status: "N races" or "0 races" would claim more than was checked.
+inline constexpr int kExitKernelNotRun = 118;
 inline constexpr int kExitBackendUnavailable = 119;  // --backend=gpu: not available (yet)
 inline constexpr int kExitUsage = 120;               // bad command line (unknown option, bad regex, ...)
 inline constexpr int kExitNotCudaProgram = 121;      // a script, not ELF, static executable, no CUDA inside

@@ -253,6 +253,83 @@ TEST_CASE("barracuda: a CUDA app that crashes after a racy kernel still gets its
 }
 #endif
 
+#ifdef BARRACUDA_CLI_CUDA_PROGRAMS
+// A kernel that did not run on the emulator: the program sees the launch fail,
+// and barracuda exits 118 with every report saying the analysis is incomplete.
+void CheckNotRun(const std::string& program, const std::string& cuda_error, const std::string& reason_part) {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/" + program;
+  const bool keep = std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") != nullptr;
+  const std::string json = ReportPath("notrun_" + program) + ".json",
+                    sarif = ReportPath("notrun_" + program) + ".sarif";
+  Result r = Barracuda({"--report-json", json, "--report-sarif", sarif, app});
+  INFO(r.err);
+  CHECK(r.status == kExitKernelNotRun);
+  CHECK_THAT(r.out, Catch::Contains("launch: " + cuda_error));  // the program saw the failed launch
+  CHECK_THAT(r.err, Catch::Contains("did not run: "));           // the emulator's note
+  CHECK_THAT(r.err, Catch::Contains(reason_part));
+  CHECK_THAT(r.err, Catch::Contains("0 races; analysis INCOMPLETE"));  // never just "0 races"
+  CHECK_THAT(r.err, Catch::Contains("barracuda: analysis INCOMPLETE"));
+
+  std::ifstream in(json);
+  REQUIRE(in.good());
+  const nlohmann::json report = nlohmann::json::parse(in);
+  CHECK(report["run"]["complete"] == false);
+  REQUIRE(report["run"]["incomplete_reasons"].size() == 1);
+  CHECK_THAT(report["run"]["incomplete_reasons"][0].get<std::string>(), Catch::Contains("did not run"));
+  REQUIRE(report["run"]["kernels_not_run"].size() == 1);
+  const nlohmann::json& k = report["run"]["kernels_not_run"][0];
+  CHECK(k["cuda_error"] == cuda_error);
+  CHECK_THAT(k["reason"].get<std::string>(), Catch::Contains(reason_part));
+  CHECK(k["launches"].get<int>() >= 1);
+
+  std::ifstream sin(sarif);
+  REQUIRE(sin.good());
+  const nlohmann::json s = nlohmann::json::parse(sin);
+  const nlohmann::json& invocation = s["runs"][0]["invocations"][0];
+  CHECK(invocation["executionSuccessful"] == false);
+  bool told = false;
+  for (const auto& n : invocation["toolExecutionNotifications"])
+    told |= n["level"] == "error" &&
+            n["message"]["text"].get<std::string>().find("did not run") != std::string::npos;
+  CHECK(told);
+  if (!keep)
+    for (const std::string& f : {json, sarif}) std::remove(f.c_str());
+}
+
+TEST_CASE("barracuda: a WMMA kernel the emulator cannot run makes the analysis incomplete",
+          "[cli][e2e][report-files][not-run]") {
+  CheckNotRun("wmma_kernel", "cudaErrorNotSupported", "unsupported PTX instruction `wmma.");
+  // The launch error is the program's to see, as on a GPU: peek keeps it, get
+  // clears it, and (not a fault inside a kernel) it does not stick.
+  Result r = Barracuda({"-q", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/wmma_kernel"});
+  CHECK(r.status == kExitKernelNotRun);
+  CHECK_THAT(r.out, Catch::Contains("launch: cudaErrorNotSupported, peek: cudaErrorNotSupported, sync: cudaSuccess"));
+  CHECK_THAT(r.out, Catch::Contains("again: cudaErrorNotSupported"));
+  // -q silences barracuda, not the emulator's note in the app's stderr: once
+  // per kernel, though the kernel was launched twice.
+  CHECK(r.err.find("barracuda: analysis INCOMPLETE") == std::string::npos);
+  const size_t note = r.err.find("did not run: ");
+  REQUIRE(note != std::string::npos);
+  CHECK(r.err.find("did not run: ", note + 1) == std::string::npos);
+}
+
+TEST_CASE("barracuda: a module the emulator cannot load makes the analysis incomplete",
+          "[cli][e2e][report-files][not-run]") {
+  CheckNotRun("bad_registers", "cudaErrorInvalidPtx", "vector register");
+}
+
+TEST_CASE("barracuda: a clean CUDA program is complete and exits 0", "[cli][e2e][not-run]") {
+  Result r = Barracuda({"--report-json", "-", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/tiny_good"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  const size_t brace = r.out.find('{');
+  REQUIRE(brace != std::string::npos);
+  const nlohmann::json report = nlohmann::json::parse(r.out.substr(brace));
+  CHECK(report["run"]["complete"] == true);
+  CHECK(report["run"]["kernels_not_run"].empty());
+}
+#endif
+
 TEST_CASE("barracuda: kernel filters and --error-exitcode 0 on the example", "[cli][e2e]") {
   const std::string examples = BARRACUDA_E2E_EXAMPLES;
   // Excluded: nothing analysed, so the app's own status (it prints FAIL: the
