@@ -1,6 +1,15 @@
 // The invariants of a generated (feasible) trace, checked by replaying it over
 // a model of the SIMT state: per warp live mask and divergence stack, blocked
 // lanes, barrier generations. A shrunk trace must still satisfy them.
+//
+// Observation order: a strong read observes the writes to its location that
+// come before it in the stream (the detectors apply publish / observe in
+// stream order, and in stamp order across rings), so a feasible stream needs
+// its strong accesses and fences stamped densely in stream order: checked
+// below through CarriesStamp. Which write a read observes is then fixed by the
+// stream itself; the generator makes the observing read come after the write
+// it is meant to read from (a soft wait), and an earlier read is feasible too
+// (it read an older value).
 #include <bit>
 #include <map>
 #include <set>
@@ -122,8 +131,20 @@ absl::Status CheckFeasible(std::span<const Record> records, bool stamp_barriers)
         if (protocol::IsSyncOp(op) && protocol::ScopeOf(r.header) == protocol::Scope::kNone) {
           return fail("sync op without a scope");
         }
+        if (r.header.flags & protocol::kFlagVolatile) {
+          // ld.volatile / st.volatile: a relaxed load or store at sys scope.
+          const bool rmw = (r.header.flags & protocol::kFlagLoad) && (r.header.flags & protocol::kFlagStore);
+          if (op != Op::kAtomic || rmw || protocol::ScopeOf(r.header) != protocol::Scope::kSys) {
+            return fail("volatile access that is not a sys-scope relaxed load or store");
+          }
+        }
         break;
       }
+      case Op::kFence:
+        // A fence carries no address; kFlagLoad / kFlagStore pick its sides.
+        if (r.header.flags & ~(protocol::kFlagLoad | protocol::kFlagStore)) return fail("fence with other flags");
+        if (protocol::ScopeOf(r.header) == protocol::Scope::kNone) return fail("sync op without a scope");
+        break;
       case Op::kIf:
         if (r.branch.then_mask & ~mask) return fail("then mask outside the active mask");
         w.frames.push_back(Frame{mask, r.branch.then_mask, mask & ~r.branch.then_mask, false});

@@ -63,8 +63,15 @@ constexpr uint64_t kGlobalFlag = 0x80000;
 constexpr uint32_t kSharedFlag = 0x4000;
 constexpr uint32_t kFlags = 3;
 constexpr uint32_t kFlagSize = 4;
+// Message-passing data: slots of 0x100 bytes past the pools (data pools are at
+// most 4096 bytes, shared flags are at 0x4000).
+constexpr uint64_t kGlobalMessage = kGlobalData + 0x8000;
+constexpr uint32_t kSharedMessage = 0x2000;
+constexpr uint32_t kMessageSlots = 8;
 
 constexpr Scope kScopes[] = {Scope::kCta, Scope::kCluster, Scope::kGpu, Scope::kSys};
+// kAtomic scopes: kNone reads as gpu (the atom/red default).
+constexpr Scope kAtomicScopes[] = {Scope::kNone, Scope::kCta, Scope::kGpu, Scope::kSys};
 
 struct Item {
   Record rec{};
@@ -125,7 +132,7 @@ class LaunchBuilder {
       k.block[0] = 16;
       k.block[1] = tpb_ / 16;
     }
-    k.static_shared_bytes = 0x4000 + kFlags * 8;
+    k.static_shared_bytes = 0x4000 + (kFlags + kMessageSlots) * 8;
     k.launch_id = launch_id;
     k.name_id = static_cast<uint32_t>(launch_id);
     // Two styles: "chaotic" (small pools, any pattern: races everywhere) and
@@ -158,6 +165,9 @@ class LaunchBuilder {
         BarrierPoint(b);
       } else if (r < options_.barrier_percent * (disciplined_ ? 4 : 1) + options_.named_barrier_percent) {
         NamedEpisode(b);
+      } else if (r < options_.barrier_percent * (disciplined_ ? 4 : 1) + options_.named_barrier_percent +
+                         options_.message_passing_percent) {
+        MessagePassingStep(b);
       } else {
         std::vector<uint32_t> candidates;
         for (uint32_t w = 0; w < wpb_; ++w) {
@@ -171,6 +181,22 @@ class LaunchBuilder {
       CloseAll(w);
       if (rng_.Percent(70)) Exit(w);
     }
+  }
+
+  // Picks a producer warp in block b and a consumer warp (same block or not).
+  void MessagePassingStep(uint32_t b) {
+    std::vector<uint32_t> producers, consumers;
+    for (uint32_t w = 0; w < wpb_; ++w) {
+      if (warps_[b * wpb_ + w].live != 0) producers.push_back(b * wpb_ + w);
+    }
+    if (producers.empty()) return;
+    const uint32_t p = producers[rng_.Below(static_cast<uint32_t>(producers.size()))];
+    const bool same_block = blocks_ == 1 || rng_.Percent(40);
+    for (uint32_t w = 0; w < warps_.size(); ++w) {
+      if (w != p && warps_[w].live != 0 && (warps_[w].block == b) == same_block) consumers.push_back(w);
+    }
+    if (consumers.empty()) return;
+    MessagePassing(warps_[p], warps_[consumers[rng_.Below(static_cast<uint32_t>(consumers.size()))]]);
   }
 
   // Interleaves the programs; appends the launch's records to `out`.
@@ -281,15 +307,41 @@ class LaunchBuilder {
     if (r < 45) return Memory(w);
     if (r < 58) return Sync(w);
     if (r < 64) return Append(w, Make(w, Op::kWarpSync, active), active), void();
-    if (r < 66) {
-      Record f = Make(w, Op::kFence, active);
-      f.header.space_scope = protocol::PackSpaceScope(Space::kGlobal, kScopes[rng_.Below(4)]);
-      Append(w, f, active);
-      return;
-    }
+    if (r < 66) return Fence(w, kFenceFlags[rng_.Below(4)]), void();
     if (r < 82 && w.frames.size() < options_.max_branch_depth) return If(w, rng_.Subset(active));
     if (r >= 82 && !w.frames.empty()) return Close(w);
     Memory(w);
+  }
+
+  // fence.sc / fence.acq_rel (neither flag or both), fence.acquire, fence.release.
+  static constexpr uint8_t kFenceFlags[] = {0, protocol::kFlagLoad | protocol::kFlagStore, protocol::kFlagLoad,
+                                            protocol::kFlagStore};
+
+  // Disciplined launches mostly use scopes wide enough for their patterns.
+  Scope SyncScope() { return disciplined_ && rng_.Percent(80) ? kScopes[2 + rng_.Below(2)] : kScopes[rng_.Below(4)]; }
+
+  void Fence(WarpGen& w, uint8_t flags, Scope scope = Scope::kNone) {
+    const uint32_t active = Active(w);
+    Record f = Make(w, Op::kFence, active);
+    f.header.space_scope = protocol::PackSpaceScope(Space::kGlobal, scope == Scope::kNone ? SyncScope() : scope);
+    f.header.flags = flags;
+    Append(w, f, active);
+  }
+
+  // Flags and scope of a strong (kAtomic) access: ld.relaxed, st.relaxed,
+  // atom (RMW); ld/st.volatile = relaxed at sys scope.
+  void MakeStrong(Record& r, uint32_t load_percent, uint32_t store_percent) {
+    const uint32_t k = rng_.Below(100);
+    r.header.flags = k < load_percent                   ? protocol::kFlagLoad
+                     : k < load_percent + store_percent ? protocol::kFlagStore
+                                                        : protocol::kFlagLoad | protocol::kFlagStore;
+    Scope scope = kAtomicScopes[rng_.Below(4)];
+    if (disciplined_ && scope == Scope::kCta && rng_.Percent(80)) scope = Scope::kGpu;
+    if (r.header.flags != (protocol::kFlagLoad | protocol::kFlagStore) && rng_.Percent(15)) {
+      r.header.flags |= protocol::kFlagVolatile;
+      scope = Scope::kSys;
+    }
+    r.header.space_scope = protocol::PackSpaceScope(protocol::SpaceOf(r.header), scope);
   }
 
   void If(WarpGen& w, uint32_t then_mask) {
@@ -331,7 +383,7 @@ class LaunchBuilder {
     const Op op = kOps[rng_.Below(5)];
     Record r = Make(w, op, active);
     const Space space = rng_.Percent(55) ? Space::kGlobal : Space::kShared;
-    uint32_t size = 1u << rng_.Below(4);
+    uint32_t size = op == Op::kAtomic ? (disciplined_ ? 4u : 4u << rng_.Below(2)) : 1u << rng_.Below(4);
     const uint32_t pattern = rng_.Below(100);
     const bool on_flag = rng_.Percent(3);
     if (on_flag) size = kFlagSize;
@@ -366,10 +418,112 @@ class LaunchBuilder {
     r.header.access_size = static_cast<uint8_t>(size);
     r.header.space_scope = protocol::PackSpaceScope(space, Scope::kNone);
     if (op == Op::kWrite && rng_.Percent(pattern < 25 ? 60 : 20)) r.header.flags |= protocol::kFlagSameValue;
-    // Atomics: read-modify-writes, and atomic loads (ld.relaxed) a third of the time.
-    if (op == Op::kAtomic) r.header.flags |= protocol::kFlagLoad | (rng_.Percent(33) ? 0 : protocol::kFlagStore);
+    // Strong accesses: RMWs, relaxed loads and stores, at every scope, some volatile.
+    if (op == Op::kAtomic) MakeStrong(r, 30, 20);
     Append(w, r, active);
   }
+
+  // Message passing from warp p to warp c (distinct, both with active lanes):
+  //   p: weak write data; [fence (release side, usually)]; flag write (strong
+  //      store / RMW, sometimes weak)
+  //   c: strong read of the flag (usually scheduled after p's write);
+  //      [fence (acquire side, usually)]; weak read of p's data
+  // Well-formed episodes (fences on the right sides, scopes wide enough, one
+  // producer lane or an RMW flag write so that every lane's data is released)
+  // synchronise unless something else touches the flag in between; the others
+  // draw every part at random, so both outcomes are common.
+  void MessagePassing(WarpGen& p, WarpGen& c) {
+    const bool well_formed = rng_.Percent(disciplined_ ? 85 : 45);
+    const bool same_block = p.block == c.block;
+    const Space space = same_block && rng_.Percent(40) ? Space::kShared : Space::kGlobal;
+    const uint32_t slot = next_message_slot_++ % kMessageSlots;
+    // Well-formed episodes use their slot's own flag (past the shared ones);
+    // the others a flag that Sync steps and other episodes use too.
+    const uint32_t flag = well_formed ? kFlags + slot : rng_.Below(kFlags);
+    auto at = [&](const WarpGen& w, uint64_t global, uint32_t shared) {
+      return space == Space::kGlobal ? global : protocol::SharedAddress(w.block, shared);
+    };
+    // A scope wide enough for the pattern (cta within a block, else gpu/sys).
+    auto wide = [&]() { return same_block && rng_.Percent(30) ? Scope::kCta : kScopes[2 + rng_.Below(2)]; };
+    const uint32_t data_size = 4u << rng_.Below(2);
+    const uint32_t flag_size = well_formed || rng_.Percent(85) ? kFlagSize : 8;
+    const bool rmw_flag = well_formed ? rng_.Percent(50) : rng_.Percent(35);
+    const bool one_lane = std::popcount(Active(p)) > 1 && (well_formed ? !rmw_flag : rng_.Percent(40));
+    if (one_lane) {
+      uint32_t m = Active(p);
+      for (uint32_t pick = rng_.Below(std::popcount(m)); pick > 0; --pick) m &= m - 1;
+      If(p, Lowest(m));
+    }
+    const uint32_t pmask = Active(p);
+    int flag_uid = -1;
+    if (pmask != 0) {
+      Record data = Make(p, Op::kWrite, pmask);
+      for (uint32_t l = 0; l < 32; ++l) {
+        if (pmask >> l & 1) data.addr[l] = at(p, kGlobalMessage + 0x100 * slot + 8 * l, kSharedMessage + 0x100 * slot + 8 * l);
+      }
+      data.header.access_size = static_cast<uint8_t>(data_size);
+      data.header.space_scope = protocol::PackSpaceScope(space, Scope::kNone);
+      Append(p, data, pmask);
+      // Mostly a release side; sometimes only an acquire side (no release).
+      static constexpr uint8_t kReleaseSide[] = {protocol::kFlagStore, protocol::kFlagStore, 0,
+                                                 protocol::kFlagLoad | protocol::kFlagStore, protocol::kFlagLoad};
+      if (well_formed) {
+        Fence(p, kReleaseSide[rng_.Below(4)], wide());
+      } else if (rng_.Percent(85)) {
+        Fence(p, kReleaseSide[rng_.Below(5)]);
+      }
+      const bool weak = !well_formed && rng_.Percent(10);  // fence + weak store: no release pattern
+      Record st = Make(p, weak ? Op::kWrite : Op::kAtomic, pmask);
+      for (uint32_t l = 0; l < 32; ++l) {
+        if (pmask >> l & 1) st.addr[l] = at(p, kGlobalFlag + 8 * flag, kSharedFlag + 8 * flag);
+      }
+      st.header.access_size = static_cast<uint8_t>(flag_size);
+      st.header.space_scope = protocol::PackSpaceScope(space, Scope::kNone);
+      if (!weak) {
+        MakeStrong(st, 0, rmw_flag ? 0 : 100);
+        if (well_formed && protocol::ScopeOf(st.header) == Scope::kCta && !same_block) {
+          st.header.space_scope = protocol::PackSpaceScope(space, Scope::kGpu);
+        }
+      }
+      flag_uid = Append(p, st, pmask);
+    }
+    if (one_lane) {
+      Close(p);
+      Close(p);
+    }
+    const uint32_t cmask = Active(c);
+    if (cmask == 0) return;
+    Record ld = Make(c, Op::kAtomic, cmask);
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (cmask >> l & 1) ld.addr[l] = at(c, kGlobalFlag + 8 * flag, kSharedFlag + 8 * flag);
+    }
+    ld.header.access_size = static_cast<uint8_t>(flag_size);
+    ld.header.space_scope = protocol::PackSpaceScope(space, Scope::kNone);
+    MakeStrong(ld, 85, 0);
+    if (well_formed && protocol::ScopeOf(ld.header) == Scope::kCta && !same_block) {
+      ld.header.space_scope = protocol::PackSpaceScope(space, Scope::kGpu);
+    }
+    Append(c, ld, cmask, -1, flag_uid >= 0 && (well_formed || rng_.Percent(85)) ? flag_uid : -1);
+    static constexpr uint8_t kAcquireSide[] = {protocol::kFlagLoad, protocol::kFlagLoad, 0,
+                                               protocol::kFlagLoad | protocol::kFlagStore, protocol::kFlagStore};
+    if (well_formed) {
+      Fence(c, kAcquireSide[rng_.Below(4)], wide());
+    } else if (rng_.Percent(85)) {
+      Fence(c, kAcquireSide[rng_.Below(5)]);
+    }
+    Record rd = Make(c, Op::kRead, cmask);
+    const uint32_t source = pmask != 0 ? pmask : 1;
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (!(cmask >> l & 1)) continue;
+      const uint32_t from = (source >> l & 1) ? l : std::countr_zero(source);
+      rd.addr[l] = at(c, kGlobalMessage + 0x100 * slot + 8 * from, kSharedMessage + 0x100 * slot + 8 * from);
+    }
+    rd.header.access_size = static_cast<uint8_t>(data_size);
+    rd.header.space_scope = protocol::PackSpaceScope(space, Scope::kNone);
+    Append(c, rd, cmask);
+  }
+
+  static uint32_t Lowest(uint32_t mask) { return mask & -mask; }
 
   void Sync(WarpGen& w) {
     const uint32_t active = Active(w);
@@ -471,12 +625,20 @@ class LaunchBuilder {
   std::vector<Release> releases_;
   int next_uid_ = 0;
   uint32_t next_site_ = 0;
+  uint32_t next_message_slot_ = 0;
 };
 
 }  // namespace
 
+bool IsMessagePassingData(Space space, uint64_t address) {
+  if (space == Space::kGlobal) return address >= kGlobalMessage && address < kGlobalMessage + 0x100 * kMessageSlots;
+  const uint32_t offset = protocol::SharedOffset(address);
+  return offset >= kSharedMessage && offset < kSharedMessage + 0x100 * kMessageSlots;
+}
+
 bool CarriesStamp(Op op, bool stamp_barriers) {
-  return protocol::IsSyncOp(op) || (stamp_barriers && (op == Op::kBarrier || op == Op::kBarrierArrive));
+  // Every strong access and fence (SEMANTICS.md: the stamps order publish / observe).
+  return protocol::IsSyncOp(op) || op == Op::kAtomic || (stamp_barriers && (op == Op::kBarrier || op == Op::kBarrierArrive));
 }
 
 void RestampSyncRecords(std::vector<Record>& records, bool stamp_barriers) {

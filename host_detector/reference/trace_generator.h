@@ -5,7 +5,10 @@
 //
 // A trace is built in two passes. First a *script* per launch: each warp gets
 // a program (memory records, nested if/else/fi with consistent masks,
-// warp-sync, acquire/release/acq_rel at every scope on flag locations, exits)
+// warp-sync, acquire/release/acq_rel at every scope on flag locations, fences
+// (both sides, acquire-only, release-only), strong accesses (relaxed loads,
+// stores, RMWs, volatile) at every scope in sizes 4 and 8, message-passing
+// patterns between two warps of one or two blocks, exits)
 // and per block a sequence of barrier *episodes* (whole-block bar.sync reached
 // by every live thread, rarely a divergent one, named barriers with counts
 // shared by bar.sync consumers and bar.arrive producers) that every
@@ -16,7 +19,9 @@
 // exit scripted before a whole-block barrier before its first arrival (so the
 // block's live count is settled), and usually lets an acquire wait until the
 // release it is scripted to read from has been emitted (a soft constraint,
-// dropped if it would deadlock: reading an older value is feasible too).
+// dropped if it would deadlock: reading an older value is feasible too); a
+// message-passing consumer's strong flag read likewise usually waits for the
+// producer's flag write.
 //
 // Deterministic for a seed on every platform (own PRNG, no <random>
 // distributions).
@@ -43,6 +48,7 @@ struct GeneratorOptions {
   // Percent chances per script step (the rest are warp steps).
   uint32_t barrier_percent = 8;          // whole-block bar.sync 0 point
   uint32_t named_barrier_percent = 5;    // producer/consumer named barrier episode
+  uint32_t message_passing_percent = 10; // data + fence + flag / flag + fence + data
   // Percent of whole-block barrier points where a warp splits its arrival
   // over both sides of a branch (barrier divergence, paper BAR).
   uint32_t divergent_barrier_percent = 3;
@@ -58,9 +64,14 @@ struct GeneratedTrace {
 
 GeneratedTrace GenerateTrace(uint64_t seed, const GeneratorOptions& options = {});
 
+// Whether a byte is message-passing data (written by a producer before its
+// flag, read by a consumer after it): for statistics in tests.
+bool IsMessagePassingData(protocol::Space space, uint64_t address);
+
 // Whether a record of this op carries a sequence stamp in generated traces:
-// the synchronisation ops of protocol.h (acquire/release/acq_rel/fence), and
-// barriers when GeneratorOptions::stamp_barriers is set.
+// every strong access and fence (kAtomic and the synchronisation ops of
+// protocol.h: acquire/release/acq_rel/fence), and barriers when
+// GeneratorOptions::stamp_barriers is set.
 bool CarriesStamp(protocol::Op op, bool stamp_barriers = false);
 // Renumbers the stamps densely from 1 in stream order (after a shrink step).
 void RestampSyncRecords(std::vector<protocol::Record>& records, bool stamp_barriers = false);

@@ -53,8 +53,14 @@ std::string Ref(const AccessRef& a) {
   return "#" + std::to_string(a.record_index) + "/lane" + std::to_string(a.lane);
 }
 
-AccessKind KindOf(Op op) {
-  return op == Op::kRead ? AccessKind::kRead : op == Op::kWrite ? AccessKind::kWrite : AccessKind::kAtomic;
+// The reference's kind of a record's accesses (strong accesses: kAtomic when
+// they write, kAtomicLoad when they only read).
+AccessKind KindOf(const Record& r) {
+  const Op op = protocol::OpOf(r.header);
+  if (op == Op::kRead) return AccessKind::kRead;
+  if (op == Op::kWrite) return AccessKind::kWrite;
+  const bool loads = r.header.flags & protocol::kFlagLoad, stores = r.header.flags & protocol::kFlagStore;
+  return loads && !stores ? AccessKind::kAtomicLoad : AccessKind::kAtomic;
 }
 
 // BARRACUDA_DIFF_ARRIVE=completion switches the reference to the literal
@@ -140,7 +146,8 @@ std::optional<Mismatch> Compare(std::span<const Record> trace, WarpModel model, 
       if (seen_begin) ++launch;
       seen_begin = true;
     }
-    if (op != Op::kRead && op != Op::kWrite && op != Op::kAtomic) continue;
+    // Every memory record is race-checked, sync accesses included (wave 2).
+    if (!protocol::IsMemoryOp(op)) continue;
     const protocol::Space space = protocol::SpaceOf(r.header);
     for (uint32_t lane = 0; lane < 32; ++lane) {
       if (!(r.header.active_mask >> lane & 1)) continue;
@@ -163,7 +170,7 @@ std::optional<Mismatch> Compare(std::span<const Record> trace, WarpModel model, 
           << " against earlier " << AccessKindName(w->earlier_kind) << " " << Ref(w->earlier)
           << "; detector: no race (missed race)";
         return Mismatch{std::string("missed race: ") + AccessKindName(w->earlier_kind) + " then " +
-                            AccessKindName(KindOf(op)) + " [" + MissedRaceRule(trace, model, w->earlier, a, space, *clean.begin()) + "]",
+                            AccessKindName(KindOf(r)) + " (" + RaceKindName(w->race_kind) + ") [" + MissedRaceRule(trace, model, w->earlier, a, space, *clean.begin()) + "]",
                         s.str()};
       }
       if (rep == reported.end()) continue;
@@ -179,7 +186,9 @@ std::optional<Mismatch> Compare(std::span<const Record> trace, WarpModel model, 
           });
           s << " against " << Ref(AccessRef{ev.earlier_record, ev.earlier_lane})
             << "; reference: ordered, no race on it (false race)";
-          return Mismatch{std::string("false race: ") + AccessKindName(KindOf(op)), s.str()};
+          return Mismatch{std::string("false race: ") + AccessKindName(KindOf(r)) + " vs " +
+                              (ev.earlier_record < trace.size() ? AccessKindName(KindOf(trace[ev.earlier_record])) : "?"),
+                          s.str()};
         }
       }
       if (!clean.empty() && rep->second.begin()->second > *clean.begin()) {
@@ -194,7 +203,7 @@ std::optional<Mismatch> Compare(std::span<const Record> trace, WarpModel model, 
   for (const auto& [a, bytes] : reported) {
     if (a.record_index >= trace.size()) return Mismatch{"event outside the trace", Ref(a)};
     const Op op = protocol::OpOf(trace[a.record_index].header);
-    if (op != Op::kRead && op != Op::kWrite && op != Op::kAtomic) {
+    if (!protocol::IsMemoryOp(op)) {
       return Mismatch{"race on a non-access record", Ref(a) + " is " + protocol::OpName(op)};
     }
     if (!(trace[a.record_index].header.active_mask >> a.lane & 1)) {
