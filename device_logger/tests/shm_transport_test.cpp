@@ -180,6 +180,38 @@ TEST_CASE("message stream: partial frames wait, oversized frames are an error", 
 // Several producer processes, tiny rings (producers block on full rings), one
 // consumer draining all slots: every record arrives once, in order per ring,
 // and the counters agree.
+TEST_CASE("kLaunchNotRun: error, kernel and reason round-trip", "[transport]") {
+  ScopedName n;
+  absl::StatusOr<Segment> seg = Segment::Create(n.name, {.max_processes = 1, .rings_per_process = 1,
+                                                         .ring_capacity = 2, .channel_bytes = 1u << 16});
+  REQUIRE(seg.ok());
+  seg->header().daemon_pid.store(static_cast<uint32_t>(getpid()));
+  auto producer = Producer::Attach(n.name);
+  REQUIRE(producer.ok());
+  REQUIRE((*producer)->SendLaunchNotRun(801, "_Z8tile_mmaPK6__halfS1_Pf", "unsupported PTX instruction `wmma`"));
+  ByteChannel ch = seg->channel((*producer)->slot());
+  MessageStream stream;
+  stream.Fill(ch);
+  MessageStream::Message m;
+  bool found = false;
+  while (stream.Next(&m)) {
+    if (m.type != MessageType::kLaunchNotRun) continue;
+    found = true;
+    PayloadReader r(m.payload);
+    int32_t error = 0;
+    uint32_t len = 0;
+    std::string_view name;
+    REQUIRE(r.I32(&error));
+    REQUIRE(r.U32(&len));
+    REQUIRE(r.Bytes(len, &name));
+    CHECK(error == 801);
+    CHECK(name == "_Z8tile_mmaPK6__halfS1_Pf");
+    CHECK(r.Rest() == "unsupported PTX instruction `wmma`");
+  }
+  CHECK(found);
+  CHECK(std::string(MessageTypeName(MessageType::kLaunchNotRun)) == "launch-not-run");
+}
+
 TEST_CASE("producers in several processes share one segment", "[transport]") {
   ScopedName n;
   constexpr uint32_t kProcs = 3, kRings = 2, kPerRing = 2000;

@@ -54,6 +54,7 @@ std::string CudaErrorName(int32_t e) {
     case 200: return "cudaErrorInvalidKernelImage";
     case 209: return "cudaErrorNoKernelImageForDevice";
     case 218: return "cudaErrorInvalidPtx";
+    case 222: return "cudaErrorUnsupportedPtxVersion";
     case 801: return "cudaErrorNotSupported";
     default: return Cat("CUDA error ", e);
   }

@@ -39,6 +39,13 @@ uint32_t DriverComputeCapability() {
   return static_cast<uint32_t>(major * 10 + minor);
 }
 
+// The runtime could not load or run the kernel's code (the driver's JIT or
+// the emulator rejected it): the kernel did not run, so its races are unknown.
+bool CodeRejected(cudaError_t e) {
+  return e == cudaErrorInvalidPtx || e == cudaErrorNotSupported || e == cudaErrorNoKernelImageForDevice ||
+         e == cudaErrorInvalidKernelImage || e == cudaErrorUnsupportedPtxVersion;
+}
+
 std::string ErrorText(cudaError_t e) {
   static auto* name = Real<decltype(cudaGetErrorName)>("cudaGetErrorName");
   static auto* text = Real<decltype(cudaGetErrorString)>("cudaGetErrorString");
@@ -279,7 +286,7 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
   if (!k->module->skip_reason.empty()) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, " is not analysed: ", k->module->skip_reason));
     k->skip_noted = true;
-    return launch();
+    return ToldIfNotRun(*k, launch());
   }
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (capturing != nullptr && capturing(shape.stream, &capture) == cudaSuccess &&
@@ -293,7 +300,7 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
   if (!ready.ok()) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, " is not analysed: ", ready.message()));
     k->skip_noted = true;
-    return launch();
+    return ToldIfNotRun(*k, launch());  // the module's load failed: the launch does too
   }
   if (k->name_id == UINT32_MAX) {
     k->name_id = next_name_id_++;
@@ -331,10 +338,18 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
   if (!drainer_->FinishLaunch(end))
     std::fprintf(stderr, "barracuda gpu agent: the analysis daemon went away; records of launch %llu are lost\n",
                  static_cast<unsigned long long>(launch_id));
-  if (launched != cudaSuccess)
+  ToldIfNotRun(*k, launched);
+  if (launched != cudaSuccess && !CodeRejected(launched))
     Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed: ", ErrorText(launched)));
   else if (finished != cudaSuccess)
     Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed while running: ", ErrorText(finished)));
+  return launched;
+}
+
+cudaError_t Agent::ToldIfNotRun(const Kernel& k, cudaError_t launched) {
+  if (CodeRejected(launched) && producer_ && !detached_)
+    producer_->SendLaunchNotRun(static_cast<int32_t>(launched), k.name,
+                                absl::StrCat("the CUDA runtime rejected its code: ", ErrorText(launched)));
   return launched;
 }
 

@@ -88,6 +88,10 @@ class Agent {
   void Note(const std::string& text);  // stderr + the report's diagnostics
   Module* ModuleOf(void** handle);
   Kernel* KernelOf(const void* function);
+  // The launch's own status; when the runtime rejected the kernel's code
+  // (module not loadable, unsupported instruction) the kernel did not run and
+  // the session is told (kLaunchNotRun: the analysis is incomplete).
+  cudaError_t ToldIfNotRun(const Kernel& k, cudaError_t launched);
   absl::Status EnsureQueues();   // under launch_mu_
   absl::Status PrepareModule(Module& m);  // under launch_mu_
   uint64_t StreamId(cudaStream_t stream);

@@ -311,6 +311,22 @@ TEST_CASE("barracuda: a WMMA kernel the emulator cannot run makes the analysis i
   const size_t note = r.err.find("did not run: ");
   REQUIRE(note != std::string::npos);
   CHECK(r.err.find("did not run: ", note + 1) == std::string::npos);
+
+  // The GPU backend's path (the emulator playing the GPU): the agent sees the
+  // runtime reject the instrumented code and tells the session the same way.
+  const std::string cli = BARRACUDA_CLI_PATH;
+  if (FindGpuAgent(cli.substr(0, cli.rfind('/'))).path.empty()) return;
+  Result gpu = Barracuda({"--backend=gpu", "--gpu-runtime=emulator", "--report-json", "-",
+                          std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/wmma_kernel"});
+  INFO(gpu.err);
+  CHECK(gpu.status == kExitKernelNotRun);
+  CHECK_THAT(gpu.out, Catch::Contains("launch: cudaErrorNotSupported"));
+  const size_t brace = gpu.out.find('{');
+  REQUIRE(brace != std::string::npos);
+  const nlohmann::json report = nlohmann::json::parse(gpu.out.substr(brace));
+  CHECK(report["run"]["complete"] == false);
+  REQUIRE(report["run"]["kernels_not_run"].size() == 1);
+  CHECK(report["run"]["kernels_not_run"][0]["cuda_error"] == "cudaErrorNotSupported");
 }
 
 TEST_CASE("barracuda: a module the emulator cannot load makes the analysis incomplete",
