@@ -110,9 +110,7 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
     processes.push_back({{"pid", p.pid}, {"command_line", StringsJson(p.command_line)}, {"modules", modules}});
   }
   json by_kind = json::object();
-  for (detector::RaceKind k : {detector::RaceKind::kReadAfterWrite, detector::RaceKind::kWriteAfterRead,
-                               detector::RaceKind::kWriteAfterWrite, detector::RaceKind::kAtomicVsPlain,
-                               detector::RaceKind::kBarrierDivergence}) {
+  for (detector::RaceKind k : detector::kAllRaceKinds) {
     uint64_t n = 0;
     for (const ResolvedRace& r : data.races) n += r.kind == k;
     by_kind[detector::RaceKindName(k)] = n;
@@ -133,12 +131,12 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                   {"suppressed", std::move(suppressed)},
                   {"omitted", CountsJson(data.omitted)},
                   {"max_reports", data.max_reports ? json(*data.max_reports) : json(nullptr)}};
+  json races = json::array();
+  for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r));
   json not_run = json::array();
   for (const ReportContext::KernelNotRun& k : context.kernels_not_run())
     not_run.push_back({{"process", k.pid}, {"kernel", k.kernel}, {"cuda_error", k.cuda_error},
                        {"reason", k.reason}, {"launches", k.launches}});
-  json races = json::array();
-  for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r));
   return json{{"format", "barracuda-report"},
               {"version", kJsonReportVersion},
               {"tool", {{"name", kToolName}, {"version", ToolVersion()}}},
@@ -146,9 +144,9 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                {{"backend", context.backend().empty() ? json(nullptr) : json(context.backend())},
                 {"warp_model", WarpModelName(context.warp_model())},
                 {"command_line", StringsJson(context.command_line())},
-                {"kernels_not_run", std::move(not_run)},
                 {"complete", context.complete()},
                 {"incomplete_reasons", StringsJson(context.incomplete_reasons())},
+                {"kernels_not_run", std::move(not_run)},
                 {"notes", StringsJson(context.notes())}}},
               {"processes", std::move(processes)},
               {"summary", std::move(summary)},

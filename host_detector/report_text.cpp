@@ -87,6 +87,7 @@ std::string KindDescription(RaceKind kind) {
     case RaceKind::kWriteAfterWrite: return "write-after-write (WAW) race";
     case RaceKind::kAtomicVsPlain: return "atomic-vs-plain race";
     case RaceKind::kBarrierDivergence: return "barrier divergence";
+    case RaceKind::kNotMorallyStrong: return "race between strong accesses that are not morally strong (scope or size)";
   }
   return "race";
 }
@@ -150,8 +151,7 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   for (const ResolvedRace& r : data.races) shown_dynamic += r.count;
   if (!data.races.empty()) {
     std::string kinds;
-    for (RaceKind k : {RaceKind::kReadAfterWrite, RaceKind::kWriteAfterRead, RaceKind::kWriteAfterWrite,
-                       RaceKind::kAtomicVsPlain, RaceKind::kBarrierDivergence}) {
+    for (RaceKind k : detector::kAllRaceKinds) {
       uint64_t n = 0;
       for (const ResolvedRace& r : data.races) n += r.kind == k;
       if (n != 0) kinds += ptx::Cat(kinds.empty() ? "" : ", ", n, " ", detector::RaceKindName(k));

@@ -53,7 +53,7 @@ HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
 MODELS = ('its', 'lockstep')
 # Report kinds -> header kinds. RAW and WAR are one class for comparison.
 KIND_FROM_REPORT = {'RAW': 'RAW', 'WAR': 'WAR', 'WAW': 'WAW',
-                    'atomic-vs-plain': 'ATOMIC_PLAIN', 'barrier-divergence': 'BARRIER_DIVERGENCE'}
+                    'atomic-vs-plain': 'ATOMIC_PLAIN', 'not-morally-strong': 'NOT_MORALLY_STRONG', 'barrier-divergence': 'BARRIER_DIVERGENCE'}
 LOC_RE = re.compile(r'^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?')
 FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 INCLUDE_RE = re.compile(r'/include/(.*)$')
