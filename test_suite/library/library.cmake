@@ -1,0 +1,94 @@
+# The real-library corpus (issue 14 item 6): programs built from the CUDA toolkit's own
+# Thrust, CUB, cooperative-groups and libcu++ headers. Included from
+# test_suite/CMakeLists.txt when BARRACUDA_CUDA_TESTS is on.
+#
+# Every <topic>/<stem>.cu here starts with the bug suite's header (programs/README.md,
+# "Header format"), optionally with "args": the algorithms the program runs, one per
+# command-line argument. Each program is built once (build/test_suite/library/<topic>/
+# <stem>) and, per argument (or once when it takes none), registered as
+#   "emu: library/<topic>/<stem> [arg]"      label emu: runs on the emulator's libcudart;
+#                                            race-free programs must print PASS
+#   "library: <topic>/<stem> [arg]"          label library: barracuda under each warp model
+#                                            of the header, races must equal the header's
+#                                            (programs/check_verdicts.py --root library)
+# Arguments listed in "long_args" get the label library_long instead of library (and
+# emu_long instead of emu): too slow for every CI run.
+if(NOT BARRACUDA_CUDA_TESTS)
+  return()
+endif()
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+include(${PROJECT_SOURCE_DIR}/cmake/CudaPrograms.cmake)
+
+file(GLOB _library_programs RELATIVE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_CURRENT_LIST_DIR}/*/*.cu)
+list(SORT _library_programs)
+foreach(rel ${_library_programs})
+  get_filename_component(topic ${rel} DIRECTORY)
+  get_filename_component(stem ${rel} NAME_WE)
+  set(src ${CMAKE_CURRENT_LIST_DIR}/${rel})
+  file(READ ${src} _text LIMIT 8000)
+  string(FIND "${_text}" "\n@*/" _end)
+  math(EXPR _len "${_end} - 13")
+  string(SUBSTRING "${_text}" 13 ${_len} _json)   # between "/*@barracuda\n" and "\n@*/"
+  string(JSON arch ERROR_VARIABLE _err GET "${_json}" arch)
+  if(_err)
+    message(FATAL_ERROR "${src}: invalid /*@barracuda header: ${_err}")
+  endif()
+  set(args "")
+  string(JSON _n ERROR_VARIABLE _err LENGTH "${_json}" args)
+  if(NOT _err AND _n GREATER 0)
+    math(EXPR _last "${_n} - 1")
+    foreach(i RANGE ${_last})
+      string(JSON a GET "${_json}" args ${i})
+      list(APPEND args ${a})
+    endforeach()
+  endif()
+  set(long_args "")
+  string(JSON _n ERROR_VARIABLE _err LENGTH "${_json}" long_args)
+  if(NOT _err AND _n GREATER 0)
+    math(EXPR _last "${_n} - 1")
+    foreach(i RANGE ${_last})
+      string(JSON a GET "${_json}" long_args ${i})
+      list(APPEND long_args ${a})
+    endforeach()
+  endif()
+  set(outdir ${CMAKE_CURRENT_BINARY_DIR}/library/${topic})
+  barracuda_cuda_program(NAME ${stem} SOURCE ${src} ARCH ${arch} OUTPUT_DIR ${outdir}
+    TEST_NAME library/${topic}/${stem} NO_TEST)
+  if(NOT TARGET barracuda_cudart)
+    continue()
+  endif()
+  if(NOT args)
+    set(args "-")   # one run without an argument
+  endif()
+  foreach(a ${args})
+    if(a STREQUAL "-")
+      set(name "${topic}/${stem}")
+      set(argv "")
+      set(checkargs "")
+    else()
+      set(name "${topic}/${stem} ${a}")
+      set(argv ${a})
+      set(checkargs --arg ${a})
+    endif()
+    set(emu_label emu)
+    set(label library)
+    if(a IN_LIST long_args)
+      set(emu_label emu_long)
+      set(label library_long)
+    endif()
+    add_test(NAME "emu: library/${name}" COMMAND ${outdir}/${stem} ${argv} WORKING_DIRECTORY ${outdir})
+    set_tests_properties("emu: library/${name}" PROPERTIES LABELS ${emu_label} TIMEOUT 300
+      ENVIRONMENT "LD_LIBRARY_PATH=${BARRACUDA_EMU_LIB_DIR};BARRACUDA_EMU_WORKERS=2")
+    if(stem MATCHES "_ok$" OR NOT stem MATCHES "_racy$")
+      # race-free: the program checks its own result
+      set_tests_properties("emu: library/${name}" PROPERTIES PASS_REGULAR_EXPRESSION "PASS"
+        FAIL_REGULAR_EXPRESSION "FAIL|CUDA error|barracuda emulator: .*error")
+    endif()
+    add_test(NAME "library: ${name}"
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test_suite/programs/check_verdicts.py
+        --root ${CMAKE_CURRENT_LIST_DIR} --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda>
+        --timeout 280 --program ${outdir}/${stem} ${checkargs})
+    set_tests_properties("library: ${name}" PROPERTIES LABELS ${label} TIMEOUT 600
+      ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+  endforeach()
+endforeach()
