@@ -357,17 +357,19 @@ void ReferenceDetector::StrongAccess(const Record& r) {
     const uint32_t t = ThreadOf(r.header.warp_id, lane);
     const SyncKey key{static_cast<uint8_t>(space), r.addr[lane]};
     VectorClock& c = clocks_[t];
-    // Acquire half: kAcquire / kAcqRel join now; a kAtomic read only observes
-    // (an acquire fence decides later what counts).
-    if (op == Op::kAcquire || op == Op::kAcqRel) {
+    // Acquire half: kAcquire / kAcqRel join now. The read of any other strong
+    // access (kAtomic, the read of a kRelease RMW) only observes: an acquire
+    // fence decides later what counts. (What a kAcquire could observe, it has
+    // joined already: a later fence's min(read scope, fence scope) is no wider.)
+    if (halves.loads) {
       if (auto it = sync_.find(key); it != sync_.end()) {
         for (const ReleaseEntry& e : it->second) {
-          if (Covers(t, scope, e)) c.JoinWith(e.clock);
+          if (op == Op::kAcquire || op == Op::kAcqRel) {
+            if (Covers(t, scope, e)) c.JoinWith(e.clock);
+          } else {
+            pending_acquire_[t].push_back(Observed{e, scope});
+          }
         }
-      }
-    } else if (op == Op::kAtomic && halves.loads) {
-      if (auto it = sync_.find(key); it != sync_.end()) {
-        for (const ReleaseEntry& e : it->second) pending_acquire_[t].push_back(Observed{e, scope});
       }
     }
     // The access itself: race-checked like any strong access, except the
@@ -386,11 +388,13 @@ void ReferenceDetector::StrongAccess(const Record& r) {
       access.scope = scope;
       CheckAndRecord(r, lane, access);
     }
-    // Release half.
+    // Release half. kRelease / kAcqRel publish C_t (which covers any pending
+    // release at a scope no narrower); the write of any other strong access
+    // (kAtomic, the write of a kAcquire RMW) publishes the pending release.
     if (op == Op::kRelease || op == Op::kAcqRel) {
       Publish(t, key, scope, c, op == Op::kRelease && store_only);
       c.Increment(t);
-    } else if (op == Op::kAtomic && halves.stores) {
+    } else if (halves.stores) {
       if (const auto& p = pending_release_[t]; p.has_value()) {
         Publish(t, key, MinScope(scope, p->scope), p->clock, store_only);
       } else if (store_only) {

@@ -37,14 +37,19 @@ std::string DumpRecord(const protocol::Record& r) {
     case Op::kBarrier: case Op::kBarrierArrive:
       absl::StrAppend(&s, " id=", r.barrier.barrier_id, " count=", r.barrier.thread_count);
       break;
-    case Op::kFence: absl::StrAppend(&s, " ", ScopeName(protocol::ScopeOf(r.header))); break;
+    case Op::kFence:
+      absl::StrAppend(&s, " ", ScopeName(protocol::ScopeOf(r.header)));
+      if ((r.header.flags & protocol::kFlagLoad) && !(r.header.flags & protocol::kFlagStore)) absl::StrAppend(&s, " acquire-side");
+      if ((r.header.flags & protocol::kFlagStore) && !(r.header.flags & protocol::kFlagLoad)) absl::StrAppend(&s, " release-side");
+      break;
     default: break;
   }
   if (!protocol::IsMemoryOp(op)) return s;
   const bool shared = protocol::SpaceOf(r.header) == protocol::Space::kShared;
   absl::StrAppend(&s, " ", shared ? "shared" : "global", " size=", r.header.access_size);
-  if (protocol::IsSyncOp(op)) absl::StrAppend(&s, " ", ScopeName(protocol::ScopeOf(r.header)));
+  if (op != Op::kRead && op != Op::kWrite) absl::StrAppend(&s, " ", ScopeName(protocol::ScopeOf(r.header)));
   if (r.header.flags & protocol::kFlagSameValue) absl::StrAppend(&s, " same-value");
+  if (r.header.flags & protocol::kFlagVolatile) absl::StrAppend(&s, " volatile");
   if (r.header.flags & protocol::kFlagLoad) absl::StrAppend(&s, " ld");
   if (r.header.flags & protocol::kFlagStore) absl::StrAppend(&s, " st");
   absl::StrAppend(&s, " addr[lane]=");

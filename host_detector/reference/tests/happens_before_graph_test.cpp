@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -184,7 +185,7 @@ class HappensBeforeGraph {
               if (Synchronises(rel, t, scope)) preds_[n].push_back(rel.node);
             }
           }
-          if (op == Op::kAtomic && loads) {
+          if ((op == Op::kAtomic || op == Op::kRelease) && loads) {
             for (const Release& rel : seq) observed_[t].push_back(Observed{rel, scope});
           }
           const bool synthetic = space == static_cast<uint8_t>(protocol::Space::kShared) &&
@@ -210,7 +211,7 @@ class HappensBeforeGraph {
           const bool store_only = stores && !loads;
           if (op == Op::kRelease || op == Op::kAcqRel) {
             PublishNode(seq, Release{n, t, scope}, op == Op::kRelease && store_only);
-          } else if (op == Op::kAtomic && stores) {
+          } else if (strong && stores) {  // kAtomic, or the write of a kAcquire RMW
             if (fence_[t].has_value()) {
               PublishNode(seq, Release{fence_[t]->node, t, std::min(scope, fence_[t]->scope)}, store_only);
             } else if (store_only) {
@@ -324,7 +325,14 @@ TEST_CASE("reference equals an explicit happens-before graph on random traces", 
         from_ref.insert({r.access.record_index, r.access.lane, static_cast<uint8_t>(r.location.space), r.location.address});
       }
       const HappensBeforeGraph graph(trace.records, model);
-      INFO("seed " << seed << " model " << WarpModelName(model) << "\n" << DumpTrace(trace.records));
+      std::ostringstream diff;
+      for (const auto& [rec, lane, space, byte] : from_ref) {
+        if (!graph.racy().count({rec, lane, space, byte})) diff << " ref-only #" << rec << "/" << lane << "@0x" << std::hex << byte << std::dec;
+      }
+      for (const auto& [rec, lane, space, byte] : graph.racy()) {
+        if (!from_ref.count({rec, lane, space, byte})) diff << " graph-only #" << rec << "/" << lane << "@0x" << std::hex << byte << std::dec;
+      }
+      INFO("seed " << seed << " model " << WarpModelName(model) << diff.str() << "\n" << DumpTrace(trace.records));
       REQUIRE(from_ref.size() == graph.racy().size());
       REQUIRE(from_ref == graph.racy());
     }

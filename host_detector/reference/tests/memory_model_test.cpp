@@ -309,6 +309,32 @@ TEST_CASE("kRelease / kAcquire mix with fence patterns on one flag", "[reference
   }
 }
 
+TEST_CASE("any strong write forms a release pattern with a fence, any strong read an acquire pattern", "[reference][ptx]") {
+  for (WarpModel m : kBoth) {
+    // fence.release; atom.acquire (its write half publishes the fence's clock).
+    TraceBuilder t;
+    t.Begin(2, 32)
+        .Wr(0, 0, X)
+        .FenceRel(0, 0, Scope::kGpu)
+        .Access(Op::kAcquire, 0, {{0, F}}, 4, Space::kGlobal, protocol::kFlagLoad | protocol::kFlagStore, Scope::kGpu)
+        .Acq(1, 0, F, Scope::kGpu)
+        .Rd(1, 0, X);
+    REQUIRE_FALSE(Run(t, m).has_race());
+    // atom.release (its read half observes); fence.acquire.
+    TraceBuilder u;
+    u.Begin(2, 32)
+        .Wr(0, 0, X)
+        .Rel(0, 0, F, Scope::kGpu)
+        .Rel(1, 0, F, Scope::kGpu, /*rmw=*/true)
+        .FenceAcq(1, 0, Scope::kGpu)
+        .Rd(1, 0, X);
+    REQUIRE_FALSE(Run(u, m).has_race());
+    TraceBuilder v;  // without the fence: nothing acquired
+    v.Begin(2, 32).Wr(0, 0, X).Rel(0, 0, F, Scope::kGpu).Rel(1, 0, F, Scope::kGpu, true).Rd(1, 0, X);
+    REQUIRE(FirstRace(Run(v, m), X).has_value());
+  }
+}
+
 TEST_CASE("the pending release is the clock at the fence, not later", "[reference][ptx]") {
   TraceBuilder t;
   t.Begin(2, 32)
