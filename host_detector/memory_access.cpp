@@ -89,6 +89,7 @@ struct Accessor {
   // PTX "morally strong": both strong, complete overlap (strong accesses are
   // naturally aligned: same size), each thread in the other's scope (scope
   // membership is symmetric, so the narrower scope decides).
+  bool SameBlock(shadow::Tid t) const { return launch->BlockOfThread(t) == launch->BlockOfThread(tid); }
   bool MorallyStrongWith(shadow::Tid t, shadow::Strength other) const {
     if (strength == shadow::kWeak || other == shadow::kWeak) return false;
     if (shadow::StrengthSize(other) != shadow::StrengthSize(strength)) return false;
@@ -112,10 +113,15 @@ void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool a
       k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
   });
-  // A plain write kept among the readers (see CheckAtomic) conflicts with reads too.
+  // A write kept among the readers (see CheckAtomic) conflicts with reads too.
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (e.read_kind == shadow::ReadKind::kKeptWrite && !a.Covers(t, e.clock)) {
+    if (e.read_kind != shadow::ReadKind::kKeptWrite || a.Covers(t, e.clock)) return;
+    if (e.strength == shadow::kWeak) {
       k.Note(t, e.site, Op::kWrite, plain_kind);
+    } else if (!atomic_load) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+    } else if (!a.MorallyStrongWith(t, e.strength)) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
   });
   const shadow::Strength strength = atomic_load ? a.strength : shadow::kWeak;
@@ -123,7 +129,9 @@ void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool a
     shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READSHARED
   } else {
     shadow::Epoch r = cell.read_epoch();
-    if (r.IsBottom() || (a.Covers(r.tid, r.clock) && cell.read_kind() <= kind)) {
+    if (r.IsBottom() ||
+        (a.Covers(r.tid, r.clock) && shadow::ReaderSubsumes(kind, strength, cell.read_kind(), cell.read_strength(),
+                                                            a.SameBlock(r.tid)))) {
       shadow::SetReadEpoch(cell, pool, a.epoch, a.site, kind, strength);  // READEXCL
     } else {
       shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READINFLATE
@@ -131,20 +139,25 @@ void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool a
   }
 }
 
-// R[t] := max(R[t], c) as a kept write: records a plain write that later
-// accesses must still check although a concurrent, non-racing write took the
-// write half (an atomic, or another lane of a same-value store).
-void KeepAsReader(Cell& cell, shadow::SparseVcPool& pool, shadow::Epoch e, uint32_t site) {
+// R[t] := max(R[t], c) as a kept write: records a write that later accesses
+// must still check although another write took the write half: a plain one
+// beside a concurrent non-racing write (an atomic, or another lane of a
+// same-value store), or a strong one that a newer strong write does not stand
+// for (Subsumes: a narrower scope or another size).
+void KeepAsReader(Cell& cell, shadow::SparseVcPool& pool, shadow::Epoch e, uint32_t site,
+                  shadow::Strength strength = shadow::kWeak) {
+  constexpr shadow::ReadKind kKept = shadow::ReadKind::kKeptWrite;
   if (cell.read_shared()) {
-    const shadow::VcEntry* r = pool.Get(cell.read_vc()).Find(shadow::ReaderKey(e.tid, shadow::ReadKind::kKeptWrite));
-    if (r != nullptr && r->clock >= e.clock) return;
+    const shadow::VcEntry* r = pool.Get(cell.read_vc()).Find(shadow::ReaderKey(e.tid, kKept, strength));
+    if (r != nullptr && r->clock >= e.clock && shadow::ReaderSubsumes(kKept, r->strength, kKept, strength, true)) return;
   } else {
     shadow::Epoch r = cell.read_epoch();
-    if (!r.IsBottom() && r.tid == e.tid && r.clock >= e.clock && cell.read_kind() == shadow::ReadKind::kKeptWrite) {
+    if (!r.IsBottom() && r.tid == e.tid && r.clock >= e.clock && cell.read_kind() == kKept &&
+        shadow::ReaderSubsumes(kKept, cell.read_strength(), kKept, strength, true)) {
       return;
     }
   }
-  shadow::AddReader(cell, pool, e, site, shadow::ReadKind::kKeptWrite);
+  shadow::AddReader(cell, pool, e, site, kKept, strength);
 }
 
 // Plain write: WRITEEXCL / WRITESHARED (+ same-value writers kept as a write VC).
@@ -170,7 +183,13 @@ void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, 
       read_race = true;
       if (write_race) return;
       switch (e.read_kind) {
-        case shadow::ReadKind::kKeptWrite: k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite); break;
+        case shadow::ReadKind::kKeptWrite:
+          if (e.strength == shadow::kWeak) {
+            k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite);
+          } else {
+            k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+          }
+          break;
         case shadow::ReadKind::kAtomicRead: k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain); break;
         case shadow::ReadKind::kRead: k.Note(t, e.site, Op::kRead, RaceKind::kWriteAfterRead); break;
       }
@@ -183,7 +202,7 @@ void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, 
     // after: keep the reads, and keep the previous writers as if they were reads
     // (see CheckAtomic for why that is exact).
     shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-      if (!a.SameRecordWrite(t, e.clock, byte)) KeepAsReader(cell, pool, {t, e.clock}, e.site);
+      if (!a.SameRecordWrite(t, e.clock, byte)) KeepAsReader(cell, pool, {t, e.clock}, e.site, e.strength);
     });
   } else {
     shadow::ClearReads(cell, pool);
@@ -214,10 +233,14 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
     shadow::Strength strength;
   };
   absl::InlinedVector<Kept, 2> atomics, plains;
+  absl::InlinedVector<Kept, 2> superseded;  // ordered before, but excused less often
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     const bool covered = a.Covers(t, e.clock);
     if (e.atomic) {
-      if (covered) return;
+      if (covered) {
+        if (!shadow::Subsumes(a.strength, e.strength, a.SameBlock(t))) superseded.push_back({{t, e.clock}, e.site, e.strength});
+        return;
+      }
       atomics.push_back({{t, e.clock}, e.site, e.strength});  // concurrent strong writers are kept
       if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     } else {
@@ -228,7 +251,8 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
   const bool write_race = k.found != found_before;
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     if (write_race || a.Covers(t, e.clock)) return;
-    if (e.read_kind == shadow::ReadKind::kAtomicRead) {
+    if (e.read_kind == shadow::ReadKind::kAtomicRead ||
+        (e.read_kind == shadow::ReadKind::kKeptWrite && e.strength != shadow::kWeak)) {
       if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
       return;
     }
@@ -236,6 +260,7 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
            RaceKind::kAtomicVsPlain);
   });
   for (const Kept& p : plains) KeepAsReader(cell, pool, p.epoch, p.site);
+  for (const Kept& p : superseded) KeepAsReader(cell, pool, p.epoch, p.site, p.strength);
   shadow::SetWriteEpoch(cell, pool, a.epoch, a.site, true, a.strength);
   for (const Kept& p : atomics) shadow::AddWriter(cell, pool, p.epoch, p.site, true, p.strength);
 }

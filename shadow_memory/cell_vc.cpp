@@ -22,13 +22,18 @@ void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, Rea
 
 void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
   if (cell.read_shared()) {  // READSHARED
-    pool.Get(cell.read_vc()).Set(ReaderKey(reader.tid, kind), {reader.clock, site, false, kind, strength});
+    pool.Get(cell.read_vc()).Set(ReaderKey(reader.tid, kind, strength), {reader.clock, site, false, kind, strength});
     cell.SetReadVc(cell.read_vc(), site);
     return;
   }
   Epoch old = cell.read_epoch();
-  // The same thread's newer reader subsumes the older one unless it is of a weaker kind.
-  if (old.IsBottom() || (old.tid == reader.tid && kind >= cell.read_kind())) {
+  if (old.IsBottom()) {
+    cell.SetRead(reader, site, kind, strength);
+    return;
+  }
+  // The same thread's newer reader replaces the older one when it stands for
+  // it (ReaderSubsumes); else both stay.
+  if (old.tid == reader.tid && ReaderSubsumes(kind, strength, cell.read_kind(), cell.read_strength(), true)) {
     cell.SetRead(reader, site, kind, strength);
     return;
   }
@@ -38,9 +43,9 @@ void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKi
     return;
   }
   SparseVc& vc = pool.Get(h);
-  vc.Set(ReaderKey(old.tid, cell.read_kind()),
+  vc.Set(ReaderKey(old.tid, cell.read_kind(), cell.read_strength()),
          {old.clock, cell.read_site(), false, cell.read_kind(), cell.read_strength()});
-  vc.Set(ReaderKey(reader.tid, kind), {reader.clock, site, false, kind, strength});
+  vc.Set(ReaderKey(reader.tid, kind, strength), {reader.clock, site, false, kind, strength});
   cell.SetReadVc(h, site);
 }
 

@@ -23,8 +23,9 @@ void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
 // R an epoch of another thread: inflates to {that reader, t}. R a VC: R[t] := c.
 // If the pool is exhausted the cell keeps only the newer epoch (counted as
 // kVcAllocFailures: a later write may then miss a race with the older read).
-// A thread's newer reader replaces its older one of the same or a weaker kind
-// (ReadKind); an older one of a stronger kind is kept beside it (VcKey).
+// A thread's newer reader replaces its older one when it stands for it
+// (ReaderSubsumes, epoch.h: kinds and strengths); otherwise both are kept
+// (VcKey: thread, kind, strength).
 void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
                ReadKind kind = ReadKind::kRead, Strength strength = kWeak);
 

@@ -69,6 +69,33 @@ constexpr Strength MakeStrength(uint32_t size, ScopeLevel level) {
 constexpr uint32_t StrengthSize(Strength s) { return s & 0x1fu; }
 constexpr ScopeLevel StrengthLevel(Strength s) { return static_cast<ScopeLevel>((s >> 5) & 3u); }
 
+// FastTrack keeps one access per thread and drops one that happens-before a
+// newer one, which is exact only if every access racing with the older one
+// also races with the newer. The morally-strong exemption breaks that when the
+// newer access is excused more often: a .gpu atomic after a .cta one, an 8-byte
+// one after a 4-byte one, or one of another block (a .cta access of the newer
+// one's block is morally strong with it, not with the older).
+// Subsumes(newer, older, same_block): every access morally strong with `newer`
+// is morally strong with `older` too: newer weak, or both strong with the
+// same size, by threads of one block, and older's scope at least as wide.
+constexpr bool Subsumes(Strength newer, Strength older, bool same_block) {
+  if (newer == kWeak) return true;
+  if (older == kWeak || !same_block || StrengthSize(newer) != StrengthSize(older)) return false;
+  return StrengthLevel(older) >= StrengthLevel(newer);
+}
+// Does a newer reader (kind, strength) of a thread stand for an older one:
+// does every access racing with the older also race with the newer? Atomic
+// reads race with writes not morally strong with them; plain reads with every
+// write; kept writes with every access not morally strong with them.
+constexpr bool ReaderSubsumes(ReadKind newer, Strength sn, ReadKind older, Strength so, bool same_block) {
+  switch (older) {
+    case ReadKind::kAtomicRead: return newer == ReadKind::kRead || Subsumes(sn, so, same_block);
+    case ReadKind::kRead: return newer == ReadKind::kRead || (newer == ReadKind::kKeptWrite && sn == kWeak);
+    case ReadKind::kKeptWrite: return newer == ReadKind::kKeptWrite && Subsumes(sn, so, same_block);
+  }
+  return false;
+}
+
 }  // namespace barracuda::shadow
 
 #endif  // BARRACUDA_SHADOW_MEMORY_EPOCH_H_

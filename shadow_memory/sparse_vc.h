@@ -27,13 +27,15 @@ struct VcEntry {
   friend bool operator==(const VcEntry&, const VcEntry&) = default;
 };
 
-// Entries are keyed by thread, and in read VCs also by ReadKind: one thread's
-// newer reader of a weaker kind does not subsume its older one of a stronger
-// kind (a later access may conflict with the older kind only), so both stay.
+// Entries are keyed by thread, and in read VCs also by ReadKind and Strength:
+// one thread's newer reader that does not stand for its older one (a weaker
+// kind, or a strong one excused more often: epoch.h ReaderSubsumes) is kept
+// beside it, since a later access may conflict with the older one only.
 // Writers and plain readers use the bare thread id as key.
 using VcKey = uint64_t;
-constexpr VcKey ReaderKey(Tid t, ReadKind kind) {
-  return VcKey{t} | (static_cast<VcKey>(static_cast<uint8_t>(kind) ^ static_cast<uint8_t>(ReadKind::kRead)) << 32);
+constexpr VcKey ReaderKey(Tid t, ReadKind kind, Strength strength = kWeak) {
+  return VcKey{t} | (static_cast<VcKey>(static_cast<uint8_t>(kind) ^ static_cast<uint8_t>(ReadKind::kRead)) << 32) |
+         (static_cast<VcKey>(strength) << 40);
 }
 
 // Up to kInline entries are kept in the object itself (no heap, no

@@ -69,7 +69,7 @@ TEST_CASE("plain accesses and spaces", "[sync_inference]") {
   )") == std::vector<AccessClass>{kRead, kWrite, kRead, kWrite, kNone, kNone, kNone, kNone, kNone, kNone});
 }
 
-TEST_CASE("explicit semantics map directly; relaxed and volatile are strong", "[sync_inference]") {
+TEST_CASE("explicit semantics map directly, relaxed and volatile are strong", "[sync_inference]") {
   CHECK(Classify(R"(
     ld.acquire.gpu.global.u32 %r1, [%rd1];
     st.release.cta.shared.u32 [%rd1], %r1;

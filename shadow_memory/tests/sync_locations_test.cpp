@@ -101,7 +101,7 @@ TEST_CASE("a gpu release reaches only acquires whose scope includes the releaser
   CHECK(parts == std::vector<ScopeLevel>{ScopeLevel::kBlock, ScopeLevel::kCluster, ScopeLevel::kGpu});
 }
 
-TEST_CASE("a release store forgets every earlier release; a read-modify-write joins") {
+TEST_CASE("a release store forgets every earlier release, a read-modify-write joins") {
   SyncLocationMap<TestClock> m;
   m.BeginLaunch();
   const SyncKey x{Space::kShared, uint64_t{5} << 32 | 64};
