@@ -62,7 +62,7 @@ TEST_CASE("paper Figure 1: trace operations and synchronisation order", "[paper]
   CHECK(s.d.ThreadClock(0).Get(1) == 4);
   CHECK(s.d.ThreadClock(1).Get(0) == 4);
   CHECK(s.d.ThreadClock(1).Get(1) == 5);
-  t.Sync(Op::kRelease, Scope::kCta, 0, 0x3u, Same(kZ), protocol::kFlagStore | protocol::kFlagInferred);
+  t.Sync(Op::kRelease, Scope::kCta, 0, 0x3u, Same(kZ), protocol::kFlagStore);
   s.Feed(t);
   CHECK(s.d.ThreadClock(0).Get(0) == 7);
   CHECK(s.d.ThreadClock(0).Get(1) == 6);

@@ -55,10 +55,9 @@ inline constexpr Selector kSelectors[] = {
 // Inst::aux for memory/fence instructions: the access classification from
 // ptx_rewriter/sync_inference.h, packed.
 //   bits 0..7   protocol::Op (kRead/kWrite/kAtomic/kAcquire/kRelease/kAcqRel/kFence),
-//               0xff = not logged (local/param/const space, or a fence folded
-//               into a neighbouring acquire/release)
+//               0xff = not logged (local/param/const space, proxy fences)
 //   bits 8..11  protocol::Scope
-//   bits 16..23 protocol flag bits (kFlagLoad/kFlagStore/kFlagVolatile/kFlagInferred)
+//   bits 16..23 protocol flag bits (kFlagLoad/kFlagStore/kFlagVolatile)
 inline constexpr uint32_t kAuxNotLogged = 0xff;
 constexpr uint32_t PackAccessClass(uint8_t op, uint8_t scope, uint8_t flags) {
   return uint32_t{op} | (uint32_t{scope} & 0xf) << 8 | uint32_t{flags} << 16;
