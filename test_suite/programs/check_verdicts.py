@@ -227,7 +227,39 @@ def access_locations(prog, access, ptx):
     return own, inner
 
 
-def observed_keys(prog, report, ptx, expected):
+def loc_order(loc):
+    """Sort key of a location (file, line): as tuples sort, with unresolved ones ('?(PTX ...)') last."""
+    return (isinstance(loc[1], str), loc[0], loc[1] if isinstance(loc[1], int) else 0, str(loc))
+
+
+def wildcard_key(key, expected, found):
+    """For a -G build (--debug-build): an access inside a called library function
+    (atomicAdd, __threadfence, libcu++ atomics are calls there, with no .loc in the
+    program) has no program line. Such a side matches any line of an expected race of
+    the same kind, space and class whose other side matches, one not matched yet first;
+    None if none does."""
+    matches = []
+    ckind, space, cls, (a, b) = key
+    def resolved(loc):
+        return loc[0] == '' and isinstance(loc[1], int)
+    for e in expected:
+        if e[:3] != (ckind, space, cls):
+            continue
+        ea, eb = e[3]
+        for x, y in ((a, b), (b, a)):
+            if (resolved(x) and x not in (ea, eb)):
+                continue
+            other = eb if resolved(x) and x == ea else ea if resolved(x) else None
+            if resolved(y) and other is not None and y != other:
+                continue
+            if resolved(y) and other is None and y not in (ea, eb):
+                continue
+            matches.append(e)
+            break
+    return next((e for e in matches if e not in found), matches[0] if matches else None)
+
+
+def observed_keys(prog, report, ptx, expected, debug_build=False):
     """The report's races as a dict key -> detector kind, each race keyed in the form
     (program lines or header files) that the expectation uses where it matches one."""
     found = {}
@@ -244,14 +276,16 @@ def observed_keys(prog, report, ptx, expected):
         ckind = 'RAW|WAR' if kind in ('RAW', 'WAR') else kind
         candidates = []
         if a[0] and b[0]:
-            candidates.append((ckind, race['space'], race['class'], tuple(sorted((a[0], b[0])))))
+            candidates.append((ckind, race['space'], race['class'], tuple(sorted((a[0], b[0]), key=loc_order))))
         if a[1] and b[1]:
-            candidates.append((ckind, race['space'], race['class'], tuple(sorted((a[1], b[1])))))
+            candidates.append((ckind, race['space'], race['class'], tuple(sorted((a[1], b[1]), key=loc_order))))
         if not candidates:
             candidates.append((ckind, race['space'], race['class'],
                                tuple(sorted((a[0] or a[1], b[0] or b[1]), key=str))))
-        key = next((c for c in candidates if c in expected), candidates[0])
-        found.setdefault(key, kind)
+        key = next((c for c in candidates if c in expected), None)
+        if key is None and debug_build:
+            key = wildcard_key(candidates[0], expected, found)
+        found.setdefault(key or candidates[0], kind)
     return found
 
 
@@ -299,7 +333,7 @@ def run_model(prog, model, args, workdir, ptx):
             problems.append('analysis incomplete: ' + '; '.join(report['run'].get('incomplete_reasons', [])))
         exp = prog.expect[model]
         expected = {expected_key(r): r['kind'] for r in exp['races']}
-        found = observed_keys(prog, report, ptx, expected)
+        found = observed_keys(prog, report, ptx, expected, args.debug_build)
         res['verdict'] = 'race' if found else 'no-race'
         res['races'] = sorted(({'kind': found[k], 'key': format_key(k, found[k])} for k in found),
                               key=lambda x: x['key'])
@@ -346,6 +380,10 @@ def main():
                     help='argument passed to every program, e.g. --arg sort (repeatable)')
     ap.add_argument('--models', default=None,
                     help='comma-separated warp models to check (default: those the header states)')
+    ap.add_argument('--debug-build', action='store_true',
+                    help='the programs are -G builds: an access with no line in the program (inside a called '
+                         'atomic, fence or libcu++ function) matches either line of an expected race of the '
+                         'same kind, space and class')
     ap.add_argument('--jobs', '-j', type=int, default=1, help='barracuda runs in parallel')
     ap.add_argument('--timeout', type=float, default=300, help='seconds per barracuda run (default 300)')
     ap.add_argument('--json-out', type=pathlib.Path, help='write observed verdicts per program and model')

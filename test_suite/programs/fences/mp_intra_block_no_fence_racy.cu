@@ -1,15 +1,13 @@
 /*@barracuda
 {
-  "what": "message passing between two warps of one block through a volatile flag without fences: data and flag race",
+  "what": "message passing between two warps of one block through a volatile flag without fences: the data races; the volatile (strong, .relaxed.sys) flag accesses do not race with each other (PTX memory model)",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "intra-block", "lines": [24, 31]},
-      {"kind": "RAW", "space": "global", "class": "intra-block", "lines": [25, 29]}
+      {"kind": "RAW", "space": "global", "class": "intra-block", "lines": [22, 29]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "intra-block", "lines": [24, 31]},
-      {"kind": "RAW", "space": "global", "class": "intra-block", "lines": [25, 29]}
+      {"kind": "RAW", "space": "global", "class": "intra-block", "lines": [22, 29]}
     ]}
   }
 }

@@ -1,15 +1,13 @@
 /*@barracuda
 {
-  "what": "message passing through a shared-memory volatile flag between two warps, no fences: data and flag race",
+  "what": "message passing through a shared-memory volatile flag between two warps, no fences: the data races; the volatile (strong, .relaxed.sys) flag accesses do not race with each other (PTX memory model)",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "shared", "class": "intra-block", "lines": [30, 43]},
-      {"kind": "RAW", "space": "shared", "class": "intra-block", "lines": [33, 39]}
+      {"kind": "RAW", "space": "shared", "class": "intra-block", "lines": [28, 41]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "shared", "class": "intra-block", "lines": [30, 43]},
-      {"kind": "RAW", "space": "shared", "class": "intra-block", "lines": [33, 39]}
+      {"kind": "RAW", "space": "shared", "class": "intra-block", "lines": [28, 41]}
     ]}
   }
 }

@@ -1,6 +1,6 @@
 /*@barracuda
 {
-  "what": "last-block reduction without __threadfence: the ticket atomicInc is a plain atomic, so the last block's reads of the other blocks' partial sums race",
+  "what": "last-block reduction without __threadfence: the ticket atomicInc is a relaxed atomic with no fence, so the last block's reads of the other blocks' plain partial sums race (volatile partial sums, as in the CUDA sample, would be strong and not race: last_block_reduction_sample_form_ok)",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
@@ -20,7 +20,7 @@
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
 
-__global__ void Sum(const int *in, volatile int *partial, unsigned *retired, int *out) {
+__global__ void Sum(const int *in, int *partial, unsigned *retired, int *out) {
   __shared__ int s[64];
   __shared__ bool am_last;
   int t = threadIdx.x;

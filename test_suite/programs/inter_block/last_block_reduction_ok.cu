@@ -16,7 +16,7 @@
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
 
-__global__ void Sum(const int *in, volatile int *partial, unsigned *retired, int *out) {
+__global__ void Sum(const int *in, int *partial, unsigned *retired, int *out) {
   __shared__ int s[64];
   __shared__ bool am_last;
   int t = threadIdx.x;

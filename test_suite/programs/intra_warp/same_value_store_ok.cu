@@ -8,7 +8,7 @@
   }
 }
 @*/
-// Twin: waw_same_instruction_racy.cu and same_value_then_read_racy.cu.
+// Twin: waw_same_instruction_racy.cu and same_value_then_read_volatile_ok.cu.
 #include <cstdio>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)

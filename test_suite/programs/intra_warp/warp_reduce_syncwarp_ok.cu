@@ -8,7 +8,7 @@
   }
 }
 @*/
-// Twin: warp_reduce_implicit_racy.cu.
+// Twin: warp_reduce_implicit_volatile_ok.cu.
 #include <cstdio>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)

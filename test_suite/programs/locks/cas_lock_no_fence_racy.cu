@@ -16,8 +16,8 @@
 @*/
 // CUDA-by-Example dot product (ch. A.1): each block reduces its partial sum in shared
 // memory, then thread 0 takes a global spin-lock and adds the partial sum into one
-// global result. The result is volatile so that the compiler keeps the critical
-// section's load and store where they are. Both lock operations are standalone atomics
+// global result. The result is a plain int: a volatile one is strong (.relaxed.sys,
+// PTX memory model) and never races, which would hide the lock's missing ordering. Both lock operations are standalone atomics
 // (paper §3.3.2): mutual exclusion holds but nothing is ordered.
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -32,7 +32,7 @@ __device__ void Unlock(int *mutex) {
   atomicExch(mutex, 0);
 }
 
-__global__ void Dot(const int *a, const int *b, volatile int *c, int *mutex) {
+__global__ void Dot(const int *a, const int *b, int *c, int *mutex) {
   __shared__ int cache[64];
   int t = threadIdx.x;
   int i = blockIdx.x * blockDim.x + t;

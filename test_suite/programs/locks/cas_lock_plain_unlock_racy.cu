@@ -1,6 +1,6 @@
 /*@barracuda
 {
-  "what": "the hashtable bug from paper \u00a76.3: atomicCAS lock without fence, released by a plain store without fence: the critical sections race and so do the unlocking store and the other blocks' CAS (atomic vs plain)",
+  "what": "the hashtable bug from paper \u00a76.3: atomicCAS lock without fence, released by a plain (weak, non-volatile) store without fence: the critical sections race and so do the unlocking store and the other blocks' CAS (atomic vs plain)",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
@@ -16,18 +16,18 @@
   }
 }
 @*/
-// Twin: cas_lock_volatile_store_unlock_ok.cu (the same store with a fence before it).
+// Twin: cas_lock_volatile_store_unlock_ok.cu (a fence, then a volatile = strong store).
 #include <cstdio>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
 
-__global__ void Increment(volatile int *counter, int *mutex) {
+__global__ void Increment(int *counter, int *mutex) {
   if (threadIdx.x != 0) return;
   while (atomicCAS(mutex, 0, 1) != 0) {  // @cas
   }
   int v = *counter;  // @r
   *counter = v + 1;  // @w
-  *(volatile int *)mutex = 0;  // @unlock
+  *mutex = 0;  // @unlock
 }
 
 int main() {

@@ -10,8 +10,8 @@
 @*/
 // CUDA-by-Example dot product (ch. A.1): each block reduces its partial sum in shared
 // memory, then thread 0 takes a global spin-lock and adds the partial sum into one
-// global result. The result is volatile so that the compiler keeps the critical
-// section's load and store where they are. fence + store is a release (paper §3.1), so the
+// global result. The result is a plain int: a volatile one is strong (.relaxed.sys,
+// PTX memory model) and never races, which would hide the lock's missing ordering. fence + store is a release (paper §3.1), so the
 // plain unlocking store is a synchronisation access, not a racing write.
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -28,7 +28,7 @@ __device__ void Unlock(int *mutex) {
   *(volatile int *)mutex = 0;
 }
 
-__global__ void Dot(const int *a, const int *b, volatile int *c, int *mutex) {
+__global__ void Dot(const int *a, const int *b, int *c, int *mutex) {
   __shared__ int cache[64];
   int t = threadIdx.x;
   int i = blockIdx.x * blockDim.x + t;

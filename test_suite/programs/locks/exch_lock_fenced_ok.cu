@@ -15,7 +15,7 @@
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
 
-__global__ void Increment(volatile int *counter, int *mutex) {
+__global__ void Increment(int *counter, int *mutex) {
   if (threadIdx.x != 0) return;
   while (atomicExch(mutex, 1) != 0) {
   }

@@ -14,7 +14,7 @@
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
 
-__global__ void Increment(volatile int *counter, int *next_ticket, volatile int *serving) {
+__global__ void Increment(int *counter, int *next_ticket, volatile int *serving) {
   if (threadIdx.x != 0) return;
   int my = atomicAdd(next_ticket, 1);
   while (*serving != my) {

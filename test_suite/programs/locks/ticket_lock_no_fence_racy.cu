@@ -1,32 +1,28 @@
 /*@barracuda
 {
-  "what": "ticket lock without fences: the now-serving word is plain (its store and polling loads race) and so are the critical sections",
+  "what": "ticket lock without fences: the now-serving word is volatile, i.e. strong (.relaxed.sys in the PTX memory model), so its accesses do not race with each other, but nothing is ordered and the critical sections race",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [35, 34]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [35, 35]},
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [36, 32]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [36, 36]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [31, 30]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [31, 31]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [35, 34]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [35, 35]},
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [36, 32]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [36, 36]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [31, 30]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [31, 31]}
     ]}
   }
 }
 @*/
-// Twin: ticket_lock_fenced_ok.cu. Nothing synchronises: the owners' plain stores to
-// serving (@sw) race with the other blocks' polling loads (@sr) and with each other
-// (the next owner's store is not ordered after the previous one's), and the critical
-// sections race as in the unfenced spin-lock.
+// Twin: ticket_lock_fenced_ok.cu. Nothing synchronises. The owners' volatile stores to
+// serving (@sw) and the polling loads (@sr) are strong and morally strong (no race,
+// wave 2; the paper counted them as plain and racing), but without fences they order
+// nothing, so the critical sections race as in the unfenced spin-lock.
 #include <cstdio>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
 
-__global__ void Increment(volatile int *counter, int *next_ticket, volatile int *serving) {
+__global__ void Increment(int *counter, int *next_ticket, volatile int *serving) {
   if (threadIdx.x != 0) return;
   int my = atomicAdd(next_ticket, 1);
   while (*serving != my) {  // @sr

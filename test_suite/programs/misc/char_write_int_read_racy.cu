@@ -1,13 +1,13 @@
 /*@barracuda
 {
-  "what": "1-byte stores by warp 1 into byte 1 of each int that warp 0 loads as a whole 4-byte int, no barrier (overlapping accesses of different widths)",
+  "what": "1-byte volatile stores by warp 1 into byte 1 of each int that warp 0 loads as a whole volatile 4-byte int, no barrier: both are strong, but of different sizes, so they are not morally strong (PTX memory model) and race",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "shared", "class": "intra-block", "lines": [26, 28]}
+      {"kind": "NOT_MORALLY_STRONG", "space": "shared", "class": "intra-block", "lines": [26, 28]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "shared", "class": "intra-block", "lines": [26, 28]}
+      {"kind": "NOT_MORALLY_STRONG", "space": "shared", "class": "intra-block", "lines": [26, 28]}
     ]}
   }
 }

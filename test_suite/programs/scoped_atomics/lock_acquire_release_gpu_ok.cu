@@ -12,7 +12,7 @@
 // cuda::memory_order_acquire) until it returns 0,
 // unlock with exchange(0, cuda::memory_order_release). Thread 0 of each of four blocks
 // increments a
-// volatile counter in the critical section. Twins: lock_relaxed_racy.cu,
+// plain counter in the critical section. Twins: lock_relaxed_racy.cu,
 // lock_block_scope_across_blocks_racy.cu.
 #include <cstdio>
 #include <cuda/atomic>
@@ -21,7 +21,7 @@
 
 using Mutex = cuda::atomic_ref<int, cuda::thread_scope_device>;
 
-__global__ void Increment(volatile int *counter, int *mutex) {
+__global__ void Increment(int *counter, int *mutex) {
   if (threadIdx.x != 0) return;
   Mutex m(*mutex);
   while (m.exchange(1, cuda::memory_order_acquire) != 0) {

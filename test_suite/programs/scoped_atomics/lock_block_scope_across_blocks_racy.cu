@@ -1,15 +1,19 @@
 /*@barracuda
 {
-  "what": "scope race: spin-lock with atomic_ref<thread_scope_block> acquire/release shared by different blocks; block-scope acquire/release in different blocks do not synchronise",
+  "what": "scope race: spin-lock with atomic_ref<thread_scope_block> acquire/release shared by different blocks: block-scope acquire/release in different blocks do not synchronise (the critical sections race) and the .cta exchanges of the lock word are not morally strong across blocks (PTX memory model)",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [36, 35]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [36, 36]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [40, 39]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [40, 40]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 37]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 41]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [36, 35]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [36, 36]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [40, 39]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [40, 40]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 37]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 41]}
     ]}
   }
 }
@@ -18,7 +22,7 @@
 // cuda::memory_order_acquire) until it returns 0,
 // unlock with exchange(0, cuda::memory_order_release). Thread 0 of each of four blocks
 // increments a
-// volatile counter in the critical section. Fix: thread_scope_device
+// plain counter in the critical section. Fix: thread_scope_device
 // (lock_acquire_release_gpu_ok.cu).
 #include <cstdio>
 #include <cuda/atomic>
@@ -27,7 +31,7 @@
 
 using Mutex = cuda::atomic_ref<int, cuda::thread_scope_block>;
 
-__global__ void Increment(volatile int *counter, int *mutex) {
+__global__ void Increment(int *counter, int *mutex) {
   if (threadIdx.x != 0) return;
   Mutex m(*mutex);
   while (m.exchange(1, cuda::memory_order_acquire) != 0) {

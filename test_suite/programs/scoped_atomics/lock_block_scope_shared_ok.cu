@@ -17,7 +17,7 @@ using Mutex = cuda::atomic_ref<int, cuda::thread_scope_block>;
 
 __global__ void Kernel(const int *in, int *out) {
   __shared__ int mutex;
-  __shared__ volatile int total;
+  __shared__ int total;
   int t = threadIdx.x;
   if (t == 0) { mutex = 0; total = 0; }
   __syncthreads();

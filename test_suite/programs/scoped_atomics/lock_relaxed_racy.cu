@@ -18,7 +18,7 @@
 // cuda::memory_order_relaxed) until it returns 0,
 // unlock with exchange(0, cuda::memory_order_relaxed). Thread 0 of each of four blocks
 // increments a
-// volatile counter in the critical section. Relaxed atom.exch is a plain atomic: it
+// plain counter in the critical section. Relaxed atom.exch is a plain atomic: it
 // neither races nor synchronises.
 #include <cstdio>
 #include <cuda/atomic>
@@ -27,7 +27,7 @@
 
 using Mutex = cuda::atomic_ref<int, cuda::thread_scope_device>;
 
-__global__ void Increment(volatile int *counter, int *mutex) {
+__global__ void Increment(int *counter, int *mutex) {
   if (threadIdx.x != 0) return;
   Mutex m(*mutex);
   while (m.exchange(1, cuda::memory_order_relaxed) != 0) {

@@ -1,13 +1,15 @@
 /*@barracuda
 {
-  "what": "scope race: atomic_ref<thread_scope_block> release/acquire used between two BLOCKS (st.release.cta / ld.acquire.cta): they do not synchronise",
+  "what": "scope race: atomic_ref<thread_scope_block> release/acquire used between two BLOCKS (st.release.cta / ld.acquire.cta): they do not synchronise (the data read races), and the .cta flag accesses are not morally strong across blocks",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [29, 34]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [31, 36]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [32, 34]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [29, 34]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [31, 36]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [32, 34]}
     ]}
   }
 }
