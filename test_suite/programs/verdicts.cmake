@@ -23,6 +23,17 @@ foreach(rel ${_verdict_programs})
     ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
 endforeach()
 
+# The -G builds of the programs with fences, atomics or volatile accesses
+# (test_suite/CMakeLists.txt: _debug_programs): same headers, same verdicts.
+foreach(prog ${_debug_programs})
+  add_test(NAME "suite -G: ${prog}"
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_verdicts.py
+      --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55 --debug-build
+      --program ${CMAKE_CURRENT_BINARY_DIR}/programs-G/${prog})
+  set_tests_properties("suite -G: ${prog}" PROPERTIES LABELS suite TIMEOUT 120
+    ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+endforeach()
+
 # The GPU backend's path on a machine without a GPU (issue 7): the whole suite
 # through `barracuda --backend=gpu --gpu-runtime=emulator`: the preloaded agent
 # instruments each module and drains the logger's queues, the emulator runs
