@@ -77,6 +77,7 @@ void Detector::Impl::BeginLaunch(const protocol::Record& r, WorkerCounters& c) {
   blocks.resize(nblocks);
   shadow.BeginLaunch(nblocks, k.static_shared_bytes + k.dynamic_shared_bytes);
   sync_locations.BeginLaunch();
+  dependency_locations.BeginLaunch();
   launches++;
 }
 
@@ -114,6 +115,7 @@ void Detector::Impl::EndLaunch() {
   blocks.shrink_to_fit();
   shadow.EndLaunch();
   sync_locations.EndLaunch();
+  dependency_locations.EndLaunch();
   launch = LaunchGeometry{};
 }
 

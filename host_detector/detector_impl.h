@@ -99,6 +99,10 @@ struct BlockState {
   std::array<std::unique_ptr<BarrierGeneration>, kMaxBarrierIds> barriers;
   // Keyed by thread index in the block (warp * 32 + lane).
   absl::flat_hash_map<uint32_t, PendingSync> pending;
+  // What the block's threads learnt through relaxed strong loads of values
+  // published by strong stores, fences or not (SEMANTICS.md, "Ordered only by
+  // a dependency"): classifies, never orders.
+  vc::VectorClock dependency;
 };
 
 // Counters of one worker (merged into Statistics at the end; no sharing on the
@@ -146,6 +150,9 @@ class Detector::Impl {
   std::vector<std::unique_ptr<BlockState>> blocks;  // per block of the launch, lazily created
   shadow::ShadowMemory shadow;
   shadow::SyncLocationMap<vc::VectorClock> sync_locations;
+  // Per location, the join of every strong store's clock (with its block's
+  // dependency clock): the relaxed publication chains of decoupled look-back.
+  shadow::SyncLocationMap<vc::VectorClock> dependency_locations;
 
   std::mutex report_mu;  // guards report, listener calls, status, racy count
   RaceReport report;

@@ -44,17 +44,26 @@ using shadow::Cell;
 struct Conflict {
   bool found = false;
   bool decided = false;  // an earlier byte of the access already raced
+  bool by_dependency = false;  // the noted conflict is ordered only by a dependency
   uint64_t tid = 0;
   uint32_t site = 0;
   Op op = Op::kRead;
   RaceKind kind = RaceKind::kReadAfterWrite;
-  void Note(uint64_t t, uint32_t s, Op o, RaceKind k) {
-    if (decided || (found && t >= tid)) return;
+  // by_dependency: a write after a read that a dependency chain through
+  // relaxed accesses orders (SEMANTICS.md, "Ordered only by a dependency");
+  // any other conflict wins over it.
+  void Note(uint64_t t, uint32_t s, Op o, RaceKind k, bool dependency = false) {
+    if (decided) return;
+    if (found) {
+      if (dependency && !by_dependency) return;
+      if (dependency == by_dependency && t >= tid) return;
+    }
     found = true;
+    by_dependency = dependency;
     tid = t;
     site = s;
     op = o;
-    kind = k;
+    kind = dependency ? RaceKind::kDependencyOrdered : k;
   }
 };
 
@@ -74,6 +83,9 @@ struct Accessor {
   // and the launch, for the morally-strong test.
   shadow::Strength strength;
   const LaunchGeometry* launch;
+  // What the accessing block learnt through relaxed (unfenced) strong loads of
+  // values published by strong stores (BlockState::dependency).
+  const vc::VectorClock* dependency;
 
   bool Covers(shadow::Tid t, shadow::Clock c) const {
     return c <= clocks->Get(lane, static_cast<vc::ThreadId>(t));
@@ -89,6 +101,11 @@ struct Accessor {
   // PTX "morally strong": both strong, complete overlap (strong accesses are
   // naturally aligned: same size), each thread in the other's scope (scope
   // membership is symmetric, so the narrower scope decides).
+  // Is (t, c) ordered before this access through a relaxed publication chain
+  // only (what a data or address dependency would order)?
+  bool DependencyCovers(shadow::Tid t, shadow::Clock c) const {
+    return dependency != nullptr && c <= dependency->Get(static_cast<vc::ThreadId>(t));
+  }
   bool SameBlock(shadow::Tid t) const { return launch->BlockOfThread(t) == launch->BlockOfThread(tid); }
   bool MorallyStrongWith(shadow::Tid t, shadow::Strength other) const {
     if (strength == shadow::kWeak || other == shadow::kWeak) return false;
@@ -191,7 +208,9 @@ void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, 
           }
           break;
         case shadow::ReadKind::kAtomicRead: k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain); break;
-        case shadow::ReadKind::kRead: k.Note(t, e.site, Op::kRead, RaceKind::kWriteAfterRead); break;
+        case shadow::ReadKind::kRead:
+          k.Note(t, e.site, Op::kRead, RaceKind::kWriteAfterRead, a.DependencyCovers(t, e.clock));
+          break;
       }
     }
   });
@@ -256,8 +275,8 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
       if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
       return;
     }
-    k.Note(t, e.site, e.read_kind == shadow::ReadKind::kKeptWrite ? Op::kWrite : Op::kRead,
-           RaceKind::kAtomicVsPlain);
+    const bool read = e.read_kind != shadow::ReadKind::kKeptWrite;
+    k.Note(t, e.site, read ? Op::kRead : Op::kWrite, RaceKind::kAtomicVsPlain, read && a.DependencyCovers(t, e.clock));
   });
   for (const Kept& p : plains) KeepAsReader(cell, pool, p.epoch, p.site);
   for (const Kept& p : superseded) KeepAsReader(cell, pool, p.epoch, p.site, p.strength);
@@ -366,6 +385,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   const bool strong = op != Op::kRead && op != Op::kWrite;
   a.strength = strong ? shadow::MakeStrength(size, launch.LevelOf(op, protocol::ScopeOf(r.header))) : shadow::kWeak;
   a.launch = &launch;
+  a.dependency = bs.dependency.IsBottom() ? nullptr : &bs.dependency;
   // A strong access that only loads (ld.relaxed, ld.volatile, ld.acquire:
   // kFlagLoad without kFlagStore; an acquire without flags, from older
   // producers) is checked as a read that passes morally strong accesses.

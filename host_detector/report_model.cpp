@@ -10,6 +10,7 @@ const char* RaceKindName(RaceKind kind) {
     case RaceKind::kAtomicVsPlain: return "atomic-vs-plain";
     case RaceKind::kBarrierDivergence: return "barrier-divergence";
     case RaceKind::kNotMorallyStrong: return "not-morally-strong";
+    case RaceKind::kDependencyOrdered: return "dependency-ordered";
   }
   return "?";
 }

@@ -23,11 +23,16 @@ enum class RaceKind : uint8_t {
   kBarrierDivergence,  // bar.sync executed by part of a warp (paper BAR rule)
   kNotMorallyStrong,   // two strong accesses, but a scope excludes the other thread or the
                        // sizes differ (PTX memory model: not morally strong)
+  kDependencyOrdered,  // a write after a read ordered only through a relaxed publication
+                       // chain (a data or address dependency): a warning, not a data race
 };
+// Kinds reported at warning severity: not counted as races in the exit status.
+constexpr bool IsWarningKind(RaceKind kind) { return kind == RaceKind::kDependencyOrdered; }
 // Every kind, in the order summaries list them.
 inline constexpr RaceKind kAllRaceKinds[] = {RaceKind::kReadAfterWrite,  RaceKind::kWriteAfterRead,
                                              RaceKind::kWriteAfterWrite, RaceKind::kAtomicVsPlain,
-                                             RaceKind::kNotMorallyStrong, RaceKind::kBarrierDivergence};
+                                             RaceKind::kNotMorallyStrong, RaceKind::kBarrierDivergence,
+                                             RaceKind::kDependencyOrdered};
 
 enum class RaceClass : uint8_t {
   kIntraWarp,   // same warp, not separated by an open branch

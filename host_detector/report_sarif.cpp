@@ -34,6 +34,10 @@ constexpr RuleInfo kRules[] = {
      "Two strong accesses (atomics, relaxed or volatile loads and stores) to the same bytes are not "
      "ordered, and the PTX memory model does not excuse them: a scope (e.g. .cta) does not include "
      "the other thread, or the accesses differ in size."},
+    {RaceKind::kDependencyOrdered, "DependencyOrderedWriteAfterRead", "Write after read ordered only by a dependency",
+     "A write is ordered after another thread's read of the same bytes only through a chain of relaxed (unfenced) "
+     "strong stores and loads, i.e. by a data or address dependency, which the PTX memory model does not promise. "
+     "Decoupled look-back with relaxed tile status (CUB) has this shape; a fence pair would make it a release/acquire."},
     {RaceKind::kBarrierDivergence, "BarrierDivergence", "Barrier reached by part of a warp",
      "A block-wide barrier (__syncthreads, bar.sync) was executed by only some of the live lanes "
      "of a warp: the behaviour is undefined."},
@@ -90,7 +94,7 @@ json ResultJson(const ResolvedRace& r) {
   const size_t rule = RuleIndex(r.kind);
   json result = {{"ruleId", detector::RaceKindName(r.kind)},
                  {"ruleIndex", rule},
-                 {"level", "error"},
+                 {"level", detector::IsWarningKind(r.kind) ? "warning" : "error"},
                  {"kind", "fail"},
                  {"occurrenceCount", r.count}};
   std::string text;
@@ -156,7 +160,7 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                      {"name", info.name},
                      {"shortDescription", Message(info.short_text)},
                      {"fullDescription", Message(info.full_text)},
-                     {"defaultConfiguration", {{"level", "error"}}}});
+                     {"defaultConfiguration", {{"level", detector::IsWarningKind(info.kind) ? "warning" : "error"}}}});
   }
   json results = json::array();
   for (const ResolvedRace& r : data.races) results.push_back(ResultJson(r));

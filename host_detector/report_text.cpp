@@ -88,6 +88,9 @@ std::string KindDescription(RaceKind kind) {
     case RaceKind::kAtomicVsPlain: return "atomic-vs-plain race";
     case RaceKind::kBarrierDivergence: return "barrier divergence";
     case RaceKind::kNotMorallyStrong: return "race between strong accesses that are not morally strong (scope or size)";
+    case RaceKind::kDependencyOrdered:
+      return "WARNING: write-after-read ordered only by a dependency through relaxed accesses (no fence: the PTX "
+             "memory model does not order it)";
   }
   return "race";
 }

@@ -69,6 +69,18 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
       p->acquire_parts |= static_cast<uint8_t>(1u << static_cast<unsigned>(part));
     });
   }
+  // Relaxed publication chains (classification only): a strong store that is
+  // not a read-modify-write publishes what its thread and block know; a strong
+  // load that is not one learns it for its block.
+  if (stores && !loads) {
+    vc::VectorClock known = bs.clocks.warp(warp).Expand(lane);
+    known.Join(bs.dependency);
+    dependency_locations.Publish(key, block, cluster, ScopeLevel::kGpu, shadow::ReleaseKind::kReadModifyWrite,
+                                 [&](vc::VectorClock& slot) { slot.Join(known); });
+  } else if (loads && !stores) {
+    dependency_locations.Observe(key, block, cluster, ScopeLevel::kGpu,
+                                 [&](ScopeLevel, const vc::VectorClock& s) { bs.dependency.Join(s); });
+  }
   if (op == Op::kRelease || op == Op::kAcqRel) {
     const vc::VectorClock mine = bs.clocks.warp(warp).Expand(lane);
     sync_locations.Publish(key, block, cluster, level, kind, [&](vc::VectorClock& slot) { slot.Join(mine); });

@@ -180,7 +180,8 @@ class RuleParser {
         if (!kind) {
           return Fail(value_col + start,
                       ptx::Cat("unknown race kind '", name,
-                               "' (expected RAW, WAR, WAW, atomic-vs-plain, barrier-divergence)"));
+                               "' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, "
+                               "barrier-divergence, dependency-ordered)"));
         }
         rule.kinds.push_back(*kind);
         start = comma + 1;

@@ -80,7 +80,11 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   reports::ReportData data = reports::FilterRaces(std::move(resolved), suppressions ? &*suppressions : nullptr,
                                                   request.max_reports);
   ReportOutcome outcome;
-  outcome.races_found = data.found.races;
+  // Warning kinds (dependency-ordered) are reported but are not races for the
+  // exit status.
+  uint64_t warnings = 0;
+  for (const reports::ResolvedRace& r : data.races) warnings += detector::IsWarningKind(r.kind);
+  outcome.races_found = data.found.races - std::min<uint64_t>(warnings, data.found.races);
   outcome.dynamic_found = data.found.dynamic;
   outcome.races_suppressed = data.suppressed.races;
   outcome.races_shown = data.races.size();

@@ -219,5 +219,33 @@ TEST_CASE("a lock taken with atomicCAS + fence and released with fence + atomicE
   CHECK(r.events[1].kind == RaceKind::kWriteAfterWrite);
 }
 
+TEST_CASE("ordered only by a relaxed publication chain: a WAR is a dependency-ordered warning", "[rules][fence]") {
+  // Decoupled look-back with relaxed tile status (CUB for int): block 0 loads its
+  // tile, publishes its status with a relaxed store, no fence; block 1 polls it with
+  // relaxed loads, no fence, and writes into block 0's tile. Not ordered by the PTX
+  // model; a data and an address dependency carry it: a warning kind, not a race.
+  TraceBuilder t;
+  t.Begin(2, 64).Read(0, 0x1u, Same(kData), 1).StrongStore(Scope::kGpu, 0, 0x1u, kFlag);
+  t.StrongLoad(Scope::kGpu, 2, 0x1u, kFlag).Write(3, 0x1u, Same(kData), 4).End();
+  RunResult r = Run(t);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].kind == RaceKind::kDependencyOrdered);
+  CHECK(IsWarningKind(r.events[0].kind));
+  // The same chain does not excuse a write published without a fence (message
+  // passing: stores may become visible out of order): RAW stays a race.
+  TraceBuilder u;
+  u.Begin(2, 64).Write(0, 0x1u, Same(kData), 1).StrongStore(Scope::kGpu, 0, 0x1u, kFlag);
+  u.StrongLoad(Scope::kGpu, 2, 0x1u, kFlag).Read(2, 0x1u, Same(kData), 4).End();
+  RunResult ru = Run(u);
+  REQUIRE(ru.events.size() == 1);
+  CHECK(ru.events[0].kind == RaceKind::kReadAfterWrite);
+  // Without the chain the WAR is an ordinary race.
+  TraceBuilder v;
+  v.Begin(2, 64).Read(0, 0x1u, Same(kData), 1).Write(3, 0x1u, Same(kData), 4).End();
+  RunResult rv = Run(v);
+  REQUIRE(rv.events.size() == 1);
+  CHECK(rv.events[0].kind == RaceKind::kWriteAfterRead);
+}
+
 }  // namespace
 }  // namespace barracuda::detector::testing
