@@ -95,14 +95,16 @@ def check_program(path, rel, problems, include_dirs):
         if not isinstance(e['races'], list):
             bad(f'expect.{model}.races must be a list')
             continue
-        races = [r for r in e['races'] if not (isinstance(r, dict) and r.get('kind') == 'DEPENDENCY_ORDERED')]
+        races = [r for r in e['races'] if not (isinstance(r, dict) and
+                                                (r.get('kind') == 'DEPENDENCY_ORDERED' or r.get('schedule_dependent')))]
         if (e['verdict'] == 'race') != bool(races):
             bad(f'expect.{model}: verdict "race" needs races, "no-race" none but warnings (DEPENDENCY_ORDERED)')
         seen = set()
         for r in e['races']:
             if not isinstance(r, dict) or not {'kind', 'space', 'class', 'lines'} <= set(r) or \
-                    not set(r) <= {'kind', 'space', 'class', 'lines', 'files'}:
-                bad(f'expect.{model}: a race has keys kind, space, class, lines (and optional files)')
+                    not set(r) <= {'kind', 'space', 'class', 'lines', 'files', 'schedule_dependent'}:
+                bad(f'expect.{model}: a race has keys kind, space, class, lines (and optional files, '
+                    'schedule_dependent)')
                 continue
             if r['kind'] not in KINDS:
                 bad(f'expect.{model}: unknown kind {r["kind"]!r}')

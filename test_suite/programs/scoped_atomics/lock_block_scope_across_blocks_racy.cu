@@ -4,16 +4,18 @@
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [40, 39]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [40, 40]},
-      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 37]},
-      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 41]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [42, 41]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [42, 42]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [43, 39]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [43, 43]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [39, 39], "schedule_dependent": true}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [40, 39]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [40, 40]},
-      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 37]},
-      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 41]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [42, 41]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [42, 42]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [43, 39]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [43, 43]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [39, 39], "schedule_dependent": true}
     ]}
   }
 }
