@@ -43,7 +43,8 @@ SUITE_ARCH_RE = re.compile(r'^/\*@barracuda\b.*?"arch"\s*:\s*(\d+).*?^@\*/', re.
 
 def find_sources(root, out_dir):
     """Every .cu under root, skipping hidden folders, build folders (build*/ at
-    the top, or any folder holding a CMakeCache.txt) and the output folder."""
+    the top, or any folder holding a CMakeCache.txt), folders holding a
+    .barracuda-corpus-skip file (its text says why) and the output folder."""
     sources = []
     out_dir = os.path.realpath(out_dir)
     for dirpath, dirnames, filenames in os.walk(root):
@@ -55,6 +56,8 @@ def find_sources(root, out_dir):
             if dirpath == root and d.startswith("build"):
                 continue
             if os.path.exists(os.path.join(full, "CMakeCache.txt")):
+                continue
+            if os.path.exists(os.path.join(full, ".barracuda-corpus-skip")):
                 continue
             keep.append(d)
         dirnames[:] = keep

@@ -268,6 +268,3 @@ int main(int argc, char **argv) {
   std::fprintf(stderr, "unknown algorithm %s\n", argv[1]);
   return 2;
 }
-
-// barracuda-corpus: skip built and checked as a program by test_suite/library; a Thrust or
-// CUB device-level TU costs minutes per corpus variant (4 variants); CUB kernels are in test_suite/corpus

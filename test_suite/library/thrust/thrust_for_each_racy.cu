@@ -73,6 +73,3 @@ int main() {
               3 * (n / 2), c);
   return 0;
 }
-
-// barracuda-corpus: skip built and checked as a program by test_suite/library; a Thrust or
-// CUB device-level TU costs minutes per corpus variant (4 variants); CUB kernels are in test_suite/corpus
