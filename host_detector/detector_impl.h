@@ -69,6 +69,18 @@ struct LaunchGeometry {
   }
 };
 
+// Whether a strong record reads / writes memory (kFlagLoad / kFlagStore). A
+// record without either flag (older producers, hand-built traces) loads if it
+// is an acquire and writes otherwise.
+inline bool StrongLoads(const protocol::RecordHeader& h) {
+  return (h.flags & protocol::kFlagLoad) != 0 ||
+         ((h.flags & protocol::kFlagStore) == 0 && protocol::OpOf(h) == protocol::Op::kAcquire);
+}
+inline bool StrongStores(const protocol::RecordHeader& h) {
+  return (h.flags & protocol::kFlagStore) != 0 ||
+         ((h.flags & protocol::kFlagLoad) == 0 && protocol::OpOf(h) != protocol::Op::kAcquire);
+}
+
 // A thread's pending release and acquire (SEMANTICS.md "Synchronizes-with"):
 // what its latest release fence would publish through a later strong write,
 // and what its strong reads observed for a later acquire fence, by the level

@@ -386,11 +386,9 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   a.strength = strong ? shadow::MakeStrength(size, launch.LevelOf(op, protocol::ScopeOf(r.header))) : shadow::kWeak;
   a.launch = &launch;
   a.dependency = bs.dependency.IsBottom() ? nullptr : &bs.dependency;
-  // A strong access that only loads (ld.relaxed, ld.volatile, ld.acquire:
-  // kFlagLoad without kFlagStore; an acquire without flags, from older
-  // producers) is checked as a read that passes morally strong accesses.
-  const uint8_t rw = r.header.flags & (protocol::kFlagLoad | protocol::kFlagStore);
-  const bool atomic_load = strong && (rw == protocol::kFlagLoad || (rw == 0 && op == Op::kAcquire));
+  // A strong access that only loads (ld.relaxed, ld.volatile, ld.acquire) is
+  // checked as a read that passes morally strong accesses.
+  const bool atomic_load = strong && StrongLoads(r.header) && !StrongStores(r.header);
   shadow::SparseVcPool& pool = shadow.vcs();
   shadow::PageView view;
   const bool global = space == protocol::Space::kGlobal;

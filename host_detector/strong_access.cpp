@@ -20,21 +20,9 @@
 #include "host_detector/detector_impl.h"
 
 namespace barracuda::detector {
-namespace {
 
 using protocol::Op;
 using shadow::ScopeLevel;
-
-bool Loads(const protocol::RecordHeader& h) {
-  return (h.flags & protocol::kFlagLoad) != 0 ||
-         ((h.flags & protocol::kFlagStore) == 0 && protocol::OpOf(h) == Op::kAcquire);
-}
-bool Stores(const protocol::RecordHeader& h) {
-  if ((h.flags & (protocol::kFlagLoad | protocol::kFlagStore)) == 0) return protocol::OpOf(h) != Op::kAcquire;
-  return (h.flags & protocol::kFlagStore) != 0;
-}
-
-}  // namespace
 
 void Detector::Impl::StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp,
                                   unsigned lane, WorkerCounters& c) {
@@ -52,7 +40,7 @@ void Detector::Impl::StrongBefore(const protocol::Record& r, BlockState& bs, uin
 void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp,
                                  unsigned lane, WorkerCounters& c) {
   const Op op = protocol::OpOf(r.header);
-  const bool loads = Loads(r.header), stores = Stores(r.header);
+  const bool loads = StrongLoads(r.header), stores = StrongStores(r.header);
   const ScopeLevel level = launch.LevelOf(op, protocol::ScopeOf(r.header));
   const shadow::SyncKey key{static_cast<shadow::Space>(protocol::SpaceOf(r.header)), r.addr[lane]};
   const uint32_t cluster = launch.ClusterOf(block);
