@@ -190,8 +190,7 @@ class Detector::Impl {
   // Strong accesses and fences (strong_access.cpp): the synchronisation part
   // of a strong access's lane before (acquire) and after (pending acquire,
   // release, publication of a pending release) its race check.
-  void StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane,
-                    WorkerCounters& c);
+  void StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane);
   void StrongAfter(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane,
                    WorkerCounters& c);
   void Fence(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);

@@ -438,7 +438,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
     const uint64_t addr = r.addr[lane];
     if (strong) {
-      StrongBefore(r, bs, block, warp, lane, c);
+      StrongBefore(r, bs, block, warp, lane);
       // The synthetic cluster-barrier locations (protocol.h) are no memory.
       if (!global && protocol::IsClusterBarrierAddress(addr)) {
         StrongAfter(r, bs, block, warp, lane, c);

@@ -25,9 +25,8 @@ using protocol::Op;
 using shadow::ScopeLevel;
 
 void Detector::Impl::StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp,
-                                  unsigned lane, WorkerCounters& c) {
+                                  unsigned lane) {
   const Op op = protocol::OpOf(r.header);
-  (void)c;
   if (op != Op::kAcquire && op != Op::kAcqRel) return;
   const ScopeLevel level = launch.LevelOf(op, protocol::ScopeOf(r.header));
   const shadow::SyncKey key{static_cast<shadow::Space>(protocol::SpaceOf(r.header)), r.addr[lane]};
@@ -60,8 +59,12 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
   // Relaxed publication chains (classification only): a strong store that is
   // not a read-modify-write publishes what its thread and block know; a strong
   // load that is not one learns it for its block.
+  const bool releases = op == Op::kRelease || op == Op::kAcqRel;
+  // The thread's clock, expanded once for the publications below (none changes it).
+  const vc::VectorClock mine =
+      (stores && !loads) || releases ? bs.clocks.warp(warp).Expand(lane) : vc::VectorClock();
   if (stores && !loads) {
-    vc::VectorClock known = bs.clocks.warp(warp).Expand(lane);
+    vc::VectorClock known = mine;
     known.Join(bs.dependency);
     dependency_locations.Publish(key, block, cluster, ScopeLevel::kGpu, shadow::ReleaseKind::kReadModifyWrite,
                                  [&](vc::VectorClock& slot) { slot.Join(known); });
@@ -69,8 +72,7 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
     dependency_locations.Observe(key, block, cluster, ScopeLevel::kGpu,
                                  [&](ScopeLevel, const vc::VectorClock& s) { bs.dependency.Join(s); });
   }
-  if (op == Op::kRelease || op == Op::kAcqRel) {
-    const vc::VectorClock mine = bs.clocks.warp(warp).Expand(lane);
+  if (releases) {
     sync_locations.Publish(key, block, cluster, level, kind, [&](vc::VectorClock& slot) { slot.Join(mine); });
     bs.clocks.Increment(warp, 1u << lane);
     return;
