@@ -23,6 +23,10 @@
 #include <mutex>
 #include <string>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "device_logger/protocol.h"
 #include "ptx_emulator/core/device_memory.h"
 #include "ptx_emulator/core/exec_form.h"
@@ -85,7 +89,7 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
 void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t addr, uint32_t size);
 std::string InstText(const Inst& inst);
 
-// ---- element access (size 1, 2, 4, 8; 16 as two 8-byte halves)
+// ---- element access (size 1, 2, 4, 8; 16: Load16 / Store16)
 template <typename T>
 inline T AtomicLoad(const uint8_t* p, std::memory_order o = std::memory_order_relaxed) {
   return std::atomic_ref<T>(*reinterpret_cast<T*>(const_cast<uint8_t*>(p))).load(o);
@@ -109,6 +113,47 @@ inline void StoreBytes(uint8_t* p, uint32_t size, uint64_t v, std::memory_order 
     case 4: AtomicStore<uint32_t>(p, static_cast<uint32_t>(v), o); break;
     default: AtomicStore<uint64_t>(p, v, o); break;
   }
+}
+
+// 16 aligned bytes in one host access. PTX's model lets a vector access be
+// element-wise, but GPUs make an aligned 16-byte access single-copy atomic and
+// CUB relies on it (the 16-byte tile descriptors of decoupled look-back for
+// 8-byte values): a torn {status, value} read gives a wrong prefix. Aligned
+// SSE loads/stores are single-copy atomic on x86-64 CPUs with AVX (Intel SDM
+// 8.1.1, AMD APM 7.3.2); elsewhere two 8-byte halves (low first).
+inline void Load16(const uint8_t* p, uint64_t& lo, uint64_t& hi, std::memory_order o) {
+#if defined(__SSE2__)
+  if ((reinterpret_cast<uintptr_t>(p) & 15) != 0) {  // a window whose host base is not 16-aligned
+    lo = AtomicLoad<uint64_t>(p, o);
+    hi = AtomicLoad<uint64_t>(p + 8, o);
+    return;
+  }
+  const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(p));
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps it one access, in place
+  lo = static_cast<uint64_t>(_mm_cvtsi128_si64(v));
+  hi = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)));
+  if (o != std::memory_order_relaxed) std::atomic_thread_fence(std::memory_order_acquire);
+#else
+  lo = AtomicLoad<uint64_t>(p, o);
+  hi = AtomicLoad<uint64_t>(p + 8, o);
+#endif
+}
+inline void Store16(uint8_t* p, uint64_t lo, uint64_t hi, std::memory_order o) {
+#if defined(__SSE2__)
+  if ((reinterpret_cast<uintptr_t>(p) & 15) != 0) {
+    AtomicStore<uint64_t>(p, lo, o);
+    AtomicStore<uint64_t>(p + 8, hi, o);
+    return;
+  }
+  if (o != std::memory_order_relaxed) std::atomic_thread_fence(std::memory_order_release);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  _mm_store_si128(reinterpret_cast<__m128i*>(p),
+                  _mm_set_epi64x(static_cast<int64_t>(hi), static_cast<int64_t>(lo)));
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+#else
+  AtomicStore<uint64_t>(p, lo, o);
+  AtomicStore<uint64_t>(p + 8, hi, o);
+#endif
 }
 
 // ---- records

@@ -446,5 +446,73 @@ TEST_CASE("local memory through frame symbols and generic pointers", "[memory][e
   for (uint32_t t = 0; t < 64; ++t) CHECK(got[t] == 2 * t + 100);
 }
 
+// CUB's decoupled look-back packs {status, value} in one 8- or 16-byte word
+// (st/ld.relaxed.gpu.v2) and relies on the GPU's single-copy atomicity of an
+// aligned vector; element-wise host accesses gave torn reads and wrong
+// thrust::copy_if / DeviceRunLengthEncode results with two workers. A writer
+// block stores {i, i} and {i, i, i, i}; a reader block on the other worker
+// counts reads whose elements differ.
+TEST_CASE("aligned vector accesses of 8 and 16 bytes are single-copy atomic across workers", "[memory][e2e]") {
+  auto device = std::make_unique<Device>();
+  device->schedule().workers = 2;
+  device->schedule().max_resident_blocks_per_worker = 1;  // one block per worker
+  KernelRunner r(WrapKernel("tear", ".param .u64 k_p, .param .u64 k_out, .param .u32 k_n", R"(
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<6>;
+  ld.param.u64 %rd1, [k_p];
+  ld.param.u64 %rd2, [k_out];
+  ld.param.u32 %r1, [k_n];
+  mov.u32 %r2, %ctaid.x;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra READER;
+WAIT:
+  ld.volatile.global.u32 %r3, [%rd1+32];
+  setp.eq.u32 %p2, %r3, 0;
+  @%p2 bra WAIT;
+  mov.u32 %r4, 1;
+WLOOP:
+  st.relaxed.gpu.global.v2.u32 [%rd1], {%r4, %r4};
+  st.relaxed.gpu.global.v4.u32 [%rd1+16], {%r4, %r4, %r4, %r4};
+  add.u32 %r4, %r4, 1;
+  setp.le.u32 %p2, %r4, %r1;
+  @%p2 bra WLOOP;
+  ret;
+READER:
+  mov.u32 %r5, 1;
+  st.volatile.global.u32 [%rd1+32], %r5;
+  mov.u32 %r6, 0;
+  mov.u32 %r7, 0;
+  mov.u32 %r8, 0;
+RLOOP:
+  ld.relaxed.gpu.global.v2.u32 {%r10, %r11}, [%rd1];
+  setp.ne.u32 %p3, %r10, %r11;
+  selp.u32 %r12, 1, 0, %p3;
+  add.u32 %r6, %r6, %r12;
+  ld.relaxed.gpu.global.v4.u32 {%r13, %r14, %r15, %r16}, [%rd1+16];
+  setp.ne.u32 %p4, %r13, %r16;
+  setp.ne.or.u32 %p4, %r14, %r15, %p4;
+  setp.ne.or.u32 %p4, %r13, %r14, %p4;
+  selp.u32 %r17, 1, 0, %p4;
+  add.u32 %r7, %r7, %r17;
+  add.u32 %r8, %r8, 1;
+  setp.lt.u32 %p5, %r13, %r1;
+  @%p5 bra RLOOP;
+  st.global.u32 [%rd2], %r6;
+  st.global.u32 [%rd2+4], %r7;
+  st.global.u32 [%rd2+8], %r8;
+  ret;
+)"), std::move(device));
+  auto p = r.Alloc<uint32_t>(16);
+  auto out = r.Alloc<uint32_t>(3);
+  const uint32_t n = 200000;
+  REQUIRE(r.Launch("tear", {2, 1, 1}, {1, 1, 1}, p.device, out.device, n).ok());
+  const auto got = r.Read(out);
+  INFO("reads " << got[2]);
+  CHECK(got[2] > 0);
+  CHECK(got[0] == 0);  // torn 8-byte reads
+  CHECK(got[1] == 0);  // torn 16-byte reads
+}
+
 }  // namespace
 }  // namespace barracuda::emu::testing

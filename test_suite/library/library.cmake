@@ -49,11 +49,6 @@ foreach(rel ${_library_programs})
   endif()
   _library_header_list("${_json}" args args)
   _library_header_list("${_json}" long_args long_args)
-  # "one_worker_args": arguments whose plain emulator run uses one worker. With two
-  # workers, cub::DeviceRunLengthEncode::Encode computes a wrong result in about 1 to 8
-  # runs in 100 on a loaded 2-core machine (seen before wave 2 too): an emulator
-  # concurrency problem left to the deterministic parallel emulation of issue 15.
-  _library_header_list("${_json}" one_worker_args one_worker_args)
   set(outdir ${CMAKE_CURRENT_BINARY_DIR}/library/${topic})
   barracuda_cuda_program(NAME ${stem} SOURCE ${src} ARCH ${arch} OUTPUT_DIR ${outdir}
     TEST_NAME library/${topic}/${stem} NO_TEST)
@@ -79,13 +74,9 @@ foreach(rel ${_library_programs})
       set(emu_label emu_long)
       set(label library_long)
     endif()
-    set(workers 2)
-    if(a IN_LIST one_worker_args)
-      set(workers 1)
-    endif()
     add_test(NAME "emu: library/${name}" COMMAND ${outdir}/${stem} ${argv} WORKING_DIRECTORY ${outdir})
     set_tests_properties("emu: library/${name}" PROPERTIES LABELS ${emu_label} TIMEOUT 300
-      ENVIRONMENT "LD_LIBRARY_PATH=${BARRACUDA_EMU_LIB_DIR};BARRACUDA_EMU_WORKERS=${workers}")
+      ENVIRONMENT "LD_LIBRARY_PATH=${BARRACUDA_EMU_LIB_DIR};BARRACUDA_EMU_WORKERS=2")
     if(stem MATCHES "_ok$" OR NOT stem MATCHES "_racy$")
       # race-free: the program checks its own result
       set_tests_properties("emu: library/${name}" PROPERTIES PASS_REGULAR_EXPRESSION "PASS"
