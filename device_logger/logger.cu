@@ -57,8 +57,10 @@ __device__ __forceinline__ uint64_t NextStamp(gq::QueueSet* set) {
 // Appends one record. `active`: the calling lanes (all of them run this);
 // lanes in `lanes` write `word` into addr[lane]; the leader writes `payload`
 // into addr[0] when `lanes` is 0 (control records).
+// `stamp`: take a sequence stamp; otherwise the stamp field holds `stored`
+// (a plain write's uniform value, kFlagValue; 0 for other records).
 __device__ void Append(uint32_t active, proto::RecordHeader header, bool stamp, uint32_t lanes, uint64_t word,
-                       uint64_t payload) {
+                       uint64_t payload, uint64_t stored = 0) {
   auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
   if (set == nullptr) return;  // not set up: log nothing rather than fault
   const uint32_t lane = LaneId();
@@ -86,7 +88,7 @@ __device__ void Append(uint32_t active, proto::RecordHeader header, bool stamp, 
     // stamp taken before reserving could be overtaken by a later index).
     // Still inside the logging call, so a release stamps before it
     // publishes and an acquire after it observed.
-    r->stamp = stamp ? NextStamp(set) : 0;
+    r->stamp = stamp ? NextStamp(set) : stored;
     __threadfence_system();
     *reinterpret_cast<volatile uint64_t*>(&q->commit) = index + 1;
     __threadfence_system();
@@ -148,24 +150,31 @@ __device__ __forceinline__ void LogAccess(uint32_t desc, uint32_t site, uint64_t
     const uint32_t mask = __ballot_sync(active, space == s);
     if (mask == 0) continue;
     uint8_t flags = abi::DescFlags(desc);
+    uint64_t stored = 0;
     if (with_value && op == static_cast<uint8_t>(proto::Op::kWrite)) {
       // kFlagSameValue: lanes writing the same (aligned, equal-size) address
-      // wrote the same bits.
-      bool ok = true;
+      // wrote the same bits. kFlagValue: all lanes of the record wrote one
+      // value (at most 8 bytes), carried in the stamp field.
+      bool ok = true, uniform = true;
+      const uint64_t width = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
       if ((mask >> lane) & 1u) {
-        const uint64_t width = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
         const uint32_t same_addr = __match_any_sync(mask, logged);
         const uint32_t same_lo = __match_any_sync(mask, lo & width);
         const uint32_t same_hi = __match_any_sync(mask, size == 16 ? hi : 0ull);
         ok = (same_addr & ~(same_lo & same_hi)) == 0;
+        uniform = size <= 8 && same_lo == mask;
       }
       if (__all_sync(active, ok)) flags |= proto::kFlagSameValue;
+      if (__all_sync(active, uniform)) {
+        flags |= proto::kFlagValue;
+        stored = __shfl_sync(active, lo & width, __ffs(mask) - 1);
+      }
     }
     const proto::RecordHeader h =
         Header(static_cast<proto::Op>(op), flags, size,
                proto::PackSpaceScope(static_cast<proto::Space>(s), static_cast<proto::Scope>(abi::DescScope(desc))),
                mask, site);
-    Append(active, h, stamp, mask, logged, 0);
+    Append(active, h, stamp, mask, logged, 0, stored);
   }
 }
 

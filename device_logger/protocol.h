@@ -64,6 +64,10 @@ enum Flag : uint8_t {
   kFlagVolatile = 1u << 3,   // ld.volatile / st.volatile (a kAtomic at kSys scope)
   kFlagInferred = 1u << 4,   // unused since wave 2 (was: acquire/release inferred from fence
                              // adjacency, paper §3.1); fences are records of their own now
+  kFlagValue = 1u << 5,      // kWrite (plain store) of at most 8 bytes: every active lane stored
+                             // the same value, carried in the record's `stamp` field (plain
+                             // writes take no stamp); lets the detector tell same-value writes
+                             // of different warps and blocks apart (SEMANTICS.md "Same-value")
 };
 
 struct RecordHeader {
@@ -149,7 +153,9 @@ struct KernelPayload {
 
 struct Record {
   RecordHeader header;
-  uint64_t stamp;  // global sequence stamp for synchronisation ops (0 when unused)
+  uint64_t stamp;  // global sequence stamp for synchronisation ops (0 when unused); the
+                   // stored value for a kWrite with kFlagValue (read it with SequenceStamp /
+                   // StoredValue, never directly)
   union {
     uint64_t addr[kWarpSize];  // per-lane address for memory ops (only active lanes meaningful)
     BarrierPayload barrier;
@@ -168,6 +174,15 @@ constexpr Scope ScopeOf(const RecordHeader& h) { return static_cast<Scope>(h.spa
 constexpr uint8_t PackSpaceScope(Space space, Scope scope) {
   return static_cast<uint8_t>(static_cast<uint8_t>(space) | (static_cast<uint8_t>(scope) << 4));
 }
+
+// The record's place in the global synchronisation order (0: none). A plain
+// write's stamp field holds its stored value instead (kFlagValue).
+constexpr uint64_t SequenceStamp(const Record& r) { return OpOf(r.header) == Op::kWrite ? 0 : r.stamp; }
+// A plain write's uniform stored value, when it carries one.
+constexpr bool HasStoredValue(const Record& r) {
+  return OpOf(r.header) == Op::kWrite && (r.header.flags & kFlagValue) != 0;
+}
+constexpr uint64_t StoredValue(const Record& r) { return r.stamp; }
 
 constexpr bool IsMemoryOp(Op op) {
   return op == Op::kRead || op == Op::kWrite || op == Op::kAtomic || op == Op::kAcquire ||

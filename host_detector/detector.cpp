@@ -109,6 +109,8 @@ void Detector::Impl::EndLaunch() {
     }
   }
   peak_clock_bytes = std::max(peak_clock_bytes, ClockBytes());
+  ResolveSameValue();
+  site_values.Clear();
   // Kernels on one stream are ordered: nothing of this launch can race with
   // the next one, so all state goes (memory does not grow with launches).
   blocks.clear();
@@ -205,7 +207,12 @@ void Detector::SetRaceListener(std::function<void(const RaceEvent&)> listener) {
   impl_->listener = std::move(listener);
 }
 
-const RaceReport& Detector::Report() const { return impl_->report; }
+const RaceReport& Detector::Report() const {
+  // A stream that stopped inside a launch (no kKernelEnd) still reports its
+  // pending write-write races, classified by what the launch showed.
+  impl_->ResolveSameValue();
+  return impl_->report;
+}
 
 absl::Status Detector::status() const {
   std::lock_guard<std::mutex> lock(impl_->report_mu);

@@ -17,6 +17,7 @@
 #include "device_logger/protocol.h"
 #include "host_detector/detector.h"
 #include "host_detector/report_model.h"
+#include "host_detector/same_value.h"
 #include "shadow_memory/shadow_memory.h"
 #include "shadow_memory/sync_locations.h"
 #include "vc_compression/block_clocks.h"
@@ -128,6 +129,8 @@ struct alignas(64) WorkerCounters {
   uint64_t barriers_completed = 0;
   uint64_t malformed = 0;
   uint64_t shadow_dropped = 0;
+  // Not a counter: this worker's view of the launch's store-site values.
+  SiteValueCache site_values;
   void MergeInto(WorkerCounters& total) const {
     total.records += records;
     total.warp_accesses += warp_accesses;
@@ -166,8 +169,12 @@ class Detector::Impl {
   // dependency clock): the relaxed publication chains of decoupled look-back.
   shadow::SyncLocationMap<vc::VectorClock> dependency_locations;
 
-  std::mutex report_mu;  // guards report, listener calls, status, racy count
+  std::mutex report_mu;  // guards report, listener calls, status, racy count, pending
   RaceReport report;
+  // Write-write races between records whose class (same-value or data race)
+  // is decided at the end of the launch from `site_values` (same_value.h).
+  SiteValueTable site_values;
+  std::vector<PendingSameValue> pending_same_value;
   std::function<void(const RaceEvent&)> listener;
   absl::Status status;
   uint64_t racy_accesses = 0;
@@ -206,6 +213,8 @@ class Detector::Impl {
   AccessInfo Describe(uint64_t tid, uint32_t site, protocol::Op op) const;
   RaceClass Classify(uint32_t block, unsigned warp, unsigned lane, uint64_t earlier_tid) const;
   void Emit(const RaceEvent& e);
+  // Classifies and emits the launch's pending write-write races.
+  void ResolveSameValue();
   size_t ClockBytes() const;
 };
 

@@ -43,27 +43,35 @@ using shadow::Cell;
 // of the streaming benchmark's time when these were returned by value).
 struct Conflict {
   bool found = false;
-  bool decided = false;  // an earlier byte of the access already raced
-  bool by_dependency = false;  // the noted conflict is ordered only by a dependency
+  bool decided = false;    // an earlier byte of the access already had a data race
+  bool candidate = false;  // a write-write race whose class waits for the launch end (same_value.h)
   uint64_t tid = 0;
   uint32_t site = 0;
   Op op = Op::kRead;
   RaceKind kind = RaceKind::kReadAfterWrite;
-  // by_dependency: a write after a read that a dependency chain through
-  // relaxed accesses orders (SEMANTICS.md, "Ordered only by a dependency");
-  // any other conflict wins over it.
-  void Note(uint64_t t, uint32_t s, Op o, RaceKind k, bool dependency = false) {
+  // Which conflict names the access: a data race before a candidate
+  // same-value pair before a dependency-ordered warning before a same-value
+  // warning, and the lowest thread id within a rank.
+  static int Rank(RaceKind k, bool is_candidate) {
+    if (k == RaceKind::kSameValue) return 0;
+    if (IsWarningKind(k)) return 1;
+    return is_candidate ? 2 : 3;
+  }
+  // Does the conflict name the access whatever later bytes show? Not a
+  // same-value pair (known or candidate): a data race on a later byte wins.
+  bool Decides() const { return kind != RaceKind::kSameValue && !candidate; }
+  void Note(uint64_t t, uint32_t s, Op o, RaceKind k, bool is_candidate = false) {
     if (decided) return;
     if (found) {
-      if (dependency && !by_dependency) return;
-      if (dependency == by_dependency && t >= tid) return;
+      const int rank = Rank(k, is_candidate), held = Rank(kind, candidate);
+      if (rank < held || (rank == held && t >= tid)) return;
     }
     found = true;
-    by_dependency = dependency;
+    candidate = is_candidate;
     tid = t;
     site = s;
     op = o;
-    kind = dependency ? RaceKind::kDependencyOrdered : k;
+    kind = k;
   }
 };
 
@@ -79,6 +87,9 @@ struct Accessor {
   uint32_t mask;
   uint32_t size;
   bool same_value;
+  // The record stored one value in every lane (kFlagValue): a write-write race
+  // with another record may be a same-value pair, decided at the launch end.
+  bool value_known;
   // Size and scope of this access when it is strong (kWeak for plain ones),
   // and the launch, for the morally-strong test.
   shadow::Strength strength;
@@ -182,34 +193,41 @@ void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, 
                      Conflict& k) {
   bool concurrent_writer_kept = false;
   bool write_race = false;
+  bool data_write_race = false;  // write_race, not only candidate same-value pairs
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     if (a.Covers(t, e.clock)) return;
     if (e.atomic) {
-      write_race = true;
+      write_race = data_write_race = true;
       k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
     } else if (a.same_value && a.SameRecordWrite(t, e.clock, byte)) {
-      concurrent_writer_kept = true;  // paper §3.3.1: same-value intra-warp writes
+      // Lanes of one record storing one value (paper §3.3.1): a race by the
+      // PTX model, reported as a same-value warning; the rules treat the pair
+      // as concurrent non-racing writers.
+      concurrent_writer_kept = true;
+      k.Note(t, e.site, Op::kWrite, RaceKind::kSameValue);
     } else {
       write_race = true;
-      k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite);
+      data_write_race |= !a.value_known;
+      k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite, a.value_known);
     }
   });
   bool read_race = false;
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     if (!a.Covers(t, e.clock)) {
       read_race = true;
-      if (write_race) return;
+      if (data_write_race) return;
       switch (e.read_kind) {
         case shadow::ReadKind::kKeptWrite:
           if (e.strength == shadow::kWeak) {
-            k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite);
+            k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite, a.value_known);
           } else {
             k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
           }
           break;
         case shadow::ReadKind::kAtomicRead: k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain); break;
         case shadow::ReadKind::kRead:
-          k.Note(t, e.site, Op::kRead, RaceKind::kWriteAfterRead, a.DependencyCovers(t, e.clock));
+          k.Note(t, e.site, Op::kRead,
+                 a.DependencyCovers(t, e.clock) ? RaceKind::kDependencyOrdered : RaceKind::kWriteAfterRead);
           break;
       }
     }
@@ -276,7 +294,9 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
       return;
     }
     const bool read = e.read_kind != shadow::ReadKind::kKeptWrite;
-    k.Note(t, e.site, read ? Op::kRead : Op::kWrite, RaceKind::kAtomicVsPlain, read && a.DependencyCovers(t, e.clock));
+    const bool dependency = read && a.DependencyCovers(t, e.clock);
+    k.Note(t, e.site, read ? Op::kRead : Op::kWrite,
+           dependency ? RaceKind::kDependencyOrdered : RaceKind::kAtomicVsPlain);
   });
   for (const Kept& p : plains) KeepAsReader(cell, pool, p.epoch, p.site);
   for (const Kept& p : superseded) KeepAsReader(cell, pool, p.epoch, p.site, p.strength);
@@ -379,6 +399,9 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   a.site = r.header.site_id;
   a.same_value = options.same_value_filter && op == Op::kWrite &&
                  (r.header.flags & protocol::kFlagSameValue) != 0 && LanesOverlap(r, mask, size);
+  a.value_known = options.same_value_filter && protocol::HasStoredValue(r) && size <= 8 &&
+                  r.header.site_id != protocol::kNoSite;
+  if (op == Op::kWrite) c.site_values.Note(site_values, launches, r);
   // Every access but kRead/kWrite is strong (SEMANTICS.md): race-checked with
   // its size and scope, and it takes part in release/acquire patterns
   // (StrongBefore/StrongAfter around each lane's check).
@@ -476,11 +499,14 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       }
     };
     // check() plus the race's first byte: the first racing byte names the race.
+    // A same-value pair (known or candidate) does not decide: a race on a
+    // later byte of the access still names it.
     auto check_noted = [&](Cell& cell, uint64_t byte) {
+      const int before = first.found ? Conflict::Rank(first.kind, first.candidate) : -1;
       check(cell, byte);
       if (first.found && !first.decided) {
-        first.decided = true;
-        first_byte = byte;
+        if (Conflict::Rank(first.kind, first.candidate) > before) first_byte = byte;
+        first.decided = first.Decides();
       }
     };
     auto visit = [&](Cell& cell, uint64_t byte) {
@@ -594,7 +620,12 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       e.later.record_index = index;
       e.later.address = addr;
       e.later.access_size = static_cast<uint8_t>(size);
-      Emit(e);
+      if (first.candidate) {
+        std::lock_guard<std::mutex> lock(report_mu);
+        pending_same_value.push_back({e, MaskedValue(protocol::StoredValue(r), size), static_cast<uint8_t>(size)});
+      } else {
+        Emit(e);
+      }
     }
     if (strong) StrongAfter(r, bs, block, warp, lane, c);
   }
@@ -625,6 +656,23 @@ RaceClass Detector::Impl::Classify(uint32_t block, unsigned warp, unsigned lane,
     return RaceClass::kDivergence;
   }
   return RaceClass::kIntraWarp;
+}
+
+void Detector::Impl::ResolveSameValue() {
+  std::vector<PendingSameValue> pending;
+  {
+    std::lock_guard<std::mutex> lock(report_mu);
+    pending.swap(pending_same_value);
+  }
+  // Stream order: listeners see the same sequence whatever order workers found them in.
+  std::sort(pending.begin(), pending.end(), [](const PendingSameValue& x, const PendingSameValue& y) {
+    return std::pair(x.event.later.record_index, x.event.later.lane) <
+           std::pair(y.event.later.record_index, y.event.later.lane);
+  });
+  for (PendingSameValue& p : pending) {
+    if (site_values.ConstantWith(p.event.earlier.site, p.value, p.size)) p.event.kind = RaceKind::kSameValue;
+    Emit(p.event);
+  }
 }
 
 void Detector::Impl::Emit(const RaceEvent& e) {

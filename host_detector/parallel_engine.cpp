@@ -47,7 +47,7 @@ class Engine {
     for (const RingInput& r : rings) {
       remaining_ += r.records.size();
       for (const protocol::Record& rec : r.records) {
-        if (rec.stamp != 0) min_stamp = std::min(min_stamp, rec.stamp);
+        if (const uint64_t st = protocol::SequenceStamp(rec); st != 0) min_stamp = std::min(min_stamp, st);
       }
     }
     next_stamp_.store(min_stamp == std::numeric_limits<uint64_t>::max() ? 1 : min_stamp);
@@ -57,7 +57,7 @@ class Engine {
   bool Runnable(size_t k) const {
     const RingCursor& c = cursors_[k];
     if (c.pos >= rings_[k].records.size()) return false;
-    const uint64_t stamp = rings_[k].records[c.pos].stamp;
+    const uint64_t stamp = protocol::SequenceStamp(rings_[k].records[c.pos]);
     return stamp == 0 || stamp <= next_stamp_.load(std::memory_order_acquire);
   }
   bool Done(size_t k) const { return cursors_[k].pos >= rings_[k].records.size(); }
@@ -78,10 +78,10 @@ class Engine {
       }
       ++cur.pos;
       ++n;
-      if (rec.stamp != 0) {
+      if (const uint64_t stamp = protocol::SequenceStamp(rec); stamp != 0) {
         // Publishes this record's effects to whoever processes the next stamp.
-        uint64_t expected = rec.stamp;
-        next_stamp_.compare_exchange_strong(expected, rec.stamp + 1, std::memory_order_acq_rel);
+        uint64_t expected = stamp;
+        next_stamp_.compare_exchange_strong(expected, stamp + 1, std::memory_order_acq_rel);
       }
     }
     remaining_.fetch_sub(n, std::memory_order_acq_rel);
@@ -96,7 +96,7 @@ class Engine {
       if (cursors_[k].busy.load(std::memory_order_acquire)) return false;
       if (Done(k)) continue;
       if (Runnable(k)) return false;
-      lowest = std::min(lowest, rings_[k].records[cursors_[k].pos].stamp);
+      lowest = std::min(lowest, protocol::SequenceStamp(rings_[k].records[cursors_[k].pos]));
     }
     if (lowest == std::numeric_limits<uint64_t>::max()) return false;
     uint64_t now = next_stamp_.load(std::memory_order_acquire);

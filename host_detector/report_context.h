@@ -229,6 +229,11 @@ struct ReportData {
   std::vector<ResolvedRace> races;  // shown, ordinals 1..n
   RaceCounts found;                 // every race, before suppressions and the limit
   RaceCounts suppressed;
+  // Of `found` / `suppressed`, those of warning kinds (not counted in the exit status).
+  RaceCounts found_warnings;
+  RaceCounts suppressed_warnings;
+  RaceCounts ignored;                      // dropped by an ignored kind (--ignore), not in `found`
+  std::vector<detector::RaceKind> ignore;  // the ignored kinds
   std::vector<SuppressionUse> suppressions_used;  // rules that matched, in file order
   RaceCounts omitted;                  // not shown because of max_reports
   std::optional<uint64_t> max_reports;  // nullopt: no limit

@@ -115,8 +115,11 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
     for (const ResolvedRace& r : data.races) n += r.kind == k;
     by_kind[detector::RaceKindName(k)] = n;
   }
-  RaceCounts shown;
-  for (const ResolvedRace& r : data.races) shown.Add(r);
+  RaceCounts shown, warnings;
+  for (const ResolvedRace& r : data.races) {
+    shown.Add(r);
+    if (detector::IsWarningKind(r.kind)) warnings.Add(r);
+  }
   json rules = json::array();
   for (const SuppressionUse& use : data.suppressions_used) {
     rules.push_back({{"where", use.where}, {"rule", use.text}, {"races", use.counts.races},
@@ -126,10 +129,12 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
   suppressed["rules"] = std::move(rules);
   json summary = {{"races", shown.races},
                   {"racy_accesses", shown.dynamic},
+                  {"warnings", CountsJson(warnings)},
                   {"by_kind", std::move(by_kind)},
                   {"found", CountsJson(data.found)},
                   {"suppressed", std::move(suppressed)},
                   {"omitted", CountsJson(data.omitted)},
+                  {"ignored", CountsJson(data.ignored)},
                   {"max_reports", data.max_reports ? json(*data.max_reports) : json(nullptr)}};
   json races = json::array();
   for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r));

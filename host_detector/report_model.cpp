@@ -11,6 +11,7 @@ const char* RaceKindName(RaceKind kind) {
     case RaceKind::kBarrierDivergence: return "barrier-divergence";
     case RaceKind::kNotMorallyStrong: return "not-morally-strong";
     case RaceKind::kDependencyOrdered: return "dependency-ordered";
+    case RaceKind::kSameValue: return "same-value";
   }
   return "?";
 }

@@ -25,14 +25,18 @@ enum class RaceKind : uint8_t {
                        // sizes differ (PTX memory model: not morally strong)
   kDependencyOrdered,  // a write after a read ordered only through a relaxed publication
                        // chain (a data or address dependency): a warning, not a data race
+  kSameValue,          // two unordered plain writes that stored the same value (a race by
+                       // the PTX model, harmless on every GPU): a warning
 };
 // Kinds reported at warning severity: not counted as races in the exit status.
-constexpr bool IsWarningKind(RaceKind kind) { return kind == RaceKind::kDependencyOrdered; }
+constexpr bool IsWarningKind(RaceKind kind) {
+  return kind == RaceKind::kDependencyOrdered || kind == RaceKind::kSameValue;
+}
 // Every kind, in the order summaries list them.
 inline constexpr RaceKind kAllRaceKinds[] = {RaceKind::kReadAfterWrite,  RaceKind::kWriteAfterRead,
                                              RaceKind::kWriteAfterWrite, RaceKind::kAtomicVsPlain,
                                              RaceKind::kNotMorallyStrong, RaceKind::kBarrierDivergence,
-                                             RaceKind::kDependencyOrdered};
+                                             RaceKind::kDependencyOrdered, RaceKind::kSameValue};
 
 enum class RaceClass : uint8_t {
   kIntraWarp,   // same warp, not separated by an open branch

@@ -41,6 +41,10 @@ constexpr RuleInfo kRules[] = {
     {RaceKind::kBarrierDivergence, "BarrierDivergence", "Barrier reached by part of a warp",
      "A block-wide barrier (__syncthreads, bar.sync) was executed by only some of the live lanes "
      "of a warp: the behaviour is undefined."},
+    {RaceKind::kSameValue, "SameValueWrite", "Unordered writes of the same value",
+     "Two threads wrote the same bytes without ordering between the writes, and both stored the same value "
+     "(a flag set by many threads, a BFS visited mark). The PTX memory model calls this a data race; GPUs store "
+     "one of the equal values, so it is reported as a warning. barracuda --ignore same-value hides the class."},
 };
 
 size_t RuleIndex(RaceKind kind) {

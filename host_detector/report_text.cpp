@@ -91,6 +91,9 @@ std::string KindDescription(RaceKind kind) {
     case RaceKind::kDependencyOrdered:
       return "WARNING: write-after-read ordered only by a dependency through relaxed accesses (no fence: the PTX "
              "memory model does not order it)";
+    case RaceKind::kSameValue:
+      return "WARNING: same-value write-write race (both writes stored the same value: a race by the PTX memory "
+             "model, harmless on current GPUs; --ignore same-value hides it)";
   }
   return "race";
 }
@@ -148,21 +151,40 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
     Line(out, "");
   }
 
-  // Summary: "N races (k RAW, ...), M racy accesses[; S suppressed][; O not shown]".
-  std::string summary = ptx::Cat("BARRACUDA SUMMARY: ", Plural(data.races.size(), "race", "races"));
-  uint64_t shown_dynamic = 0;
-  for (const ResolvedRace& r : data.races) shown_dynamic += r.count;
-  if (!data.races.empty()) {
+  // Summary: "N races (k RAW, ...), M racy accesses[; W warnings (...), A accesses]
+  // [; S suppressed][; O not shown]". Warning kinds are counted apart from races.
+  auto counted = [&](bool warnings, uint64_t& entries, uint64_t& dynamic) {
     std::string kinds;
+    entries = dynamic = 0;
     for (RaceKind k : detector::kAllRaceKinds) {
+      if (detector::IsWarningKind(k) != warnings) continue;
       uint64_t n = 0;
-      for (const ResolvedRace& r : data.races) n += r.kind == k;
+      for (const ResolvedRace& r : data.races) {
+        if (r.kind == k) n++, dynamic += r.count;
+      }
+      entries += n;
       if (n != 0) kinds += ptx::Cat(kinds.empty() ? "" : ", ", n, " ", detector::RaceKindName(k));
     }
-    summary += ptx::Cat(" (", kinds, "), ", Plural(shown_dynamic, "racy access", "racy accesses"));
+    return kinds;
+  };
+  uint64_t races = 0, race_dynamic = 0, warnings = 0, warning_dynamic = 0;
+  const std::string race_kinds = counted(false, races, race_dynamic);
+  const std::string warning_kinds = counted(true, warnings, warning_dynamic);
+  std::string summary = ptx::Cat("BARRACUDA SUMMARY: ", Plural(races, "race", "races"));
+  if (races != 0) {
+    summary += ptx::Cat(" (", race_kinds, "), ", Plural(race_dynamic, "racy access", "racy accesses"));
+  }
+  if (warnings != 0) {
+    summary += ptx::Cat("; ", Plural(warnings, "warning", "warnings"), " (", warning_kinds, "), ",
+                        Plural(warning_dynamic, "access", "accesses"));
   }
   if (data.suppressed.races != 0) {
     summary += ptx::Cat("; ", data.suppressed.races, " suppressed (", Plural(data.suppressed.dynamic, "access", "accesses"), ")");
+  }
+  if (data.ignored.races != 0) {
+    std::string kinds;
+    for (RaceKind k : data.ignore) kinds += ptx::Cat(kinds.empty() ? "" : ",", detector::RaceKindName(k));
+    summary += ptx::Cat("; ", data.ignored.races, " ignored (--ignore ", kinds, ")");
   }
   if (data.omitted.races != 0) {
     summary += ptx::Cat("; ", data.omitted.races, " more not shown (--max-reports ", data.max_reports.value_or(0), ")");

@@ -1,5 +1,6 @@
 #include "host_detector/suppressions.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -181,7 +182,7 @@ class RuleParser {
           return Fail(value_col + start,
                       ptx::Cat("unknown race kind '", name,
                                "' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, "
-                               "barrier-divergence, dependency-ordered)"));
+                               "barrier-divergence, dependency-ordered, same-value)"));
         }
         rule.kinds.push_back(*kind);
         start = comma + 1;
@@ -352,15 +353,23 @@ std::optional<size_t> SuppressionSet::Match(const ResolvedRace& race) const {
 }
 
 ReportData FilterRaces(std::vector<ResolvedRace> races, const SuppressionSet* suppressions,
-                       std::optional<uint64_t> max_reports) {
+                       std::optional<uint64_t> max_reports, std::vector<detector::RaceKind> ignore) {
   ReportData data;
   data.max_reports = max_reports;
+  data.ignore = std::move(ignore);
   std::vector<RaceCounts> per_rule(suppressions != nullptr ? suppressions->rules().size() : 0);
   for (ResolvedRace& race : races) {
+    if (std::find(data.ignore.begin(), data.ignore.end(), race.kind) != data.ignore.end()) {
+      data.ignored.Add(race);
+      continue;
+    }
+    const bool warning = detector::IsWarningKind(race.kind);
     data.found.Add(race);
+    if (warning) data.found_warnings.Add(race);
     if (suppressions != nullptr) {
       if (std::optional<size_t> rule = suppressions->Match(race)) {
         data.suppressed.Add(race);
+        if (warning) data.suppressed_warnings.Add(race);
         per_rule[*rule].Add(race);
         continue;
       }

@@ -70,11 +70,12 @@ class SuppressionSet {
   std::vector<Suppression> rules_;
 };
 
-// Applies suppressions (may be null) and then the limit (nullopt: none) to
-// `races` in their order; counts what was suppressed (per rule) and omitted;
-// renumbers the shown races 1..n.
+// Drops races of the `ignore` kinds (counted as ignored), then applies
+// suppressions (may be null) and the limit (nullopt: none) to `races` in their
+// order; counts what was suppressed (per rule) and omitted; renumbers the
+// shown races 1..n.
 ReportData FilterRaces(std::vector<ResolvedRace> races, const SuppressionSet* suppressions,
-                       std::optional<uint64_t> max_reports);
+                       std::optional<uint64_t> max_reports, std::vector<detector::RaceKind> ignore = {});
 
 }  // namespace barracuda::reports
 

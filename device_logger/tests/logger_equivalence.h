@@ -5,7 +5,8 @@
 // the bug-suite equivalence test.
 //
 // Normalisation before comparing (each documented in device_logger/README.md):
-// stamps are ignored; payload words the record's op does not define are
+// sequence stamps are ignored (a plain write's stored value, kFlagValue, is
+// compared); payload words the record's op does not define are
 // zeroed (addresses of inactive lanes, the rest of a barrier/branch payload);
 // kKernelBegin/kKernelEnd are the launcher's, not a warp's; kExit records of a
 // warp are compared as the union of their lanes (the emulator may exit lanes
@@ -64,7 +65,7 @@ struct LaunchSpec {
 // Global addresses differ between the two runs (different devices): those in
 // a region become (region index + 1) << 48 | offset.
 inline proto::Record Normalize(proto::Record r, const std::vector<Region>& regions) {
-  r.stamp = 0;
+  if (!proto::HasStoredValue(r)) r.stamp = 0;  // sequence stamps differ; stored values must not
   const auto op = proto::OpOf(r.header);
   if (proto::IsMemoryOp(op)) {
     for (uint32_t l = 0; l < proto::kWarpSize; ++l) {

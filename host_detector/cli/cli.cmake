@@ -56,23 +56,18 @@ if(BARRACUDA_CUDA_TESTS)
       COMMENT "nvcc tiny_kernel.cu -> tiny_${vname} (CLI refusal tests)" VERBATIM)
     list(APPEND _cli_programs ${_cli_out}/tiny_${vname})
   endforeach()
-  add_custom_command(OUTPUT ${_cli_out}/racy_then_crash
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${_cli_out}
-    COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/racy_then_crash.cu
-      -o ${_cli_out}/racy_then_crash
-    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/racy_then_crash.cu
-    COMMENT "nvcc racy_then_crash.cu (CLI crash test)" VERBATIM)
-  list(APPEND _cli_programs ${_cli_out}/racy_then_crash)
-  # Kernels the emulator cannot run: WMMA (unimplemented instructions) and PTX
-  # its loader rejects; barracuda must call those runs incomplete (exit 118).
-  foreach(_unrun wmma_kernel bad_registers)
-    add_custom_command(OUTPUT ${_cli_out}/${_unrun}
+  # racy_then_crash: the crash test; same_value_flag: same-value warnings and
+  # --ignore; wmma_kernel, bad_registers: kernels the emulator cannot run
+  # (unimplemented instructions, PTX its loader rejects), which barracuda must
+  # call incomplete runs (exit 118).
+  foreach(_prog racy_then_crash same_value_flag wmma_kernel bad_registers)
+    add_custom_command(OUTPUT ${_cli_out}/${_prog}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${_cli_out}
-      COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/${_unrun}.cu
-        -o ${_cli_out}/${_unrun}
-      DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/${_unrun}.cu
-      COMMENT "nvcc ${_unrun}.cu (CLI incomplete-run test)" VERBATIM)
-    list(APPEND _cli_programs ${_cli_out}/${_unrun})
+      COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/${_prog}.cu
+        -o ${_cli_out}/${_prog}
+      DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/${_prog}.cu
+      COMMENT "nvcc ${_prog}.cu (CLI end-to-end tests)" VERBATIM)
+    list(APPEND _cli_programs ${_cli_out}/${_prog})
   endforeach()
   add_custom_target(cli_test_programs DEPENDS ${_cli_programs})
   add_dependencies(cli_tests cli_test_programs)

@@ -94,6 +94,11 @@ int main(int argc, char** argv) {
                                               "the ECMAScript REGEX");
   app.add_option("--kernel-exclude", exclude, "do not analyse kernels whose name matches REGEX");
   app.add_option("--suppressions", suppressions, "suppression FILE (host_detector/REPORTS.md)");
+  std::vector<std::string> ignore;
+  app.add_option("--ignore", ignore,
+                 "leave out a warning class (repeatable): same-value (unordered writes of one value) or "
+                 "dependency-ordered; data races are silenced with --suppressions")
+      ->check(CLI::IsMember({"same-value", "dependency-ordered"}));
   app.add_option("--max-reports", max_reports, "report at most N races (0: no limit)");
   app.add_option("--seed", seed, "emulator schedule seed (BARRACUDA_EMU_SEED of the app)");
   app.add_flag("-q,--quiet", quiet, "no text report on stderr, no notes (files are still written)");
@@ -221,6 +226,7 @@ int main(int argc, char** argv) {
   if (!sarif.empty()) d.insert(d.end(), {"--report-sarif", sarif});
   if (!text.empty()) d.insert(d.end(), {"--report-text", text});
   if (!suppressions.empty()) d.insert(d.end(), {"--suppressions", suppressions});
+  for (const std::string& k : ignore) d.insert(d.end(), {"--ignore", k});
   if (!include.empty()) d.insert(d.end(), {"--kernel-include", include});
   if (!exclude.empty()) d.insert(d.end(), {"--kernel-exclude", exclude});
   if (max_reports != 0) d.insert(d.end(), {"--max-reports", std::to_string(max_reports)});

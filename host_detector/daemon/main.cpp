@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
   app.add_option("--report-sarif", request.sarif_path, "write the SARIF 2.1.0 report to FILE");
   app.add_option("--report-text", request.text_path, "write the text report to FILE instead of stderr");
   app.add_option("--suppressions", request.suppressions_path, "suppression file");
+  std::vector<std::string> ignore;
+  app.add_option("--ignore", ignore, "leave out a warning class: same-value or dependency-ordered (repeatable)")
+      ->check(CLI::IsMember({"same-value", "dependency-ordered"}));
   app.add_option("--max-reports", max_reports, "show at most N races (0 = no limit)");
   app.add_option("--kernel-include", kernel_include, "analyse only kernels whose name matches REGEX");
   app.add_option("--kernel-exclude", kernel_exclude, "do not analyse kernels whose name matches REGEX");
@@ -128,6 +131,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : d::kDaemonUsage;
+  }
+  for (const std::string& name : ignore) {
+    for (barracuda::detector::RaceKind k : barracuda::detector::kAllRaceKinds) {
+      if (name == barracuda::detector::RaceKindName(k)) request.ignore.push_back(k);
+    }
   }
 
   d::SessionOptions options;

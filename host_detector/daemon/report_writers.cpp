@@ -78,15 +78,13 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   }
   std::vector<reports::ResolvedRace> resolved = reports::ResolveRaces(ctx, races_of);
   reports::ReportData data = reports::FilterRaces(std::move(resolved), suppressions ? &*suppressions : nullptr,
-                                                  request.max_reports);
+                                                  request.max_reports, request.ignore);
   ReportOutcome outcome;
-  // Warning kinds (dependency-ordered) are reported but are not races for the
-  // exit status.
-  uint64_t warnings = 0;
-  for (const reports::ResolvedRace& r : data.races) warnings += detector::IsWarningKind(r.kind);
-  outcome.races_found = data.found.races - std::min<uint64_t>(warnings, data.found.races);
+  // Warning kinds (dependency-ordered, same-value) are reported but are not
+  // races for the exit status.
+  outcome.races_found = data.found.races - data.found_warnings.races;
   outcome.dynamic_found = data.found.dynamic;
-  outcome.races_suppressed = data.suppressed.races;
+  outcome.races_suppressed = data.suppressed.races - data.suppressed_warnings.races;
   outcome.races_shown = data.races.size();
   if (!request.json_path.empty()) {
     absl::Status s = reports::WriteJsonFile(reports::JsonReport(data, ctx), request.json_path);

@@ -280,12 +280,13 @@ TEST_CASE("SARIF: rules per race kind, first access as location, second as relat
   const json& run = s["runs"][0];
   CHECK(run["tool"]["driver"]["name"] == "barracuda");
   const json& rules = run["tool"]["driver"]["rules"];
-  REQUIRE(rules.size() == 7);
+  REQUIRE(rules.size() == 8);
   std::vector<std::string> ids;
   for (const json& rule : rules) ids.push_back(rule["id"]);
   CHECK(ids == std::vector<std::string>{"RAW", "WAR", "WAW", "atomic-vs-plain", "not-morally-strong",
-                                        "dependency-ordered", "barrier-divergence"});
+                                        "dependency-ordered", "barrier-divergence", "same-value"});
   CHECK(rules[5]["defaultConfiguration"]["level"] == "warning");  // dependency-ordered
+  CHECK(rules[7]["defaultConfiguration"]["level"] == "warning");  // same-value
   CHECK(rules[0]["defaultConfiguration"]["level"] == "error");
   CHECK(run["results"].size() == d.races.size());
   for (const json& r : run["results"]) CHECK(rules[r["ruleIndex"].get<size_t>()]["id"] == r["ruleId"]);

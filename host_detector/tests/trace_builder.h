@@ -95,6 +95,13 @@ class TraceBuilder {
   TraceBuilder& Write(uint32_t warp, uint32_t mask, const AddrFn& a, uint32_t site, uint8_t size = 4) {
     return Mem(Op::kWrite, warp, mask, a, site, size);
   }
+  // A plain write whose lanes all stored `value` (kFlagValue; the value rides in the stamp field).
+  TraceBuilder& WriteValue(uint32_t warp, uint32_t mask, const AddrFn& a, uint32_t site, uint64_t value,
+                           uint8_t size = 4, uint8_t flags = 0) {
+    Mem(Op::kWrite, warp, mask, a, site, size, Space::kGlobal, static_cast<uint8_t>(flags | protocol::kFlagValue));
+    records_.back().stamp = value;
+    return *this;
+  }
   TraceBuilder& Atomic(uint32_t warp, uint32_t mask, const AddrFn& a, uint32_t site, uint8_t size = 4) {
     return Mem(Op::kAtomic, warp, mask, a, site, size);
   }

@@ -221,6 +221,19 @@ bool SameValue(const protocol::Record& r, const uint64_t* const* values, uint32_
   return true;
 }
 
+// kFlagValue: every active lane of the record stored one value (kSize <= 8);
+// `v` gets it, masked to the access size.
+bool UniformValue(const protocol::Record& r, const uint64_t* values, uint32_t size, uint64_t& v) {
+  const uint64_t width = size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * size)) - 1;
+  const uint32_t mask = r.header.active_mask;
+  if (mask == 0) return false;
+  v = values[Lane(mask)] & width;
+  for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
+    if ((values[Lane(m)] & width) != v) return false;
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------- ld / ldu
 template <Space S, uint32_t kSize, bool kSigned>
 void Load(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
@@ -351,8 +364,15 @@ void Store(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const int per_element = plan.count / static_cast<int>(elements);
   for (int i = 0; i < plan.count; ++i) {
     protocol::Record& r = plan.records[i];
-    if (op == kOpWrite && SameValue(r, values, static_cast<uint32_t>(i / std::max(per_element, 1)), kSize))
-      r.header.flags |= protocol::kFlagSameValue;
+    const uint32_t k = static_cast<uint32_t>(i / std::max(per_element, 1));
+    if (op == kOpWrite && SameValue(r, values, k, kSize)) r.header.flags |= protocol::kFlagSameValue;
+    if constexpr (kSize <= 8) {
+      uint64_t v;
+      if (op == kOpWrite && UniformValue(r, values[k], kSize, v)) {
+        r.header.flags |= protocol::kFlagValue;
+        r.stamp = v;
+      }
+    }
     ctx.tracer->Emit(r);
   }
 }

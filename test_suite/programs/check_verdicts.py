@@ -51,11 +51,12 @@ REPO = HERE.parents[1]
 ROOT = HERE   # the folder of <topic>/<stem>.cu programs (--root)
 HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
 MODELS = ('its', 'lockstep')
-WARNING_KINDS = {'DEPENDENCY_ORDERED'}
+WARNING_KINDS = {'DEPENDENCY_ORDERED', 'SAME_VALUE'}
 # Report kinds -> header kinds. RAW and WAR are one class for comparison.
 KIND_FROM_REPORT = {'RAW': 'RAW', 'WAR': 'WAR', 'WAW': 'WAW',
                     'atomic-vs-plain': 'ATOMIC_PLAIN', 'not-morally-strong': 'NOT_MORALLY_STRONG',
-                    'dependency-ordered': 'DEPENDENCY_ORDERED', 'barrier-divergence': 'BARRIER_DIVERGENCE'}
+                    'dependency-ordered': 'DEPENDENCY_ORDERED', 'barrier-divergence': 'BARRIER_DIVERGENCE',
+                    'same-value': 'SAME_VALUE'}
 LOC_RE = re.compile(r'^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?')
 FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 INCLUDE_RE = re.compile(r'/include/(.*)$')

@@ -29,7 +29,9 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
-KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'NOT_MORALLY_STRONG', 'BARRIER_DIVERGENCE', 'DEPENDENCY_ORDERED'}
+KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'NOT_MORALLY_STRONG', 'BARRIER_DIVERGENCE', 'DEPENDENCY_ORDERED',
+         'SAME_VALUE'}
+WARNING_KINDS = {'DEPENDENCY_ORDERED', 'SAME_VALUE'}
 SPACES = {'shared', 'global'}
 CLASSES = {'intra-warp', 'divergence', 'intra-block', 'inter-block'}
 MODELS = ('its', 'lockstep')
@@ -96,9 +98,10 @@ def check_program(path, rel, problems, include_dirs):
             bad(f'expect.{model}.races must be a list')
             continue
         races = [r for r in e['races'] if not (isinstance(r, dict) and
-                                                (r.get('kind') == 'DEPENDENCY_ORDERED' or r.get('schedule_dependent')))]
+                                                (r.get('kind') in WARNING_KINDS or r.get('schedule_dependent')))]
         if (e['verdict'] == 'race') != bool(races):
-            bad(f'expect.{model}: verdict "race" needs races, "no-race" none but warnings (DEPENDENCY_ORDERED)')
+            bad(f'expect.{model}: verdict "race" needs races, "no-race" none but warnings '
+                f'({", ".join(sorted(WARNING_KINDS))})')
         seen = set()
         for r in e['races']:
             if not isinstance(r, dict) or not {'kind', 'space', 'class', 'lines'} <= set(r) or \
@@ -149,22 +152,34 @@ def check_program(path, rel, problems, include_dirs):
                     bad(f'expect.{model}: line {ln} does not look like a '
                         f'{"barrier" if r["kind"] == "BARRIER_DIVERGENCE" else "memory access"}: '
                         f'{src[ln - 1].strip()!r}', ln)
-    # Naming convention: *_ok.cu is race-free under both models, *_racy.cu is racy
+    # Naming convention: *_ok.cu is race-free under both models and expects no
+    # warning; *_warn.cu has no data race under either model but expects a
+    # warning (same-value, dependency-ordered) under its; *_racy.cu is racy
     # under the default model (its).
     name = path.name
-    if name.endswith('_ok.cu'):
-        if any(exp[m]['verdict'] != 'no-race' for m in MODELS if isinstance(exp.get(m), dict)):
-            bad('*_ok.cu programs must be race-free under both warp models')
+    models = [m for m in MODELS if isinstance(exp.get(m), dict)]
+    warned = isinstance(exp.get('its'), dict) and any(isinstance(r, dict) and r.get('kind') in WARNING_KINDS
+                                                      for r in exp['its'].get('races', []))
+    if name.endswith('_ok.cu') or name.endswith('_warn.cu'):
+        if any(exp[m]['verdict'] != 'no-race' for m in models):
+            bad(f'*{name[name.rindex("_"):]} programs must be race-free under both warp models')
+        if name.endswith('_ok.cu') and warned:
+            bad('*_ok.cu programs expect no warning (name it *_warn.cu)')
+        if name.endswith('_warn.cu') and not warned:
+            bad('*_warn.cu programs expect a warning under the its model')
     elif name.endswith('_racy.cu'):
         if isinstance(exp.get('its'), dict) and exp['its'].get('verdict') != 'race':
             bad('*_racy.cu programs must be racy under the its model')
     else:
-        bad('file name must end in _ok.cu or _racy.cu')
+        bad('file name must end in _ok.cu, _warn.cu or _racy.cu')
     return hdr
 
 
 def verdict_cell(e):
     if e['verdict'] == 'no-race':
+        warnings = sorted({r['kind'] for r in e['races'] if r['kind'] in WARNING_KINDS})
+        if warnings:
+            return f'no-race (warning: {", ".join(warnings)})'.replace('_', '\\_')
         return 'no-race'
     kinds = []
     for r in e['races']:

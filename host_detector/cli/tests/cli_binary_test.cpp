@@ -49,7 +49,7 @@ TEST_CASE("barracuda: --help and --version", "[cli]") {
   CHECK(help.status == 0);
   for (const char* opt : {"--backend", "--warp-model", "--report-json", "--report-sarif", "--report-text",
                           "--error-exitcode", "--kernel-include", "--kernel-exclude", "--suppressions",
-                          "--max-reports", "--seed", "--quiet", "--verbose", "--version", "--gpu-runtime",
+                          "--max-reports", "--ignore", "--seed", "--quiet", "--verbose", "--version", "--gpu-runtime",
                           "--gpu-queue-mb", "Exit status"})
     CHECK_THAT(help.out, Catch::Contains(opt));
   Result version = Barracuda({"--version"});
@@ -250,6 +250,54 @@ TEST_CASE("barracuda: a CUDA app that crashes after a racy kernel still gets its
       std::remove(sarif.c_str());
     }
   }
+}
+#endif
+
+#ifdef BARRACUDA_CLI_CUDA_PROGRAMS
+// Same-value writes: warnings in every format, not counted in the exit status,
+// counted apart in the summary, left out with --ignore same-value.
+TEST_CASE("barracuda: same-value writes are warnings, --ignore same-value hides them", "[cli][e2e][report-files]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/same_value_flag";
+  const std::string json = ReportPath("same_value") + ".json", sarif = ReportPath("same_value") + ".sarif";
+  Result warned = Barracuda({"--report-json", json, "--report-sarif", sarif, app});
+  CHECK(warned.status == 0);  // warnings only
+  CHECK_THAT(warned.out, Catch::Contains("flag=1"));
+  CHECK_THAT(warned.err, Catch::Contains("WARNING: same-value write-write race"));
+  CHECK_THAT(warned.err, Catch::Contains("BARRACUDA SUMMARY: 0 races; 1 warning (1 same-value)"));
+  {
+    std::ifstream in(json);
+    REQUIRE(in.good());
+    const nlohmann::json report = nlohmann::json::parse(in);
+    REQUIRE(report["races"].size() == 1);
+    CHECK(report["races"][0]["kind"] == "same-value");
+    CHECK(report["races"][0]["class"] == "inter-block");
+    CHECK(report["summary"]["warnings"]["races"] == 1);
+    CHECK(report["summary"]["by_kind"]["same-value"] == 1);
+    std::ifstream sin(sarif);
+    REQUIRE(sin.good());
+    const nlohmann::json s = nlohmann::json::parse(sin);
+    REQUIRE(s["runs"][0]["results"].size() == 1);
+    CHECK(s["runs"][0]["results"][0]["level"] == "warning");
+  }
+  Result ignored = Barracuda({"--ignore", "same-value", "--report-json", json, app});
+  CHECK(ignored.status == 0);
+  CHECK_THAT(ignored.err, Catch::Contains("BARRACUDA SUMMARY: 0 races; 1 ignored (--ignore same-value)"));
+  {
+    std::ifstream in(json);
+    REQUIRE(in.good());
+    const nlohmann::json report = nlohmann::json::parse(in);
+    CHECK(report["races"].empty());
+    CHECK(report["summary"]["ignored"]["races"] == 1);
+  }
+  // A data race of different values next to the same-value pair: exit status
+  // of a race, the warning still listed apart.
+  Result raced = Barracuda({"--report-json", json, app, "race"});
+  CHECK(raced.status == kDefaultErrorExitCode);
+  CHECK_THAT(raced.err, Catch::Contains("BARRACUDA SUMMARY: 1 race (1 WAW)"));
+  CHECK_THAT(raced.err, Catch::Contains("; 1 warning (1 same-value)"));
+  CHECK(Barracuda({"--ignore", "WAW", app}).status == kExitUsage);  // only warning classes
+  std::remove(json.c_str());
+  std::remove(sarif.c_str());
 }
 #endif
 

@@ -15,6 +15,9 @@ detector::DetectorOptions OptionsFor(WarpModel model) {
 
 void Listen(detector::Detector& d, std::vector<DetectorEvent>& events) {
   d.SetRaceListener([&events](const detector::RaceEvent& e) {
+    // Same-value warnings classify pairs the reference (like the paper) does
+    // not count as races: lanes of one same-value store (SEMANTICS.md).
+    if (e.kind == detector::RaceKind::kSameValue) return;
     DetectorEvent out;
     out.record_index = e.later.record_index;
     out.lane = e.later.lane;

@@ -1,15 +1,17 @@
 /*@barracuda
 {
-  "what": "grid-stride loop that strides by blockDim.x instead of gridDim.x*blockDim.x: block 1 redoes block 0's later elements (read-modify-write overlap across blocks)",
+  "what": "grid-stride loop that strides by blockDim.x instead of gridDim.x*blockDim.x: block 1 redoes block 0's later elements (read-modify-write overlap across blocks); whether the overlapping writes stored the same value depends on the schedule (block 1 read 1 or 2), so that pair is a WAW or a same-value warning",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [26, 25]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [26, 26]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [28, 27]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [28, 28], "schedule_dependent": true},
+      {"kind": "SAME_VALUE", "space": "global", "class": "inter-block", "lines": [28, 28], "schedule_dependent": true}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [26, 25]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [26, 26]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [28, 27]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [28, 28], "schedule_dependent": true},
+      {"kind": "SAME_VALUE", "space": "global", "class": "inter-block", "lines": [28, 28], "schedule_dependent": true}
     ]}
   }
 }

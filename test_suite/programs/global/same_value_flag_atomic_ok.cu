@@ -8,7 +8,7 @@
   }
 }
 @*/
-// Twin: same_value_flag_interblock_racy.cu.
+// Twin: same_value_flag_interblock_warn.cu.
 #include <cstdio>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)

@@ -8,7 +8,7 @@
   }
 }
 @*/
-// Twin: same_value_store_ok.cu. Lane j's read is unordered with lane i's store under
+// Twin: same_value_store_warn.cu. Lane j's read is unordered with lane i's store under
 // ITS, but both are volatile (strong, .relaxed.sys) accesses of one word: morally
 // strong, so no data race in the PTX memory model (wave 2; the paper reported RAW).
 #include <cstdio>

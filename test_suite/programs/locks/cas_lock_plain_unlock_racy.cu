@@ -1,17 +1,19 @@
 /*@barracuda
 {
-  "what": "the hashtable bug from paper \u00a76.3: atomicCAS lock without fence, released by a plain (weak, non-volatile) store without fence: the critical sections race and so do the unlocking store and the other blocks' CAS (atomic vs plain)",
+  "what": "the hashtable bug from paper \u00a76.3: atomicCAS lock without fence, released by a plain (weak, non-volatile) store without fence: the critical sections race and so do the unlocking store and the other blocks' CAS (atomic vs plain); the unlocking stores of different blocks all store 0: a same-value warning between them",
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [29, 28]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [29, 29]},
-      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [26, 30]}, {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [30, 30]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [31, 30]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [31, 31]},
+      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [28, 32]},
+      {"kind": "SAME_VALUE", "space": "global", "class": "inter-block", "lines": [32, 32]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [29, 28]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [29, 29]},
-      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [26, 30]}, {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [30, 30]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [31, 30]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [31, 31]},
+      {"kind": "ATOMIC_PLAIN", "space": "global", "class": "inter-block", "lines": [28, 32]},
+      {"kind": "SAME_VALUE", "space": "global", "class": "inter-block", "lines": [32, 32]}
     ]}
   }
 }

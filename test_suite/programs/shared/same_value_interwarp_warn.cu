@@ -1,18 +1,20 @@
 /*@barracuda
 {
-  "what": "every thread of two warps stores the same value to one shared word: same-value filter applies only within one warp instruction, so the two warps' stores race",
+  "what": "every thread of two warps stores the same value to one shared word: unordered writes, a race by the PTX model; all stored one value, so barracuda reports same-value warnings (within each warp instruction and between the warps), no data race",
   "arch": 75,
   "expect": {
-    "its": {"verdict": "race", "races": [
-      {"kind": "WAW", "space": "shared", "class": "intra-block", "lines": [25, 25]}
+    "its": {"verdict": "no-race", "races": [
+      {"kind": "SAME_VALUE", "space": "shared", "class": "intra-block", "lines": [27, 27]},
+      {"kind": "SAME_VALUE", "space": "shared", "class": "intra-warp", "lines": [27, 27]}
     ]},
-    "lockstep": {"verdict": "race", "races": [
-      {"kind": "WAW", "space": "shared", "class": "intra-block", "lines": [25, 25]}
+    "lockstep": {"verdict": "no-race", "races": [
+      {"kind": "SAME_VALUE", "space": "shared", "class": "intra-block", "lines": [27, 27]},
+      {"kind": "SAME_VALUE", "space": "shared", "class": "intra-warp", "lines": [27, 27]}
     ]}
   }
 }
 @*/
-// Twin: same_value_flag_ok.cu (one warp's same-value store is not a race). Two warps
+// Twin: same_value_flag_warn.cu (one warp's same-value store is not a race). Two warps
 // are two different instructions (records): WAW, even though the values agree.
 #include <cstdio>
 #include <cuda_runtime.h>

@@ -1,14 +1,18 @@
 /*@barracuda
 {
-  "what": "the lanes of ONE warp that find a match all store 1 to a shared flag in one instruction (same value: not a race), then __syncthreads",
+  "what": "the lanes of ONE warp that find a match all store 1 to a shared flag in one instruction (same value: a same-value warning, no data race), then __syncthreads",
   "arch": 75,
   "expect": {
-    "its": {"verdict": "no-race", "races": []},
-    "lockstep": {"verdict": "no-race", "races": []}
+    "its": {"verdict": "no-race", "races": [
+      {"kind": "SAME_VALUE", "space": "shared", "class": "intra-warp", "lines": [25, 25]}
+    ]},
+    "lockstep": {"verdict": "no-race", "races": [
+      {"kind": "SAME_VALUE", "space": "shared", "class": "intra-warp", "lines": [25, 25]}
+    ]}
   }
 }
 @*/
-// Twin: same_value_interwarp_racy.cu. Block of 32 threads: the flag store is a single
+// Twin: same_value_interwarp_warn.cu. Block of 32 threads: the flag store is a single
 // warp instruction whose active lanes all write 1.
 #include <cstdio>
 #include <cuda_runtime.h>

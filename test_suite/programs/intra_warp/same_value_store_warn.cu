@@ -1,10 +1,14 @@
 /*@barracuda
 {
-  "what": "all lanes of a warp store the SAME value to one word in one instruction (paper's same-value filter), then __syncwarp before anyone reads",
+  "what": "all lanes of a warp store the SAME value to one word in one instruction (the paper's same-value filter; by the PTX model a race, reported as a same-value warning), then __syncwarp before anyone reads",
   "arch": 75,
   "expect": {
-    "its": {"verdict": "no-race", "races": []},
-    "lockstep": {"verdict": "no-race", "races": []}
+    "its": {"verdict": "no-race", "races": [
+      {"kind": "SAME_VALUE", "space": "shared", "class": "intra-warp", "lines": [22, 22]}
+    ]},
+    "lockstep": {"verdict": "no-race", "races": [
+      {"kind": "SAME_VALUE", "space": "shared", "class": "intra-warp", "lines": [22, 22]}
+    ]}
   }
 }
 @*/
