@@ -260,6 +260,8 @@ TEST_CASE("record stream of a traced launch", "[memory][e2e][records]") {
   CHECK(w.header.active_mask == kFullMask);
   CHECK(w.header.access_size == 4);
   CHECK((w.header.flags & protocol::kFlagSameValue) != 0);
+  CHECK((w.header.flags & protocol::kFlagValue) == 0);  // lanes stored their tid: no single value
+  CHECK(protocol::SequenceStamp(w) == 0);
   CHECK(w.header.site_id != protocol::kNoSite);
   for (uint32_t l = 0; l < 32; ++l) CHECK(w.addr[l] == reinterpret_cast<uint64_t>(data.device + l));
   const protocol::Record& fence = mem[1];
@@ -273,6 +275,34 @@ TEST_CASE("record stream of a traced launch", "[memory][e2e][records]") {
   CHECK(rel.stamp > fence.stamp);
   CHECK(rel.addr[0] == reinterpret_cast<uint64_t>(flag.device));
   CHECK(rel.header.site_id != w.header.site_id);
+}
+
+TEST_CASE("a plain store of one value carries it (kFlagValue), per vector element", "[memory][e2e][records]") {
+  KernelRunner r(WrapKernel("mark", ".param .u64 k_out", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r2, 0xfffffff7;
+  st.global.v2.u32 [%rd3], {%r2, %r1};
+  st.global.u8 [%rd1+512], %r2;
+  ret;
+)"));
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  auto out = r.Alloc<uint64_t>(66);
+  REQUIRE(r.Launch("mark", {1, 1, 1}, {32, 1, 1}, out.device).ok());
+  std::vector<protocol::Record> writes;
+  for (const auto& rec : sink.Flatten(0))
+    if (protocol::OpOf(rec.header) == protocol::Op::kWrite) writes.push_back(rec);
+  REQUIRE(writes.size() == 3);  // two vector elements, then the byte store
+  CHECK((writes[0].header.flags & protocol::kFlagValue) != 0);  // element 0: every lane 0xfffffff7
+  CHECK(protocol::StoredValue(writes[0]) == 0xfffffff7u);
+  CHECK((writes[1].header.flags & protocol::kFlagValue) == 0);  // element 1: the lane's tid
+  CHECK((writes[2].header.flags & protocol::kFlagValue) != 0);
+  CHECK(protocol::StoredValue(writes[2]) == 0xf7u);  // masked to the access size
 }
 
 TEST_CASE("inter-block spin lock: cas, fences and exch are records of their own", "[memory][e2e][records]") {
