@@ -287,10 +287,15 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
   });
   const bool write_race = k.found != found_before;
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (write_race || a.Covers(t, e.clock)) return;
-    if (e.read_kind == shadow::ReadKind::kAtomicRead ||
-        (e.read_kind == shadow::ReadKind::kKeptWrite && e.strength != shadow::kWeak)) {
-      if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+    if (write_race) return;
+    const bool strong = e.read_kind == shadow::ReadKind::kAtomicRead ||
+                        (e.read_kind == shadow::ReadKind::kKeptWrite && e.strength != shadow::kWeak);
+    // Morally strong pairs never race: decided without the clock query (a lock
+    // word's many kept strong writers made Covers 37% of detector_bench d_locks).
+    if (strong && a.MorallyStrongWith(t, e.strength)) return;
+    if (a.Covers(t, e.clock)) return;
+    if (strong) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
       return;
     }
     const bool read = e.read_kind != shadow::ReadKind::kKeptWrite;

@@ -64,10 +64,15 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
   const vc::VectorClock mine =
       (stores && !loads) || releases ? bs.clocks.warp(warp).Expand(lane) : vc::VectorClock();
   if (stores && !loads) {
-    vc::VectorClock known = mine;
-    known.Join(bs.dependency);
-    dependency_locations.Publish(key, block, cluster, ScopeLevel::kGpu, shadow::ReleaseKind::kReadModifyWrite,
-                                 [&](vc::VectorClock& slot) { slot.Join(known); });
+    // The store's value replaces the location's: a relaxed load learns what
+    // this store's thread and block knew, not every earlier store's (joining
+    // them all made D_x grow with every store: detector_bench d_locks 10x
+    // slower than before wave 2).
+    dependency_locations.Publish(key, block, cluster, ScopeLevel::kGpu, shadow::ReleaseKind::kStore,
+                                 [&](vc::VectorClock& slot) {
+                                   slot = mine;
+                                   slot.Join(bs.dependency);
+                                 });
   } else if (loads && !stores) {
     dependency_locations.Observe(key, block, cluster, ScopeLevel::kGpu,
                                  [&](ScopeLevel, const vc::VectorClock& s) { bs.dependency.Join(s); });
