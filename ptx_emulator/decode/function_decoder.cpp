@@ -490,6 +490,11 @@ absl::StatusOr<Opnd> Decoder::DecodeOperand(const Operand& o, size_t position, c
     }
     return Error(ir.pos.line, ptx::Cat("undeclared register `", o.text, "`"));
   }
+  if (auto v = PredefinedConstant(o.text)) {
+    r.kind = Opnd::Kind::kValue;
+    r.ref = ConstantRef(Constant(*v + static_cast<uint64_t>(o.offset)));
+    return r;
+  }
   return Error(ir.pos.line, ptx::Cat("undefined symbol `", o.text, "`"));
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "ptx_emulator/decode/special_registers.h"
 #include "ptx_rewriter/literals.h"
 #include "ptx_rewriter/text_concat.h"
 
@@ -114,7 +115,13 @@ absl::Status WriteInitializer(const ptx::VarDecl& decl, const ptx::Declarator& d
       }
       case ptx::Initializer::Kind::kSymbol: {
         auto it = symbols.find(e.text);
-        if (it == symbols.end()) return fail(ptx::Cat("undefined symbol `", e.text, "`"));
+        if (it == symbols.end()) {
+          if (auto v = PredefinedConstant(e.text)) {  // WARP_SZ
+            bits = *v + static_cast<uint64_t>(e.offset);
+            break;
+          }
+          return fail(ptx::Cat("undefined symbol `", e.text, "`"));
+        }
         const LinkedSymbol& s = it->second;
         switch (s.kind) {
           case LinkedSymbol::Kind::kData:

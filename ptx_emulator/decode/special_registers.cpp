@@ -53,6 +53,11 @@ constexpr Scalar kScalars[] = {
 
 }  // namespace
 
+std::optional<uint64_t> PredefinedConstant(std::string_view name) {
+  if (name == "WARP_SZ") return kLanes;
+  return std::nullopt;
+}
+
 std::optional<SpecialReg> LookupSpecialRegister(std::string_view name) {
   if (const size_t dot = name.find('.'); dot != std::string_view::npos) {
     const std::string_view base = name.substr(0, dot), comp = name.substr(dot + 1);

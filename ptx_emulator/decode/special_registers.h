@@ -2,6 +2,7 @@
 #ifndef BARRACUDA_PTX_EMULATOR_DECODE_SPECIAL_REGISTERS_H_
 #define BARRACUDA_PTX_EMULATOR_DECODE_SPECIAL_REGISTERS_H_
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -12,6 +13,10 @@ namespace barracuda::emu {
 // "%tid.x", "%lanemask_lt", "%envreg7", ... ; nullopt for anything else
 // (including a vector register without its component: PTX requires one).
 std::optional<SpecialReg> LookupSpecialRegister(std::string_view name);
+
+// The PTX ISA's predefined identifiers that are constants rather than special
+// registers: WARP_SZ (32). nullopt for anything else.
+std::optional<uint64_t> PredefinedConstant(std::string_view name);
 
 // %clock, %clock64 and %globaltimer*: values the interpreter refreshes per
 // instruction (Inst::reads_dynamic_sreg).

@@ -143,7 +143,7 @@ void Atomic(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   bool ok = true;
   ForLanes(exec, [&](uint32_t l) {
     if (!ok) return;
-    const uint64_t addr = a.At(l);
+    const uint64_t addr = SpaceAddress(space, a.At(l));
     if (addr % kSize != 0) {
       RaiseMisaligned(ctx, inst, l, addr, kSize);
       ok = false;

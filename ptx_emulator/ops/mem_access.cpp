@@ -76,6 +76,7 @@ void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t add
 
 uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32_t lane, uint64_t addr,
                  uint32_t size, bool write, Where& where, uint64_t& log) {
+  addr = SpaceAddress(space, addr);
   switch (space) {
     case Space::kShared:
       if (!Within(addr, size, ctx.shared_bytes)) {

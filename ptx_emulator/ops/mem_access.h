@@ -77,6 +77,14 @@ inline AddressOperand MakeAddress(const Opnd& o, const WarpCtx& ctx) {
   return a;
 }
 
+// Shared and local addresses are 32-bit: hardware computes them modulo 2^32,
+// so a 32-bit register holding a negative index plus a positive offset
+// (s[t - n + 40]: 0xffffffc4 + 64) lands at 4, not at 0x100000004.
+// .shared::cluster ranks are encoded below bit 32 (cluster_windows.h).
+constexpr uint64_t SpaceAddress(Space space, uint64_t addr) {
+  return space == Space::kShared || space == Space::kLocal ? static_cast<uint32_t>(addr) : addr;
+}
+
 // Resolves lane `lane`'s access of `size` bytes at `addr` in `space`. On
 // success returns the host pointer and sets `where`/`log` (the record address:
 // host address for global, SharedAddress for shared); on failure raises the

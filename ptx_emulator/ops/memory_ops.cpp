@@ -89,7 +89,7 @@ bool ResolveAll(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& addre
       if (total <= span) {
         const uint64_t limit = span - total;
         ForLanes(exec, [&](uint32_t l) {
-          const uint64_t addr = a.At(l);
+          const uint64_t addr = mem::SpaceAddress(S, a.At(l));
           bad |= (addr & (total - 1)) | static_cast<uint64_t>(addr - lo > limit);
           ptr[l] = reinterpret_cast<uint8_t*>(base + addr);
         });
@@ -118,7 +118,7 @@ bool ResolveAll(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& addre
   bool ok = true;
   ForLanes(exec, [&](uint32_t l) {
     if (!ok) return;
-    const uint64_t addr = a.At(l);
+    const uint64_t addr = mem::SpaceAddress(S, a.At(l));
     if ((addr & (total - 1)) != 0) {
       mem::RaiseMisaligned(ctx, inst, l, addr, total);
       ok = false;

@@ -482,6 +482,52 @@ TEST_CASE("local memory through frame symbols and generic pointers", "[memory][e
 // thrust::copy_if / DeviceRunLengthEncode results with two workers. A writer
 // block stores {i, i} and {i, i, i, i}; a reader block on the other worker
 // counts reads whose elements differ.
+// Issue 18 item 4: hardware computes 32-bit shared (and local) addresses
+// modulo 2^32: s[t - n + 40] with t - n negative is a register holding
+// 0xffffffc4 plus an offset of 64, which is byte 4 of the window.
+TEST_CASE("shared addresses wrap modulo 2^32, atomics too", "[memory][e2e]") {
+  KernelRunner r(WrapKernel("wrap", ".param .u64 k_out", R"(
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 8 .b8 s[64];
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, s;
+  add.u32 %r2, %r1, -60;
+  st.shared.u32 [%r2+64], 7;
+  atom.shared.add.u32 %r5, [%r2+68], 5;
+  cvt.u64.u32 %rd2, %r2;
+  or.b64 %rd2, %rd2, 0xffffffff00000000;
+  ld.shared.u32 %r6, [%rd2+64];
+  ld.shared.u32 %r3, [%r1+4];
+  ld.shared.u32 %r4, [%r1+8];
+  st.global.u32 [%rd1], %r3;
+  st.global.u32 [%rd1+4], %r4;
+  st.global.u32 [%rd1+8], %r6;
+  ret;
+)"));
+  auto out = r.Alloc<uint32_t>(3);
+  const absl::Status st = r.Launch("wrap", {1, 1, 1}, {1, 1, 1}, out.device);
+  INFO(st.message());
+  REQUIRE(st.ok());
+  CHECK(r.Read(out) == std::vector<uint32_t>{7, 5, 7});  // a 64-bit register wraps the same way
+}
+
+TEST_CASE("the predefined constant WARP_SZ loads and evaluates", "[memory][e2e]") {
+  KernelRunner r(WrapKernel("warp_sz", ".param .u64 k_out", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, WARP_SZ;
+  add.u32 %r2, %r1, WARP_SZ;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r2;
+  ret;
+)"));
+  auto out = r.Alloc<uint32_t>(2);
+  REQUIRE(r.Launch("warp_sz", {1, 1, 1}, {32, 1, 1}, out.device).ok());
+  CHECK(r.Read(out) == std::vector<uint32_t>{32, 64});
+}
+
 TEST_CASE("aligned vector accesses of 8 and 16 bytes are single-copy atomic across workers", "[memory][e2e]") {
   auto device = std::make_unique<Device>();
   device->schedule().workers = 2;
