@@ -190,10 +190,26 @@ absl::Status Decoder::LayoutFrame() {
     return b;
   };
   // .local variables first, then the body's .param variables (call arguments).
-  for (ptx::StateSpace space : {ptx::StateSpace::kLocal, ptx::StateSpace::kParam})
-    for (const ptx::Statement& s : f_.body)
-      if (const auto* v = std::get_if<ptx::VarDecl>(&s); v && v->space == space)
+  // Variables of sibling { } scopes are never live together: each scope starts
+  // where its parent's variables end and gives its bytes back at its end, so a
+  // body with a call block per instruction (instrumented code: thousands) needs
+  // the deepest nesting's bytes, not their sum (ptxas allocates them likewise).
+  for (ptx::StateSpace space : {ptx::StateSpace::kLocal, ptx::StateSpace::kParam}) {
+    std::vector<uint64_t> scope_start;
+    uint64_t high = cursor;
+    for (const ptx::Statement& s : f_.body) {
+      if (std::holds_alternative<ptx::ScopeBegin>(s)) {
+        scope_start.push_back(cursor);
+      } else if (std::holds_alternative<ptx::ScopeEnd>(s) && !scope_start.empty()) {
+        high = std::max(high, cursor);
+        cursor = scope_start.back();
+        scope_start.pop_back();
+      } else if (const auto* v = std::get_if<ptx::VarDecl>(&s); v && v->space == space) {
         for (const ptx::Declarator& d : v->declarators) frame_vars_[&d] = place(*v, d);
+      }
+    }
+    cursor = std::max(high, cursor);
+  }
 
   scopes_.emplace_back();
   auto bind_signature = [&](const std::vector<ptx::VarDecl>& list, std::vector<Function::Param>& out,

@@ -310,6 +310,39 @@ TEST_CASE("frames: .local, body .param and signature parameters, call sites", "[
   CHECK(k.code[4].ops[1].offset == 24);
 }
 
+TEST_CASE("frames: variables of sibling scopes share bytes, nested ones stack", "[decode]") {
+  // Instrumented code declares a { .param ... call } block per logged
+  // instruction; summing them overflowed the 16 KiB local window of CUB's
+  // radix-sort kernels.
+  Device dev;
+  auto unit = LoadForTest(dev, {PtxSource{Module(R"(
+.visible .entry k()
+{
+  .local .align 4 .b8 depot[8];
+  {
+    .param .b8 a[4096];
+    st.param.b32 [a], 1;
+  }
+  {
+    .param .b8 b[4096];
+    st.param.b32 [b], 2;
+    {
+      .param .b32 c;
+      st.param.b32 [c], 3;
+    }
+  }
+  ret;
+}
+)"), "t.ptx"}});
+  INFO(unit.status().message());
+  REQUIRE(unit.ok());
+  const Function& k = FunctionNamed(dev, "k");
+  CHECK(k.frame_bytes == 4112);  // depot 8, a/b 4096 at 8, c 4 at 4104: 4108 aligned to 16
+  CHECK(k.code[0].ops[0].offset == 8);     // a
+  CHECK(k.code[1].ops[0].offset == 8);     // b reuses a's bytes
+  CHECK(k.code[2].ops[0].offset == 8 + 4096);  // c nests inside b's scope
+}
+
 TEST_CASE("indirect calls and function pointers", "[decode]") {
   Device dev;
   auto unit = LoadForTest(dev, {PtxSource{Module(R"(
