@@ -38,7 +38,12 @@ struct QueueSet {
   uint64_t queue_stride;     // bytes from one queue to the next
   uint64_t first_queue;      // offset of queue 0 from the QueueSet
   uint64_t stamp;            // global sequence stamp counter (last stamp handed out)
-  uint8_t reserved[256 - 40];
+  // Shared-window offset of the program's first shared byte: the driver reserves
+  // the start of each block's window on sm_80+ (1 KiB: static shared variables
+  // begin at 0x400 there), the emulator does not (0). The logger subtracts it so
+  // that shared addresses are offsets into the program's own shared memory.
+  uint32_t shared_base;
+  uint8_t reserved[256 - 44];
 };
 static_assert(sizeof(QueueSet) == 256, "QueueSet header is 256 bytes");
 

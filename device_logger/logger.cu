@@ -118,6 +118,13 @@ __device__ __forceinline__ bool IsStamped(uint8_t op) {
          op == static_cast<uint8_t>(proto::Op::kAtomic);
 }
 
+// Where the program's shared memory begins in the window (gpu_queue.h); read
+// only for shared accesses.
+__device__ __forceinline__ uint32_t SharedBase() {
+  const auto* set = reinterpret_cast<const gq::QueueSet*>(__barracuda_queue_set);
+  return set != nullptr ? set->shared_base : 0;
+}
+
 // One access by the calling lanes: a record per space the lanes' addresses
 // fall in (global first, then shared), as the emulator's tracer emits them.
 __device__ __forceinline__ void LogAccess(uint32_t desc, uint32_t site, uint64_t addr, uint64_t lo, uint64_t hi,
@@ -130,13 +137,13 @@ __device__ __forceinline__ void LogAccess(uint32_t desc, uint32_t site, uint64_t
     case abi::InstSpace::kGlobal: space = 0; break;
     case abi::InstSpace::kShared:
       space = 1;
-      logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(addr));
+      logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(addr) - SharedBase());
       break;
     case abi::InstSpace::kGeneric: {
       const void* p = reinterpret_cast<const void*>(addr);
       if (__isShared(p)) {
         space = 1;
-        logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(__cvta_generic_to_shared(p)));
+        logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(__cvta_generic_to_shared(p)) - SharedBase());
       } else if (__isGlobal(p)) {
         space = 0;
       }
@@ -207,8 +214,14 @@ extern "C" __device__ __noinline__ void __barracuda_log_barrier(uint32_t desc, u
 
 extern "C" __device__ __noinline__ void __barracuda_log_warp_sync(uint32_t site, uint32_t member_mask) {
   const uint32_t active = __activemask();
-  // Members that are here (exited lanes are not; the emulator uses its live mask).
-  Append(active, Header(proto::Op::kWarpSync, 0, 0, 0, member_mask & active, site), false, 0, 0, 0);
+  // Lanes may name different member masks (tiles of a warp: tile.sync() in each
+  // tile of 8 lanes): one record per distinct mask, each with the members that
+  // are here (exited lanes are not; the emulator uses its live mask).
+  for (uint32_t remaining = active; remaining != 0;) {
+    const uint32_t mask = __shfl_sync(active, member_mask, __ffs(remaining) - 1);
+    remaining &= ~__ballot_sync(active, member_mask == mask);
+    Append(active, Header(proto::Op::kWarpSync, 0, 0, 0, mask & active, site), false, 0, 0, 0);
+  }
 }
 
 extern "C" __device__ __noinline__ uint32_t __barracuda_log_branch(uint32_t site, uint32_t taken) {
@@ -216,7 +229,7 @@ extern "C" __device__ __noinline__ uint32_t __barracuda_log_branch(uint32_t site
   const uint32_t then_mask = __ballot_sync(active, taken != 0);
   if (then_mask == 0 || then_mask == active) return 0;
   Append(active, Header(proto::Op::kIf, 0, 0, 0, active, site), false, 0, 0, then_mask);
-  return 1;
+  return active;
 }
 
 extern "C" __device__ __noinline__ void __barracuda_log_else(uint32_t site) {
@@ -224,8 +237,12 @@ extern "C" __device__ __noinline__ void __barracuda_log_else(uint32_t site) {
   Append(active, Header(proto::Op::kElse, 0, 0, 0, active, site), false, 0, 0, 0);
 }
 
-extern "C" __device__ __noinline__ void __barracuda_log_fi(uint32_t site, uint32_t packed) {
-  const uint32_t active = __activemask();
+extern "C" __device__ __noinline__ void __barracuda_log_fi(uint32_t site, uint32_t packed, uint32_t join_mask) {
+  // The lanes the branch split, when the join may wait for them (logger_abi.h):
+  // __activemask() would name only the lanes that happen to run together (sm_70+
+  // need not reconverge them here), so wait for the named lanes and log for them.
+  if (join_mask != 0) __syncwarp(join_mask);
+  const uint32_t active = join_mask != 0 ? join_mask : __activemask();
   const uint32_t depth = packed & abi::kFiDepthMask;
   const bool fell = (packed & abi::kFiFell) != 0;
   const bool else_at_fi = (packed & abi::kFiElseAtFi) != 0;

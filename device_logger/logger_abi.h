@@ -43,15 +43,19 @@ inline constexpr const char* kLogBarrier = "__barracuda_log_barrier";
 inline constexpr const char* kLogWarpSync = "__barracuda_log_warp_sync";
 // (.b32 diverged) __barracuda_log_branch(.b32 site, .b32 taken): before `@p bra`.
 //   taken = the guard's value in this lane. Logs kIf (header = active lanes,
-//   then_mask = taken lanes) when the branch splits the warp and returns 1 in
-//   every lane then, else 0.
+//   then_mask = taken lanes) when the branch splits the warp and returns the
+//   active mask in every lane then (the join reconverges those lanes), else 0.
 inline constexpr const char* kLogBranch = "__barracuda_log_branch";
 // __barracuda_log_else(.b32 site): first thing on the fall-through edge of a
 //   branch, called only by lanes whose log_branch returned 1: logs kElse with
 //   the lanes that start the second side.
 inline constexpr const char* kLogElse = "__barracuda_log_else";
-// __barracuda_log_fi(.b32 site, .b32 packed): at the branch's reconvergence
-//   point. packed = depth | the kFi* bits below. `depth` counts this lane's
+// __barracuda_log_fi(.b32 site, .b32 packed, .b32 join_mask): at the branch's
+//   reconvergence point. join_mask: the lanes of the outermost split since the
+//   join last ran (log_branch's results), which log_fi waits for and logs as one
+//   group; 0 where lanes may not wait there (a barrier, loop or call between
+//   branch and join) or none split: then the lanes that arrive together.
+//   packed = depth | the kFi* bits below. `depth` counts this lane's
 //   divergent executions of the branch since it last passed here (loops nest
 //   them); the logger emits one kFi per level, innermost first, each with the
 //   lanes of that level.

@@ -28,6 +28,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   }
   if (const char* v = Env("BARRACUDA_GPU_QUEUE_MB")) c.queue_bytes = std::strtoull(v, nullptr, 10) << 20;
   if (const char* v = Env("BARRACUDA_GPU_DUMP_PTX")) c.dump_dir = v;
+  if (const char* v = Env("BARRACUDA_GPU_SHARED_BASE")) c.shared_base = std::strtoll(v, nullptr, 0);
   if (const char* v = Env("BARRACUDA_GPU_VERBOSE")) c.verbose = std::string(v) == "1";
   return c;
 }

@@ -15,6 +15,8 @@ struct AgentConfig {
   double queue_share = 0.01;  // BARRACUDA_GPU_QUEUE_SHARE: fraction of device memory for queues
   uint64_t queue_bytes = 0;   // BARRACUDA_GPU_QUEUE_MB (MiB): overrides the share
   std::string dump_dir;     // BARRACUDA_GPU_DUMP_PTX: write each instrumented module here
+  int64_t shared_base = -1;  // BARRACUDA_GPU_SHARED_BASE: program shared memory's window offset (-1: the driver's
+                             // reserved bytes per block, cudaDevAttrReservedSharedMemoryPerBlock)
   bool verbose = false;     // BARRACUDA_GPU_VERBOSE=1: per-module statistics on stderr
 
   static AgentConfig FromEnvironment();

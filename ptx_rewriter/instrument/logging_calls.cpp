@@ -121,6 +121,43 @@ bool BarrierBeforeJoin(const Function& f, const FunctionCfg& cfg, const BranchRe
   return false;
 }
 
+// Whether the blocks between a branch and its join (reached from the branch
+// without passing the join) form no cycle and do not lead back to the branch.
+// Only then may the join make lanes wait for each other: a lane that leaves a
+// loop early must not wait there for lanes still looping, which may be spinning
+// on a lock or flag it releases only after the join (starvation-free code that
+// independent thread scheduling allows, sm_70+).
+// A call in the region counts as a possible wait too (the callee may spin or
+// hold a barrier that this scan cannot see).
+bool RegionIsAcyclic(const Function& f, const FunctionCfg& cfg, const BranchReconvergence& br) {
+  const int n = static_cast<int>(cfg.blocks.size());
+  // 0 unseen, 1 on the DFS path, 2 done.
+  std::vector<uint8_t> state(n, 0);
+  std::vector<std::pair<int, size_t>> stack;
+  state[br.block] = 1;
+  stack.emplace_back(br.block, 0);
+  while (!stack.empty()) {
+    auto& [b, next] = stack.back();
+    const std::vector<int>& succ = cfg.blocks[b].successors;
+    if (next == succ.size()) {
+      state[b] = 2;
+      stack.pop_back();
+      continue;
+    }
+    const int s = succ[next++];
+    if (s == br.reconvergence_block || s < 0 || s >= n) continue;
+    if (state[s] == 1) return false;  // back to a block on the path: a cycle
+    if (state[s] == 0) {
+      const BasicBlock& block = cfg.blocks[s];
+      for (size_t i = block.first_statement; i <= block.last_statement && i < f.body.size(); ++i)
+        if (const auto* in = std::get_if<Instruction>(&f.body[i]); in != nullptr && in->is_call()) return false;
+      state[s] = 1;
+      stack.emplace_back(s, 0);
+    }
+  }
+  return true;
+}
+
 class FunctionRewriter {
  public:
   FunctionRewriter(const Module& module, Function& f, const std::vector<uint32_t>& sites,
@@ -135,6 +172,7 @@ class FunctionRewriter {
     bool has_fi = false;      // reconverges at a real instruction
     bool else_at_fi = false;  // the fall-through side is empty (it is the join): kElse logged at fi
     bool fell_closes = false; // a barrier between branch and join: only fall-through lanes close it
+    bool reconverge = false;  // the join may wait for the split lanes (RegionIsAcyclic, no barrier)
     bool needs_fell() const { return else_at_fi || fell_closes; }
   };
 
@@ -325,8 +363,19 @@ std::string FunctionRewriter::Fi(size_t branch_stmt, const BranchPlan& plan) con
     s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", flags, ";\n");
     arg = std::string(snippet::kTmp32);
   }
-  s += snippet::Call(abi::kLogFi, {Arg{32, Cat(Site(branch_stmt))}, Arg{32, arg}});
-  s += Cat("mov.u32 ", depth, ", 0;\n");
+  // Independent thread scheduling (sm_70+) does not promise that the lanes a
+  // branch split meet again at its join, and the records' if/else/fi nesting
+  // (SEMANTICS.md) needs them to: log_fi waits for the split's lanes
+  // (__syncwarp on join_mask) and logs for them as one group, as the emulator
+  // does. Every lane of the mask reaches the join (it post-dominates the branch).
+  // Not where a barrier lies between them (lanes parked there would wait for the
+  // lanes waiting here), a loop (lanes still looping may wait for a lane that
+  // left) or a call: those joins pass 0 and log whoever arrives together
+  // (plan.reconverge).
+  const std::string mask = snippet::JoinMaskReg(plan.index);
+  s += snippet::Call(abi::kLogFi, {Arg{32, Cat(Site(branch_stmt))}, Arg{32, arg},
+                                   Arg{32, plan.reconverge ? mask : std::string("0")}});
+  s += Cat("mov.u32 ", depth, ", 0;\nmov.u32 ", mask, ", 0;\n");
   return s;
 }
 
@@ -377,6 +426,7 @@ absl::Status FunctionRewriter::Run() {
       p.else_at_fi = fall < static_cast<int>(cfg->blocks.size()) &&
                      (fall == br.reconvergence_block || rec.pdom.PostDominates(fall, br.block));
       p.fell_closes = BarrierBeforeJoin(f_, *cfg, br, actions);
+      p.reconverge = !p.fell_closes && RegionIsAcyclic(f_, *cfg, br);
       fi_at[*br.reconvergence_statement].push_back(br.statement);
     }
     branch_plans[br.statement] = p;
@@ -401,7 +451,8 @@ absl::Status FunctionRewriter::Run() {
   };
   std::string prologue = snippet::PrologueDecls(branch_registers);
   for (int k = 0; k < branch_registers; ++k)
-    prologue += Cat("mov.u32 ", snippet::DepthReg(k), ", 0;\nmov.u32 ", snippet::FellReg(k), ", 0;\n");
+    prologue += Cat("mov.u32 ", snippet::DepthReg(k), ", 0;\nmov.u32 ", snippet::FellReg(k), ", 0;\nmov.u32 ",
+                    snippet::JoinMaskReg(k), ", 0;\n");
   if (auto st = append(prologue); !st.ok()) return st;
 
   for (size_t i = 0; i < n; ++i) {
@@ -458,8 +509,15 @@ absl::Status FunctionRewriter::Run() {
         before = taken + snippet::Call(abi::kLogBranch, {Arg{32, Cat(Site(i))}, Arg{32, std::string(snippet::kTmp32)}},
                                        snippet::kDiverged);
         const std::string depth = snippet::DepthReg(p.index);
-        if (p.has_fi) before += Cat("add.u32 ", depth, ", ", depth, ", ", snippet::kDiverged, ";\n");
+        if (p.has_fi) {
+          // A later divergent execution splits a subset of the lanes of an earlier one
+          // (loops, nesting), so the largest mask is the outermost split's.
+          const std::string mask = snippet::JoinMaskReg(p.index);
+          before += Cat("max.u32 ", mask, ", ", mask, ", ", snippet::kDiverged, ";\n");
+        }
         before += Cat("setp.ne.u32 ", snippet::kPred, ", ", snippet::kDiverged, ", 0;\n");
+        before += Cat("selp.u32 ", snippet::kDiverged, ", 1, 0, ", snippet::kPred, ";\n");
+        if (p.has_fi) before += Cat("add.u32 ", depth, ", ", depth, ", ", snippet::kDiverged, ";\n");
         if (p.needs_fell()) {
           // fell = lanes not taking the branch, updated only when it diverged.
           before += Cat("@", snippet::kPred, " xor.b32 ", snippet::FellReg(p.index), ", ", snippet::kTmp32, ", 1;\n");

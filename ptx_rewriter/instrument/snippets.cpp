@@ -10,6 +10,7 @@ namespace abi = barracuda::logger_abi;
 
 std::string DepthReg(int k) { return Cat("%__bcda_fc", k); }
 std::string FellReg(int k) { return Cat("%__bcda_fe", k); }
+std::string JoinMaskReg(int k) { return Cat("%__bcda_fm", k); }
 
 std::string PrologueDecls(int branch_registers) {
   std::string s = Cat(".reg .b64 ", kAddr, ";\n.reg .b64 ", kValue, ";\n.reg .b64 ", kValueHi, ";\n.reg .b32 ",
@@ -17,6 +18,7 @@ std::string PrologueDecls(int branch_registers) {
   if (branch_registers > 0) {
     s += Cat(".reg .b32 %__bcda_fc<", branch_registers, ">;\n");
     s += Cat(".reg .b32 %__bcda_fe<", branch_registers, ">;\n");
+    s += Cat(".reg .b32 %__bcda_fm<", branch_registers, ">;\n");
   }
   return s;
 }
@@ -51,7 +53,7 @@ std::string LoggerDeclarations() {
              ".extern .func ", abi::kLogWarpSync, "(.param .b32 site, .param .b32 member_mask);\n",
              ".extern .func (.param .b32 diverged) ", abi::kLogBranch, "(.param .b32 site, .param .b32 taken);\n",
              ".extern .func ", abi::kLogElse, "(.param .b32 site);\n",
-             ".extern .func ", abi::kLogFi, "(.param .b32 site, .param .b32 depth);\n",
+             ".extern .func ", abi::kLogFi, "(.param .b32 site, .param .b32 depth, .param .b32 join_mask);\n",
              ".extern .func ", abi::kLogExit, "();\n");
 }
 

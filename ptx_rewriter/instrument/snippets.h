@@ -24,11 +24,14 @@ inline constexpr std::string_view kValueHi = "%__bcda_vh"; // .b64: high half of
 inline constexpr std::string_view kTmp32 = "%__bcda_t32";
 inline constexpr std::string_view kTmp16 = "%__bcda_t16";
 inline constexpr std::string_view kPred = "%__bcda_p";
-inline constexpr std::string_view kDiverged = "%__bcda_d";  // .b32: log_branch's result
+inline constexpr std::string_view kDiverged = "%__bcda_d";  // .b32: log_branch's result (a lane mask)
 // Per conditional branch k: %__bcda_fc<k> (divergence depth) and %__bcda_fe<k>
 // (fell through at the last divergent execution; only where needed).
 std::string DepthReg(int k);
 std::string FellReg(int k);
+// .b32 per branch: the lanes that split at its outermost divergent execution since the
+// join last ran (log_branch's mask), which the join reconverges (bar.warp.sync).
+std::string JoinMaskReg(int k);
 
 // `.reg` declarations of the fixed registers, plus `count` depth/fell registers.
 std::string PrologueDecls(int branch_registers);
