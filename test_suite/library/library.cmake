@@ -11,6 +11,10 @@
 #   "library: <topic>/<stem> [arg]"          label library: barracuda under each warp model
 #                                            of the header, races must equal the header's
 #                                            (programs/check_verdicts.py --root library)
+#   "library gpu path: <topic>/<stem> [arg]" labels library;gpu_emulated: the same through
+#                                            the GPU backend's path with the emulator as
+#                                            the GPU (instrumented PTX, device logger);
+#                                            not Thrust (minutes per algorithm there)
 # Arguments listed in "long_args" get the label library_long instead of library (and
 # emu_long instead of emu): too slow for every CI run.
 if(NOT BARRACUDA_CUDA_TESTS)
@@ -88,5 +92,16 @@ foreach(rel ${_library_programs})
         --timeout 280 --program ${outdir}/${stem} ${checkargs})
     set_tests_properties("library: ${name}" PROPERTIES LABELS ${label} TIMEOUT 600
       ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+    # Known gap of the GPU path: an extra not-morally-strong race on the lock word
+    # (host_detector/gpu_agent/README.md, "Not done").
+    if(NOT topic STREQUAL "thrust" AND NOT name STREQUAL "libcupp/atomic_ref_block_scope_lock_racy")
+      add_test(NAME "library gpu path: ${name}"
+        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test_suite/programs/check_verdicts.py
+          --root ${CMAKE_CURRENT_LIST_DIR} --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda>
+          --timeout 280 --program ${outdir}/${stem} ${checkargs}
+          --barracuda-arg=--backend=gpu --barracuda-arg=--gpu-runtime=emulator)
+      set_tests_properties("library gpu path: ${name}" PROPERTIES LABELS "library;gpu_emulated" TIMEOUT 600
+        ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+    endif()
   endforeach()
 endforeach()
