@@ -47,7 +47,7 @@ inline constexpr const char* kLogWarpSync = "__barracuda_log_warp_sync";
 //   active mask in every lane then (the join reconverges those lanes), else 0.
 inline constexpr const char* kLogBranch = "__barracuda_log_branch";
 // __barracuda_log_else(.b32 site): first thing on the fall-through edge of a
-//   branch, called only by lanes whose log_branch returned 1: logs kElse with
+//   branch, called only by lanes whose log_branch returned non-zero: logs kElse with
 //   the lanes that start the second side.
 inline constexpr const char* kLogElse = "__barracuda_log_else";
 // __barracuda_log_fi(.b32 site, .b32 packed, .b32 join_mask): at the branch's

@@ -10,13 +10,11 @@ most doubles the analysis time: the per-access cost stays <= ~1.0x.
   scripts/scaling_benchmark.py [--build build] [--runs N] [--base-scale K]
 """
 import argparse
-import json
 import os
 import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 PROGRAMS = {  # name -> base argument (1x)
@@ -52,13 +50,11 @@ def main():
             arg = str(base * args.base_scale * mult)
             bt, et, accesses = [], [], None
             for _ in range(args.runs):
-                with tempfile.NamedTemporaryFile(suffix=".json") as rep:
-                    t, p = timed([barracuda, "--quiet", "--error-exitcode", "0", "--report-json", rep.name, exe, arg], env)
-                    if p.returncode != 0:
-                        sys.exit(f"{name} {arg}: barracuda exit {p.returncode}\n{p.stderr[-2000:]}")
-                    notes = json.load(open(rep.name))["run"]["notes"]
-                m = [re.search(r"(\d+) thread accesses", n) for n in notes]
-                accesses = sum(int(x.group(1)) for x in m if x)
+                # -v prints the per-process statistics note ("... N thread accesses").
+                t, p = timed([barracuda, "-v", "--error-exitcode", "0", exe, arg], env)
+                if p.returncode != 0:
+                    sys.exit(f"{name} {arg}: barracuda exit {p.returncode}\n{p.stderr[-2000:]}")
+                accesses = sum(int(x) for x in re.findall(r"(\d+) thread accesses", p.stdout + p.stderr))
                 bt.append(t)
                 t, p = timed([exe, arg], emu_env)
                 if p.returncode != 0:

@@ -219,11 +219,12 @@ absl::Status Agent::EnsureQueues() {
         absl::StrCat("cannot allocate ", g.bytes >> 20, " MiB of mapped pinned memory for the record queues: ",
                      ErrorText(e), " (BARRACUDA_GPU_QUEUE_MB sets the size)"));
   gpu_queue::InitQueueSet(host, g.queues, g.slots);
+  auto* set = static_cast<gpu_queue::QueueSet*>(host);
   // Where the program's shared memory begins in a block's window (gpu_queue.h):
   // after the driver's reserved bytes (BARRACUDA_GPU_SHARED_BASE overrides).
   int reserved_shared = 0;
   if (attribute(&reserved_shared, cudaDevAttrReservedSharedMemoryPerBlock, device) != cudaSuccess) reserved_shared = 0;
-  static_cast<gpu_queue::QueueSet*>(host)->shared_base =
+  set->shared_base =
       config_.shared_base >= 0 ? static_cast<uint32_t>(config_.shared_base) : static_cast<uint32_t>(reserved_shared);
   void* device_address = nullptr;
   if (cudaError_t e = device_pointer(&device_address, host, 0); e != cudaSuccess) {
@@ -232,13 +233,12 @@ absl::Status Agent::EnsureQueues() {
   }
   queue_host_ = host;
   queue_device_ = reinterpret_cast<uint64_t>(device_address);
-  drainer_ = std::make_unique<QueueDrainer>(static_cast<gpu_queue::QueueSet*>(host), producer_.get());
+  drainer_ = std::make_unique<QueueDrainer>(set, producer_.get());
   if (config_.verbose)
     std::fprintf(stderr,
                  "barracuda gpu agent: %u queues x %u records (%llu MiB mapped pinned memory) for %d SMs; "
                  "shared memory from window offset %u\n",
-                 g.queues, g.slots, static_cast<unsigned long long>(g.bytes >> 20), sms,
-                 static_cast<gpu_queue::QueueSet*>(host)->shared_base);
+                 g.queues, g.slots, static_cast<unsigned long long>(g.bytes >> 20), sms, set->shared_base);
   return absl::OkStatus();
 }
 

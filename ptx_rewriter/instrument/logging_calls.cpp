@@ -96,42 +96,44 @@ Action Decide(const Instruction& in, const AccessClass& c, bool is_entry, bool c
   return Action::kNotCovered;
 }
 
-// Whether a lane can wait at a barrier (bar.sync, bar.red, barrier.cluster.wait)
-// between branch `br` and its join: the blocks reachable from the branch
-// without passing the join. Only then can some lanes of the divergence pass
-// the join while others are parked (sm_70+ barriers in divergent code; the
-// emulator forks them, ptx_emulator/exec/README.md), so the join is reached in
-// several groups. Elsewhere a group of taken lanes alone at the join means the
-// fall-through lanes exited, and it closes the branch itself.
-bool BarrierBeforeJoin(const Function& f, const FunctionCfg& cfg, const BranchReconvergence& br,
-                       const std::vector<Action>& actions) {
-  std::vector<bool> seen(cfg.blocks.size(), false);
-  std::vector<int> work(cfg.blocks[br.block].successors);
-  while (!work.empty()) {
-    const int b = work.back();
-    work.pop_back();
-    if (b == br.reconvergence_block || b < 0 || b >= static_cast<int>(cfg.blocks.size()) || seen[b]) continue;
-    seen[b] = true;
-    const BasicBlock& block = cfg.blocks[b];
-    for (size_t i = block.first_statement; i <= block.last_statement && i < actions.size(); ++i)
-      if (actions[i] == Action::kBarrier && std::get<Instruction>(f.body[i]).info.barrier != BarrierMode::kArrive)
-        return true;
-    work.insert(work.end(), block.successors.begin(), block.successors.end());
-  }
-  return false;
-}
+// What lies between branch `br` and its join: the blocks reachable from the
+// branch without passing the join (one walk answers every question below).
+struct RegionFacts {
+  // A lane can wait at a barrier (bar.sync, bar.red, barrier.cluster.wait). Only
+  // then can some lanes of the divergence pass the join while others are parked
+  // (sm_70+ barriers in divergent code; the emulator forks them,
+  // ptx_emulator/exec/README.md), so the join is reached in several groups.
+  // Elsewhere a group of taken lanes alone at the join means the fall-through
+  // lanes exited, and it closes the branch itself.
+  bool barrier = false;
+  // The region holds a cycle or leads back to the branch: a lane that leaves a
+  // loop early must not wait at the join for lanes still looping, which may be
+  // spinning on a lock or flag it releases only after the join (starvation-free
+  // code that independent thread scheduling allows, sm_70+).
+  bool cycle = false;
+  // A call: the callee may spin or hold a barrier that this walk cannot see.
+  bool call = false;
+  // Whether the join may make the split lanes wait for each other.
+  bool join_may_wait() const { return !barrier && !cycle && !call; }
+};
 
-// Whether the blocks between a branch and its join (reached from the branch
-// without passing the join) form no cycle and do not lead back to the branch.
-// Only then may the join make lanes wait for each other: a lane that leaves a
-// loop early must not wait there for lanes still looping, which may be spinning
-// on a lock or flag it releases only after the join (starvation-free code that
-// independent thread scheduling allows, sm_70+).
-// A call in the region counts as a possible wait too (the callee may spin or
-// hold a barrier that this scan cannot see).
-bool RegionIsAcyclic(const Function& f, const FunctionCfg& cfg, const BranchReconvergence& br) {
+RegionFacts ScanRegion(const Function& f, const FunctionCfg& cfg, const BranchReconvergence& br,
+                       const std::vector<Action>& actions) {
+  RegionFacts facts;
   const int n = static_cast<int>(cfg.blocks.size());
-  // 0 unseen, 1 on the DFS path, 2 done.
+  std::vector<bool> scanned(n, false);
+  auto scan = [&](int b) {
+    if (scanned[b]) return;
+    scanned[b] = true;
+    const BasicBlock& block = cfg.blocks[b];
+    for (size_t i = block.first_statement; i <= block.last_statement && i < actions.size(); ++i) {
+      const auto* in = std::get_if<Instruction>(&f.body[i]);
+      if (in == nullptr) continue;
+      facts.call = facts.call || in->is_call();
+      facts.barrier = facts.barrier || (actions[i] == Action::kBarrier && in->info.barrier != BarrierMode::kArrive);
+    }
+  };
+  // Depth-first, to tell back edges: 0 unseen, 1 on the path, 2 done.
   std::vector<uint8_t> state(n, 0);
   std::vector<std::pair<int, size_t>> stack;
   state[br.block] = 1;
@@ -146,16 +148,14 @@ bool RegionIsAcyclic(const Function& f, const FunctionCfg& cfg, const BranchReco
     }
     const int s = succ[next++];
     if (s == br.reconvergence_block || s < 0 || s >= n) continue;
-    if (state[s] == 1) return false;  // back to a block on the path: a cycle
+    scan(s);
+    if (state[s] == 1) facts.cycle = true;  // back to a block on the path
     if (state[s] == 0) {
-      const BasicBlock& block = cfg.blocks[s];
-      for (size_t i = block.first_statement; i <= block.last_statement && i < f.body.size(); ++i)
-        if (const auto* in = std::get_if<Instruction>(&f.body[i]); in != nullptr && in->is_call()) return false;
       state[s] = 1;
       stack.emplace_back(s, 0);
     }
   }
-  return true;
+  return facts;
 }
 
 class FunctionRewriter {
@@ -172,7 +172,7 @@ class FunctionRewriter {
     bool has_fi = false;      // reconverges at a real instruction
     bool else_at_fi = false;  // the fall-through side is empty (it is the join): kElse logged at fi
     bool fell_closes = false; // a barrier between branch and join: only fall-through lanes close it
-    bool reconverge = false;  // the join may wait for the split lanes (RegionIsAcyclic, no barrier)
+    bool reconverge = false;  // the join may wait for the split lanes (RegionFacts::join_may_wait)
     bool needs_fell() const { return else_at_fi || fell_closes; }
   };
 
@@ -425,8 +425,9 @@ absl::Status FunctionRewriter::Run() {
       const int fall = br.block + 1;
       p.else_at_fi = fall < static_cast<int>(cfg->blocks.size()) &&
                      (fall == br.reconvergence_block || rec.pdom.PostDominates(fall, br.block));
-      p.fell_closes = BarrierBeforeJoin(f_, *cfg, br, actions);
-      p.reconverge = !p.fell_closes && RegionIsAcyclic(f_, *cfg, br);
+      const RegionFacts region = ScanRegion(f_, *cfg, br, actions);
+      p.fell_closes = region.barrier;
+      p.reconverge = region.join_may_wait();
       fi_at[*br.reconvergence_statement].push_back(br.statement);
     }
     branch_plans[br.statement] = p;
