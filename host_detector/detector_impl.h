@@ -116,6 +116,13 @@ struct BlockState {
   // published by strong stores, fences or not (SEMANTICS.md, "Ordered only by
   // a dependency"): classifies, never orders.
   vc::VectorClock dependency;
+  // Shared cells that took out-of-line clocks since the last whole-block
+  // barrier, which orders everything they record and so collapses them
+  // (shadow::CollapseOrdered): without it every access to a hot shared word
+  // scanned all its earlier readers and atomic writers (scripts/
+  // scaling_benchmark.py). Not kept with clusters (neighbours reach the cells).
+  // A cell may be listed twice (inflated, deflated, inflated again).
+  std::vector<shadow::Cell*> inflated_shared;
 };
 
 // Counters of one worker (merged into Statistics at the end; no sharing on the

@@ -141,8 +141,11 @@ void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool a
       k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
   });
-  // A write kept among the readers (see CheckAtomic) conflicts with reads too.
-  shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+  // A write kept among the readers (see CheckAtomic) conflicts with reads too
+  // (a read VC counts them: a hot word's many plain readers need no scan).
+  const bool kept_writes = cell.read_shared() ? pool.Get(cell.read_vc()).kept_writes() != 0
+                                              : cell.read_kind() == shadow::ReadKind::kKeptWrite;
+  if (kept_writes) shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     if (e.read_kind != shadow::ReadKind::kKeptWrite || a.Covers(t, e.clock)) return;
     if (e.strength == shadow::kWeak) {
       k.Note(t, e.site, Op::kWrite, plain_kind);
@@ -262,32 +265,10 @@ void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, 
 // later access that conflicts with a plain write also conflicts with a read,
 // except plain reads, which would race with this atomic anyway), and
 // concurrent atomic writers stay in a write VC.
-void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
-  const bool found_before = k.found;
-  struct Kept {
-    shadow::Epoch epoch;
-    uint32_t site;
-    shadow::Strength strength;
-  };
-  absl::InlinedVector<Kept, 2> atomics, plains;
-  absl::InlinedVector<Kept, 2> superseded;  // ordered before, but excused less often
-  shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    const bool covered = a.Covers(t, e.clock);
-    if (e.atomic) {
-      if (covered) {
-        if (!shadow::Subsumes(a.strength, e.strength, a.SameBlock(t))) superseded.push_back({{t, e.clock}, e.site, e.strength});
-        return;
-      }
-      atomics.push_back({{t, e.clock}, e.site, e.strength});  // concurrent strong writers are kept
-      if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
-    } else {
-      plains.push_back({{t, e.clock}, e.site, shadow::kWeak});
-      if (!covered) k.Note(t, e.site, Op::kWrite, RaceKind::kAtomicVsPlain);
-    }
-  });
-  const bool write_race = k.found != found_before;
+// The readers' half of an atomic's check (CheckAtomic).
+void CheckAtomicAgainstReaders(const Cell& cell, const shadow::SparseVcPool& pool, const Accessor& a,
+                               Conflict& k) {
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (write_race) return;
     const bool strong = e.read_kind == shadow::ReadKind::kAtomicRead ||
                         (e.read_kind == shadow::ReadKind::kKeptWrite && e.strength != shadow::kWeak);
     // Morally strong pairs never race: decided without the clock query (a lock
@@ -303,10 +284,69 @@ void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conf
     k.Note(t, e.site, read ? Op::kRead : Op::kWrite,
            dependency ? RaceKind::kDependencyOrdered : RaceKind::kAtomicVsPlain);
   });
+}
+
+// An atomic on a word whose writers are concurrent atomics of its own
+// strength, none of them (but its own thread's) ordered before it: the
+// writers' scan below would note nothing and keep them all, so the atomic
+// only takes its thread's entry. Decided from summaries in O(warp): the VC's
+// lowest clock against the largest clock the thread knows of any other, and
+// its scope against where the accessors can be. Without it a hot word's
+// atomics each scanned all the word's earlier atomics (hot_histogram:
+// quadratic in the accesses per phase). Returns false, having changed
+// nothing, when the full check must run.
+bool AtomicAmongConcurrentAtomics(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
+  if (!cell.write_shared()) return false;
+  shadow::SparseVc& w = pool.Get(cell.write_vc());
+  if (w.uniform_atomic_strength() != a.strength || a.strength == shadow::kWeak) return false;
+  // Every accessor of the word is in the atomic's scope: any at gpu scope;
+  // in a block's shared memory, its block (or cluster with distributed
+  // shared memory).
+  const shadow::ScopeLevel level = shadow::StrengthLevel(a.strength);
+  const bool all_in_scope = level == shadow::ScopeLevel::kGpu ||
+                            (cell.Has(shadow::kCellSharedSpace) &&
+                             (level == shadow::ScopeLevel::kCluster || a.launch->cluster_size <= 1));
+  if (!all_in_scope) return false;
+  vc::Clock known = 0;
+  if (!a.clocks->KnownOthersBound(a.lane, &known) || w.min_clock() <= known) return false;
+  CheckAtomicAgainstReaders(cell, pool, a, k);
+  // The thread's own entry is ordered before (program order) and of the same
+  // strength (Subsumes): dropped, as the full rule drops it.
+  w.Set(a.tid, {a.epoch.clock, a.site, true, shadow::ReadKind::kRead, a.strength});
+  cell.SetWriteVc(cell.write_vc(), a.site, true);
+  return true;
+}
+
+void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
+  if (AtomicAmongConcurrentAtomics(cell, pool, a, k)) return;
+  const bool found_before = k.found;
+  struct Kept {
+    shadow::Epoch epoch;
+    uint32_t site;
+    shadow::Strength strength;
+  };
+  absl::InlinedVector<Kept, 2> plains;
+  absl::InlinedVector<Kept, 2> superseded;  // ordered before, but excused less often
+  shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+    const bool covered = a.Covers(t, e.clock);
+    if (e.atomic) {
+      if (covered) {
+        if (!shadow::Subsumes(a.strength, e.strength, a.SameBlock(t))) superseded.push_back({{t, e.clock}, e.site, e.strength});
+        return;
+      }
+      // Concurrent strong writers are kept (SetWriteKeeping below).
+      if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+    } else {
+      plains.push_back({{t, e.clock}, e.site, shadow::kWeak});
+      if (!covered) k.Note(t, e.site, Op::kWrite, RaceKind::kAtomicVsPlain);
+    }
+  });
+  const bool write_race = k.found != found_before;
+  if (!write_race) CheckAtomicAgainstReaders(cell, pool, a, k);
   for (const Kept& p : plains) KeepAsReader(cell, pool, p.epoch, p.site);
   for (const Kept& p : superseded) KeepAsReader(cell, pool, p.epoch, p.site, p.strength);
-  shadow::SetWriteEpoch(cell, pool, a.epoch, a.site, true, a.strength);
-  for (const Kept& p : atomics) shadow::AddWriter(cell, pool, p.epoch, p.site, true, p.strength);
+  shadow::SetWriteKeeping(cell, pool, a.epoch, a.site, true, a.strength,
+                          [&](shadow::Tid t, const shadow::VcEntry& e) { return e.atomic && !a.Covers(t, e.clock); });
 }
 
 constexpr unsigned kPrefetchDistance = 4;
@@ -610,7 +650,19 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         if (strong) StrongAfter(r, bs, block, warp, lane, c);
         continue;
       }
+      // Cells that take out-of-line clocks here wait for the block's next
+      // whole-block barrier to collapse them (BlockState::inflated_shared).
+      const auto inflated = [](const Cell& x) { return x.read_shared() || x.write_shared(); };
+      uint32_t was_inflated = 0;  // cells.size() <= 16
+      if (launch.cluster_size <= 1) {
+        for (size_t i = 0; i < cells.size(); ++i) was_inflated |= uint32_t{inflated(cells[i])} << i;
+      }
       visit_all(cells, addr, 1);
+      if (launch.cluster_size <= 1) {
+        for (size_t i = 0; i < cells.size(); ++i) {
+          if (inflated(cells[i]) && !(was_inflated >> i & 1)) bs.inflated_shared.push_back(&cells[i]);
+        }
+      }
     }
     if (first.found) {
       RaceEvent e;

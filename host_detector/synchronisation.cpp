@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "host_detector/detector_impl.h"
+#include "shadow_memory/cell_vc.h"
 
 namespace barracuda::detector {
 
@@ -67,6 +68,8 @@ void Detector::Impl::TryCompleteBarrier(BlockState& bs, uint32_t id, WorkerCount
   }
   if (all) {
     bs.clocks.BarrierAll();
+    for (shadow::Cell* cell : bs.inflated_shared) shadow::CollapseOrdered(*cell, shadow.vcs());
+    bs.inflated_shared.clear();
   } else {
     bs.clocks.Barrier(g->sync, g->released);
   }

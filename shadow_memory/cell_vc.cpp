@@ -1,6 +1,7 @@
 #include "shadow_memory/cell_vc.h"
 
 #include <cassert>
+#include <utility>
 
 namespace barracuda::shadow {
 
@@ -77,6 +78,29 @@ void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool a
   vc.Set(old.tid, {old.clock, cell.write_site(), cell.write_atomic(), ReadKind::kRead, cell.write_strength()});
   vc.Set(writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength});
   cell.SetWriteVc(h, site, atomic);
+}
+
+namespace {
+
+// The entry of the highest thread id of a write VC (one entry per thread).
+std::pair<Tid, VcEntry> HighestEntry(const SparseVc& vc) {
+  std::pair<Tid, VcEntry> best{0, VcEntry{}};
+  vc.ForEach([&](Tid t, const VcEntry& e) {
+    if (best.second.clock == 0 || t > best.first) {
+      best = {t, e};
+    }
+  });
+  return best;
+}
+
+}  // namespace
+
+void CollapseOrdered(Cell& cell, SparseVcPool& pool) {
+  if (cell.write_shared()) {
+    const auto [t, e] = HighestEntry(pool.Get(cell.write_vc()));
+    SetWriteEpoch(cell, pool, Epoch{t, e.clock}, e.site, e.atomic, e.strength);
+  }
+  ClearReads(cell, pool);
 }
 
 void ResetCell(Cell& cell, SparseVcPool& pool) {

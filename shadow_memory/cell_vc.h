@@ -44,6 +44,43 @@ void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bo
 void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
                Strength strength = kWeak);
 
+// W := (E(t), atomic) plus the recorded writers for which keep(Tid, const
+// VcEntry&) holds (concurrent atomics an atomic does not race with), as
+// SetWriteEpoch then AddWriter for each kept one, but in place: an atomic on a
+// hot word does not rebuild the word's write VC (measured: rebuilding was a
+// third of the analysis of host_detector/bench/scaling/hot_histogram).
+template <class K>
+void SetWriteKeeping(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength,
+                     K&& keep) {
+  if (cell.write_shared()) {
+    SparseVc& vc = pool.Get(cell.write_vc());
+    vc.EraseIf([&](Tid t, const VcEntry& e) { return t == writer.tid || !keep(t, e); });
+    if (!vc.empty()) {
+      vc.Set(writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength});
+      cell.SetWriteVc(cell.write_vc(), site, atomic);
+      return;
+    }
+  } else if (Epoch old = cell.write_epoch(); !old.IsBottom() && old.tid != writer.tid) {
+    const VcEntry e{old.clock, cell.write_site(), cell.write_atomic(), ReadKind::kRead, cell.write_strength()};
+    if (keep(old.tid, e)) {
+      SetWriteEpoch(cell, pool, writer, site, atomic, strength);
+      AddWriter(cell, pool, old, e.site, e.atomic, e.strength);
+      return;
+    }
+  }
+  SetWriteEpoch(cell, pool, writer, site, atomic, strength);
+}
+
+// Every access the cell records is ordered before every later access to it (a
+// whole-block barrier over the block's own shared memory): a write VC becomes
+// the epoch of its highest thread id (any entry would do; this one is
+// deterministic), the reads bottom. No later check can tell the difference,
+// since every entry is covered, and a hot word then stops costing a scan of
+// all its earlier readers and atomic writers on every access. (A read epoch
+// kept could be a kept write, which no plain read stands for: every later
+// read would inflate a VC that holds it, and each scan it.)
+void CollapseOrdered(Cell& cell, SparseVcPool& pool);
+
 // Frees both clocks (if any) and returns the metadata to bottom, keeping the
 // lock bit and the kCellSharedSpace / kCellSyncLocation attributes.
 void ResetCell(Cell& cell, SparseVcPool& pool);

@@ -49,18 +49,32 @@ void SparseVc::Set(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
   bool inserted;
   VcEntry& slot = Slot(t, e, inserted);
-  if (!inserted) slot = e;
+  if (!inserted) {
+    kept_writes_ -= IsKeptWrite(slot);
+    slot = e;
+  }
+  kept_writes_ += IsKeptWrite(e);
+  NoteSummary(e);
 }
 
 void SparseVc::Merge(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
   bool inserted;
   VcEntry& slot = Slot(t, e, inserted);
-  if (!inserted && slot.clock < e.clock) slot = e;
+  if (inserted) {
+    kept_writes_ += IsKeptWrite(e);
+    NoteSummary(e);
+  } else if (slot.clock < e.clock) {
+    kept_writes_ += IsKeptWrite(e) - IsKeptWrite(slot);
+    slot = e;
+    NoteSummary(e);
+  }
 }
 
 void SparseVc::Clear() {
   small_size_ = 0;
+  kept_writes_ = 0;
+  ResetSummary();
   if (map_.capacity() == 0) return;
   const size_t before = HeapBytes();
   decltype(map_)().swap(map_);
@@ -70,6 +84,9 @@ void SparseVc::Clear() {
 void SparseVc::CopyFrom(const SparseVc& o) {
   const size_t before = HeapBytes();
   small_size_ = o.small_size_;
+  kept_writes_ = o.kept_writes_;
+  min_clock_ = o.min_clock_;
+  uniform_ = o.uniform_;
   for (uint32_t i = 0; i < o.small_size_; ++i) {
     small_keys_[i] = o.small_keys_[i];
     small_[i] = o.small_[i];

@@ -72,6 +72,15 @@ class SparseVc {
     return e ? e->clock : 0;
   }
   size_t size() const { return map_.empty() ? small_size_ : map_.size(); }
+  // Entries of kind kKeptWrite (read VCs): a plain read checks the readers only
+  // for these, and a hot word's readers are otherwise all plain reads.
+  uint32_t kept_writes() const { return kept_writes_; }
+  // Summaries for an atomic's check on a hot word (memory_access.cpp
+  // CheckAtomic): a lower bound of the entries' clocks (exact after EraseIf),
+  // and whether every entry is an atomic of one strength (that strength) or
+  // not (-1; also while empty).
+  Clock min_clock() const { return min_clock_; }
+  int uniform_atomic_strength() const { return uniform_ >= 0 ? uniform_ : -1; }
   bool empty() const { return size() == 0; }
   // f(Tid, const VcEntry&) for every non-zero entry, in no particular order
   // (a thread may appear once per ReadKind in a read VC).
@@ -79,6 +88,33 @@ class SparseVc {
   void ForEach(F&& f) const {
     for (uint32_t i = 0; i < small_size_; ++i) f(static_cast<Tid>(small_keys_[i]), small_[i]);
     for (const auto& [t, e] : map_) f(static_cast<Tid>(t), e);
+  }
+  // Removes every entry for which pred(Tid, const VcEntry&) holds, in place
+  // (no rebuild: an atomic on a hot word keeps its concurrent atomics and drops
+  // only what it is ordered after, host_detector/memory_access.cpp CheckAtomic).
+  template <class P>
+  void EraseIf(P&& pred) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < small_size_; ++i) {
+      if (pred(static_cast<Tid>(small_keys_[i]), small_[i])) {
+        kept_writes_ -= IsKeptWrite(small_[i]);
+        continue;
+      }
+      small_keys_[kept] = small_keys_[i];
+      small_[kept++] = small_[i];
+    }
+    small_size_ = kept;
+    for (auto it = map_.begin(); it != map_.end();) {
+      if (pred(static_cast<Tid>(it->first), it->second)) {
+        kept_writes_ -= IsKeptWrite(it->second);
+        map_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+    // The summaries of what is left, exact again.
+    ResetSummary();
+    ForEach([this](Tid, const VcEntry& e) { NoteSummary(e); });
   }
   // Back to all-zero, releasing the storage.
   void Clear();
@@ -101,6 +137,22 @@ class SparseVc {
   // 24-byte slots with a 32- or a 64-bit key alike (VcEntry is 8-aligned).
   absl::flat_hash_map<VcKey, VcEntry> map_;
   MemoryAccounting* accounting_ = nullptr;  // the pool's; set at allocation
+  uint32_t kept_writes_ = 0;                 // entries with read_kind kKeptWrite
+  static uint32_t IsKeptWrite(const VcEntry& e) { return e.read_kind == ReadKind::kKeptWrite ? 1 : 0; }
+  // Conservative under Set/Merge (an overwritten entry's clock may stay the
+  // bound; a strength once mixed stays mixed), exact after EraseIf.
+  static constexpr int16_t kEmptySummary = -2;
+  Clock min_clock_ = ~Clock{0};
+  int16_t uniform_ = kEmptySummary;  // kEmptySummary, -1 (not uniform atomics), or the strength
+  void ResetSummary() {
+    min_clock_ = ~Clock{0};
+    uniform_ = kEmptySummary;
+  }
+  void NoteSummary(const VcEntry& e) {
+    min_clock_ = e.clock < min_clock_ ? e.clock : min_clock_;
+    const int16_t s = e.atomic && e.strength != kWeak ? int16_t{e.strength} : int16_t{-1};
+    uniform_ = uniform_ == kEmptySummary || uniform_ == s ? s : int16_t{-1};
+  }
 };
 
 }  // namespace barracuda::shadow

@@ -79,6 +79,22 @@ class WarpClocks {
     if (g.sparse.IsBottom()) return base;
     return std::max(base, g.sparse.Get(u));
   }
+  // The largest clock lane t knows of any other thread (C_t(u), u != t), when
+  // its view has no point-to-point part (else 0 with false): an epoch of
+  // another thread above it is not covered. One pass over the warp row.
+  bool KnownOthersBound(unsigned lane, Clock* bound) const {
+    const Group& g = groups_[lane_group_[lane]];
+    if (!g.sparse.IsBottom()) {
+      *bound = 0;
+      return false;
+    }
+    Clock m = g.block_clock;
+    for (unsigned l = 0; l < geo_.lanes; ++l) {
+      if (l != lane) m = std::max(m, g.warp_row[l]);
+    }
+    *bound = m;
+    return true;
+  }
   // e ⪯ C_t: the FastTrack epoch check, O(1) without a sparse part.
   bool Covers(unsigned lane, Epoch e) const { return e.clock() <= Get(lane, e.tid()); }
   // v ⊑ C_t.

@@ -380,3 +380,85 @@ TEST_CASE("a granule splits into byte cells with copies of its clocks, and merge
   CHECK(granule.Has(kCellRaced));
   for (const Cell& b : bytes) CHECK(b.IsPristine());  // ready for the next split
 }
+
+TEST_CASE("SetWriteKeeping equals SetWriteEpoch then AddWriter of the kept, in place") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  // 10 concurrent atomic writers (past the inline entries: a hash map), then an
+  // atomic by thread 3 that is ordered after threads 0..4 only.
+  for (int round = 0; round < 2; ++round) {
+    Cell in_place, rebuilt;
+    for (Tid t = 0; t < 10; ++t) {
+      AddWriter(in_place, pool, {t, 2}, 100 + t, true, 5);
+      AddWriter(rebuilt, pool, {t, 2}, 100 + t, true, 5);
+    }
+    auto keep = [](Tid t, const VcEntry& e) { return e.atomic && t >= 5; };
+    SetWriteKeeping(in_place, pool, {3, 4}, 7, true, 5, keep);
+    std::map<Tid, VcEntry> kept;
+    for (const auto& [t, e] : Writers(rebuilt, pool)) {
+      if (t != 3 && keep(t, e)) kept[t] = e;
+    }
+    SetWriteEpoch(rebuilt, pool, {3, 4}, 7, true, 5);
+    for (const auto& [t, e] : kept) AddWriter(rebuilt, pool, {t, e.clock}, e.site, e.atomic, e.strength);
+    CHECK(Writers(in_place, pool) == Writers(rebuilt, pool));
+    CHECK(Writers(in_place, pool).size() == 6);
+    CHECK(in_place.write_shared());
+    // Keeping none deflates to the epoch, as SetWriteEpoch does.
+    SetWriteKeeping(in_place, pool, {8, 9}, 8, true, 5, [](Tid, const VcEntry&) { return false; });
+    CHECK_FALSE(in_place.write_shared());
+    CHECK(in_place.write_epoch() == Epoch{8, 9});
+    // From an epoch: the old writer is kept beside the new one when asked.
+    SetWriteKeeping(in_place, pool, {1, 3}, 9, true, 5, [](Tid, const VcEntry&) { return true; });
+    CHECK(Writers(in_place, pool).size() == 2);
+    ResetCell(in_place, pool);
+    ResetCell(rebuilt, pool);
+  }
+  CHECK(pool.live() == 0);
+}
+
+TEST_CASE("CollapseOrdered keeps the highest thread's write and no reader") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  Cell c;
+  for (Tid t : {7, 2, 30, 11, 5, 19}) {
+    AddReader(c, pool, {t, 3}, 200 + t);
+    AddWriter(c, pool, {t, 4}, 300 + t, true, 6);
+  }
+  AddReader(c, pool, {12, 9}, 55, ReadKind::kKeptWrite);
+  REQUIRE(c.read_shared());
+  REQUIRE(c.write_shared());
+  CHECK(pool.Get(c.read_vc()).kept_writes() == 1);
+  CollapseOrdered(c, pool);
+  CHECK_FALSE(c.read_shared());
+  CHECK_FALSE(c.write_shared());
+  CHECK(pool.live() == 0);
+  CHECK(c.read_epoch().IsBottom());
+  CHECK(c.write_epoch() == Epoch{30, 4});
+  CHECK(c.write_site() == 330);
+  CHECK(c.write_atomic());
+  CHECK(c.write_strength() == 6);
+  CollapseOrdered(c, pool);  // idempotent on epochs
+  CHECK(c.write_epoch() == Epoch{30, 4});
+}
+
+TEST_CASE("a read VC counts its kept writes through every update") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  Cell c;
+  for (Tid t = 0; t < 12; ++t) AddReader(c, pool, {t, 1}, 1, t % 3 == 0 ? ReadKind::kKeptWrite : ReadKind::kRead);
+  REQUIRE(c.read_shared());
+  SparseVc& vc = pool.Get(c.read_vc());
+  auto count = [&] {
+    uint32_t n = 0;
+    vc.ForEach([&](Tid, const VcEntry& e) { n += e.read_kind == ReadKind::kKeptWrite; });
+    return n;
+  };
+  CHECK(vc.kept_writes() == 4);
+  AddReader(c, pool, {3, 5}, 1, ReadKind::kKeptWrite);  // overwrite: same key
+  CHECK(vc.kept_writes() == count());
+  vc.EraseIf([](Tid t, const VcEntry&) { return t < 4; });
+  CHECK(vc.kept_writes() == count());
+  CHECK(vc.kept_writes() == 2);
+  ClearReads(c, pool);
+  CHECK(pool.live() == 0);
+}
