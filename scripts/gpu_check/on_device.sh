@@ -22,7 +22,7 @@ CV_G=(); for a in "${G[@]}"; do CV_G+=("--barracuda-arg=$a"); done
 LIMIT=${GPU_CHECK_LIMIT:-0}
 # A short lease: GPU_CHECK_SUITE_LIMIT (s, default 300), GPU_CHECK_LIB='regex' (library
 # tests to run, default all), GPU_CHECK_LIB_LIMIT (s per test, default 280 as in CI),
-# GPU_CHECK_SMALL=1 (overhead at the small sizes only).
+# GPU_CHECK_SMALL=1 (overhead at the small sizes only), GPU_CHECK_DIAG (below).
 SUITE_LIMIT=${GPU_CHECK_SUITE_LIMIT:-300}
 LIB_RE=${GPU_CHECK_LIB:-.}
 LIB_LIMIT=${GPU_CHECK_LIB_LIMIT:-280}
@@ -57,6 +57,16 @@ if [ -z "${GPU_CHECK_NO_OVERHEAD:-}" ]; then
   for spec in "${specs[@]}"; do
     set -- $spec; exe=$w/build/ptx_emulator/bench/$1
     echo "$spec: native $(t "$exe" $2) native2 $(t "$exe" $2) barracuda $(t "$B" "${G[@]}" --error-exitcode 0 -q "$exe" $2) racecheck $(t compute-sanitizer --tool racecheck "$exe" $2)" | tee -a "$log"
+  done
+fi
+
+if [ -n "${GPU_CHECK_DIAG:-}" ]; then
+  # GPU_CHECK_DIAG='topic/stem ...': suite programs run alone with -v; their analysis
+  # errors and statistics go to diag.txt (one file: a lease returns at most 8).
+  say "4b diagnostics"
+  for p in $GPU_CHECK_DIAG; do
+    { echo "=== $p"; timeout -k 5 60 "$B" "${G[@]}" -v --report-text /dev/null "$w/build/test_suite/programs/$p" 2>&1 | \
+        grep -v "^=========     \|^========= $" | head -60; echo "rc=${PIPESTATUS[0]}"; } >> "$out/diag.txt"
   done
 fi
 
