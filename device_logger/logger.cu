@@ -246,22 +246,18 @@ extern "C" __device__ __noinline__ void __barracuda_log_fi(uint32_t site, uint32
   const uint32_t depth = packed & abi::kFiDepthMask;
   const bool fell = (packed & abi::kFiFell) != 0;
   const bool else_at_fi = (packed & abi::kFiElseAtFi) != 0;
-  const bool fell_closes = (packed & abi::kFiFellCloses) != 0;
   uint32_t max_depth = 0;
   for (uint32_t m = active; m != 0; m &= m - 1) {
     const uint32_t d = __shfl_sync(active, depth, __ffs(m) - 1);
     max_depth = d > max_depth ? d : max_depth;
   }
   // Innermost level first: its else side (when the join is the fall-through)
-  // then its join, whose lanes are those at least that deep. Where lanes can
-  // arrive in several groups (fell_closes), taken lanes that ran ahead while
-  // the fall-through side was parked at a barrier leave the level open: one
-  // kFi per kIf (host_detector/SEMANTICS.md), logged when the fall-through
-  // side arrives.
+  // then its join, whose lanes are those at least that deep. Lanes that reach
+  // the join in several groups (join_mask 0) log their own levels each; the
+  // detector closes a level once all its lanes arrived.
   for (uint32_t level = max_depth; level >= 1; --level) {
     const uint32_t else_lanes = __ballot_sync(active, depth == level && fell && else_at_fi);
     if (else_lanes != 0) Append(active, Header(proto::Op::kElse, 0, 0, 0, else_lanes, site), false, 0, 0, 0);
-    if (fell_closes && __ballot_sync(active, depth >= level && fell) == 0) continue;
     const uint32_t joined = __ballot_sync(active, depth >= level);
     Append(active, Header(proto::Op::kFi, 0, 0, 0, joined, site), false, 0, 0, 0);
   }

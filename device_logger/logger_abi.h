@@ -65,16 +65,15 @@ inline constexpr const char* kLogExit = "__barracuda_log_exit";
 
 // log_fi's packed word. kFiFell: this lane fell through at its last divergent
 // execution of the branch. kFiElseAtFi: the fall-through is the join, so the
-// branch's kElse (the lanes that fell) is logged here. kFiFellCloses: the
-// branch's region holds a barrier, so lanes may reach the join in several
-// groups (parked lanes wait while the others run on, sm_70+); a level is then
-// closed only by a group holding lanes that fell through (the emulator closes a
-// branch when its fall-through side finishes), never by a group of taken lanes
-// that ran ahead.
+// branch's kElse (the lanes that fell) is logged here. Where log_fi cannot wait
+// (a barrier, loop or call between branch and join), lanes reach the join in
+// several groups (sm_70+) and each group logs the levels its lanes close; the
+// detector closes a level when every lane of it has arrived
+// (host_detector/SEMANTICS.md, "Joins reached in groups"). Bit 29 is unused
+// (it was kFiFellCloses, which made only fall-through lanes close a level).
 inline constexpr uint32_t kFiFell = 1u << 31;
 inline constexpr uint32_t kFiElseAtFi = 1u << 30;
-inline constexpr uint32_t kFiFellCloses = 1u << 29;
-inline constexpr uint32_t kFiDepthMask = kFiFellCloses - 1;
+inline constexpr uint32_t kFiDepthMask = (1u << 29) - 1;
 
 // The queue array the host allocates; see gpu_queue.h. A .global .u64 in the
 // logger module holding the device address of the QueueSet.

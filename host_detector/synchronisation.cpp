@@ -86,14 +86,20 @@ void Detector::Impl::Branch(const protocol::Record& r, uint64_t index, uint32_t 
   BlockState& bs = Block(block);
   vc::ReconvergenceStack& stack = bs.clocks.warp(warp).stack();
   uint32_t join_mask = 0;
+  const uint32_t lanes = r.header.active_mask & bs.live[warp];
   switch (protocol::OpOf(r.header)) {
     case Op::kIf:
-      join_mask = stack.PushIf(r.header.active_mask & bs.live[warp], r.branch.then_mask);
+      join_mask = stack.PushIf(lanes, r.branch.then_mask);
       break;
     case Op::kElse:
+      if (!stack.Else(lanes, &join_mask)) {
+        Malformed(c, "else without an open branch of its lanes", index);
+        return;
+      }
+      break;
     case Op::kFi:
-      if (!stack.Pop(&join_mask)) {
-        Malformed(c, "else/fi without an open branch", index);
+      if (!stack.Fi(lanes, &join_mask)) {
+        Malformed(c, "fi without an open branch of its lanes", index);
         return;
       }
       break;
@@ -102,7 +108,7 @@ void Detector::Impl::Branch(const protocol::Record& r, uint64_t index, uint32_t 
   }
   // IF and ELSEENDIF join and fork the lanes of the new path (lockstep only:
   // under independent thread scheduling the paths do not order lanes).
-  if (options.warp_model == WarpModel::kLockstep) {
+  if (options.warp_model == WarpModel::kLockstep && join_mask != 0) {
     bs.clocks.JoinIncrement(warp, join_mask & bs.live[warp]);
   }
 }

@@ -35,6 +35,7 @@
 #include "ptx_rewriter/instrument/merge_logger.h"
 #include "ptx_rewriter/parser.h"
 #include "ptx_rewriter/printer.h"
+#include "vc_compression/reconvergence_stack.h"
 
 namespace barracuda::logger_test {
 
@@ -112,19 +113,45 @@ struct WarpStream {
   std::vector<std::string> records;
   uint32_t exited = 0;
   std::vector<std::string> described;
+  // Joins reached in groups (host_detector/SEMANTICS.md): the logger logs one
+  // kFi per group of lanes that arrive together where log_fi cannot wait, the
+  // emulator one per branch. Both streams are compared as the detector reads
+  // them: a kFi that closes a branch is kept (mask 0: which group closed it is
+  // timing), one that only takes lanes off a branch is dropped. The detector's
+  // own stack (a test-only use) decides which is which.
+  barracuda::vc::ReconvergenceStack joins;
+  bool joins_started = false;
 };
 using Streams = std::map<uint32_t, WarpStream>;
 
 inline void Add(Streams& s, const proto::Record& raw, const std::vector<Region>& regions) {
   const auto op = proto::OpOf(raw.header);
   if (op == proto::Op::kKernelBegin || op == proto::Op::kKernelEnd) return;
-  if (op == proto::Op::kFi && raw.header.active_mask == 0) return;
   WarpStream& w = s[raw.header.warp_id];
+  if (!w.joins_started) {
+    w.joins.Reset(~0u);
+    w.joins_started = true;
+  }
   if (op == proto::Op::kExit) {
     w.exited |= raw.header.active_mask;
+    w.joins.RemoveLanes(raw.header.active_mask);
     return;
   }
-  const proto::Record r = Normalize(raw, regions);
+  proto::Record r = Normalize(raw, regions);
+  uint32_t joined = 0;
+  const uint32_t lanes = raw.header.active_mask & ~w.exited;
+  if (op == proto::Op::kIf) {
+    w.joins.PushIf(lanes, raw.branch.then_mask);
+  } else if (op == proto::Op::kElse) {
+    w.joins.Else(lanes, &joined);
+  } else if (op == proto::Op::kFi) {
+    // An empty kFi (the emulator's, when a branch's lanes all exited) closes
+    // its branch but is not compared: the logger has no lanes to log it.
+    const size_t depth = w.joins.depth();
+    w.joins.Fi(lanes, &joined);
+    if (w.joins.depth() == depth || raw.header.active_mask == 0) return;
+    r.header.active_mask = 0;
+  }
   w.records.emplace_back(reinterpret_cast<const char*>(&r), sizeof r);
   w.described.push_back(Describe(r));
 }

@@ -68,6 +68,47 @@ TEST_CASE("nested branches", "[rules][branch]") {
   CHECK(r.events[1].cls == RaceClass::kDivergence);
 }
 
+// What a GPU under independent thread scheduling logs when a branch's region
+// holds a loop (ptx_rewriter log_fi cannot wait there): the outer else side
+// starts while the then side is inside a loop whose exits diverge, lane 0
+// leaves the loop alone, and the outer join is reached in two groups. Every
+// kElse/kFi finds its branch (no malformed record), and a race between the two
+// sides stays a divergence race until both have joined.
+TEST_CASE("joins reached in groups (independent thread scheduling on hardware)", "[rules][branch]") {
+  TraceBuilder t;
+  t.Begin(1, 32)
+      .If(0, kAll, 0x0000ffffu)          // outer: then 0..15, else 16..31
+      .If(0, 0x0000ffffu, 0x1u)          // a loop in the then side: lane 0 leaves
+      .Else(0, 0xffff0000u)              // the outer else side starts
+      .Read(0, 0x00010000u, Same(kX), 2)  // lane 16 reads x
+      .Fi(0, 0x1u)                       // lane 0 at the loop's join, alone
+      .Write(0, 0x1u, Same(kX), 1)       // lane 0 writes x: races with lane 16
+      .Else(0, 0x0000fffeu)
+      .Fi(0, 0x0000fffeu)                // the rest leave the loop
+      .Fi(0, 0x0000ffffu)                // outer join: the then side ...
+      .Fi(0, 0xffff0000u)                // ... and the else side
+      .Read(0, 0x00020000u, Same(kX), 3)  // after both: an intra-warp race (its)
+      .End();
+  for (WarpModel m : {WarpModel::kLockstep, WarpModel::kIts}) {
+    RunResult r = Run(t, m);
+    CHECK(r.ok);
+    CHECK(r.stats.malformed_records == 0);
+    REQUIRE_FALSE(r.events.empty());
+    CHECK(r.events[0].later.site == 1);
+    CHECK(r.events[0].kind == RaceKind::kWriteAfterRead);
+    CHECK(r.events[0].cls == RaceClass::kDivergence);
+    if (m == WarpModel::kIts) {
+      REQUIRE(r.events.size() == 2);
+      CHECK(r.events[1].later.site == 3);
+      CHECK(r.events[1].cls == RaceClass::kIntraWarp);
+    }
+  }
+  // A kFi that no open branch waits for is still malformed.
+  TraceBuilder u;
+  u.Begin(1, 32).If(0, kAll, 0x1u).Else(0, 0xfffffffeu).Fi(0, kAll).Fi(0, 0x1u).End();
+  CHECK_FALSE(Run(u).ok);
+}
+
 TEST_CASE("BAR: orders the whole block", "[rules][barrier]") {
   TraceBuilder t;
   t.Begin(2, 64).Write(0, kAll, [](unsigned l) { return kX + 4 * l; }, 1).BlockBar(0, 2);

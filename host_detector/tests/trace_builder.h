@@ -174,8 +174,8 @@ class TraceBuilder {
     r.branch.then_mask = then_mask;
     return Push(r);
   }
-  TraceBuilder& Else(uint32_t warp) { return Simple(Op::kElse, warp, 0); }
-  TraceBuilder& Fi(uint32_t warp) { return Simple(Op::kFi, warp, 0); }
+  TraceBuilder& Else(uint32_t warp, uint32_t lanes = 0) { return Simple(Op::kElse, warp, lanes); }
+  TraceBuilder& Fi(uint32_t warp, uint32_t lanes = 0) { return Simple(Op::kFi, warp, lanes); }
   TraceBuilder& WarpSync(uint32_t warp, uint32_t mask) { return Simple(Op::kWarpSync, warp, mask); }
   TraceBuilder& Exit(uint32_t warp, uint32_t mask) { return Simple(Op::kExit, warp, mask); }
 

@@ -103,8 +103,6 @@ struct RegionFacts {
   // then can some lanes of the divergence pass the join while others are parked
   // (sm_70+ barriers in divergent code; the emulator forks them,
   // ptx_emulator/exec/README.md), so the join is reached in several groups.
-  // Elsewhere a group of taken lanes alone at the join means the fall-through
-  // lanes exited, and it closes the branch itself.
   bool barrier = false;
   // The region holds a cycle or leads back to the branch: a lane that leaves a
   // loop early must not wait at the join for lanes still looping, which may be
@@ -171,9 +169,8 @@ class FunctionRewriter {
     int index = 0;            // register number
     bool has_fi = false;      // reconverges at a real instruction
     bool else_at_fi = false;  // the fall-through side is empty (it is the join): kElse logged at fi
-    bool fell_closes = false; // a barrier between branch and join: only fall-through lanes close it
     bool reconverge = false;  // the join may wait for the split lanes (RegionFacts::join_may_wait)
-    bool needs_fell() const { return else_at_fi || fell_closes; }
+    bool needs_fell() const { return else_at_fi; }
   };
 
   uint32_t Site(size_t stmt) const {
@@ -357,7 +354,7 @@ std::string FunctionRewriter::Fi(size_t branch_stmt, const BranchPlan& plan) con
   const std::string depth = snippet::DepthReg(plan.index);
   std::string arg = depth;
   if (plan.needs_fell()) {
-    const uint32_t flags = (plan.else_at_fi ? abi::kFiElseAtFi : 0) | (plan.fell_closes ? abi::kFiFellCloses : 0);
+    const uint32_t flags = plan.else_at_fi ? abi::kFiElseAtFi : 0;
     s += Cat("shl.b32 ", snippet::kTmp32, ", ", snippet::FellReg(plan.index), ", 31;\n");
     s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", depth, ";\n");
     s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", flags, ";\n");
@@ -370,7 +367,9 @@ std::string FunctionRewriter::Fi(size_t branch_stmt, const BranchPlan& plan) con
   // does. Every lane of the mask reaches the join (it post-dominates the branch).
   // Not where a barrier lies between them (lanes parked there would wait for the
   // lanes waiting here), a loop (lanes still looping may wait for a lane that
-  // left) or a call: those joins pass 0 and log whoever arrives together
+  // left) or a call: those joins pass 0, and each group that arrives together
+  // logs the levels its lanes close (the detector closes a level when all its
+  // lanes arrived: host_detector/SEMANTICS.md, "Joins reached in groups")
   // (plan.reconverge).
   const std::string mask = snippet::JoinMaskReg(plan.index);
   s += snippet::Call(abi::kLogFi, {Arg{32, Cat(Site(branch_stmt))}, Arg{32, arg},
@@ -426,7 +425,6 @@ absl::Status FunctionRewriter::Run() {
       p.else_at_fi = fall < static_cast<int>(cfg->blocks.size()) &&
                      (fall == br.reconvergence_block || rec.pdom.PostDominates(fall, br.block));
       const RegionFacts region = ScanRegion(f_, *cfg, br, actions);
-      p.fell_closes = region.barrier;
       p.reconverge = region.join_may_wait();
       fi_at[*br.reconvergence_statement].push_back(br.statement);
     }

@@ -65,7 +65,7 @@ if [ -n "${GPU_CHECK_DIAG:-}" ]; then
   # errors and statistics go to diag.txt (one file: a lease returns at most 8).
   say "4b diagnostics"
   for p in $GPU_CHECK_DIAG; do
-    { echo "=== $p"; timeout -k 5 60 "$B" "${G[@]}" -v --report-text /dev/null "$w/build/test_suite/programs/$p" 2>&1 | \
+    { echo "=== $p"; timeout -k 5 60 "$B" "${G[@]}" -v "$w/build/test_suite/programs/$p" 2>&1 | \
         grep -v "^=========     \|^========= $" | head -60; echo "rc=${PIPESTATUS[0]}"; } >> "$out/diag.txt"
   done
 fi
