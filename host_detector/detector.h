@@ -40,6 +40,12 @@ struct DetectorOptions {
   size_t shadow_limit_bytes = size_t{8} << 30;
   // Honour protocol::kFlagSameValue (paper §3.3.1). Off only for experiments.
   bool same_value_filter = true;
+  // The producer logs a block-wide barrier for the lanes that reach it together
+  // (the GPU backend on sm_70+: lanes a loop or barrier split may arrive in
+  // several groups at one bar.sync). A warp's partial arrival is then barrier
+  // divergence only when its lanes arrive at different barrier instructions in
+  // one generation (SEMANTICS.md, "Barriers").
+  bool barrier_arrivals_in_groups = false;
 };
 
 struct Statistics {

@@ -98,6 +98,16 @@ struct PendingSync {
 struct BarrierGeneration {
   std::vector<uint32_t> sync;    // per warp: lanes that arrived with kBarrier
   std::vector<uint32_t> arrive;  // per warp: lanes that arrived with kBarrierArrive
+  // Per warp, with DetectorOptions::barrier_arrivals_in_groups: its first
+  // partial block-wide kBarrier of this generation (site kNoSite: none yet),
+  // reported as divergent too once lanes arrive at another site.
+  struct FirstArrival {
+    uint32_t site = protocol::kNoSite;
+    uint32_t lanes = 0;
+    uint64_t index = 0;
+    bool reported = false;
+  };
+  std::vector<FirstArrival> first;
   vc::VectorClock released;      // what bar.arrive lanes released at arrival
   uint32_t arrived = 0;
   uint32_t thread_count = 0;  // as given by the first arrival (0: the block's live threads)

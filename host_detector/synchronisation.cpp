@@ -20,25 +20,43 @@ void Detector::Impl::BarrierArrival(const protocol::Record& r, uint64_t index, u
     return;
   }
   const bool waits = protocol::OpOf(r.header) == Op::kBarrier;
-  // Paper BAR: every thread must be active at a block-wide barrier.
-  if (waits && r.barrier.thread_count == 0 && r.header.active_mask != bs.live[warp]) {
-    RaceEvent e;
-    e.kind = RaceKind::kBarrierDivergence;
-    e.cls = RaceClass::kDivergence;
-    e.launch_id = launch.launch_id;
-    e.kernel_name_id = launch.name_id;
-    const uint32_t lanes = r.header.active_mask & bs.live[warp];
-    const unsigned lane = lanes != 0 ? static_cast<unsigned>(std::countr_zero(lanes)) : 0;
-    e.later = Describe(bs.clocks.warp(warp).tid(lane), r.header.site_id, Op::kBarrier);
-    e.later.record_index = index;
-    e.earlier = e.later;
-    Emit(e);
-  }
   std::unique_ptr<BarrierGeneration>& slot = bs.barriers[id];
   if (!slot) {
     slot = std::make_unique<BarrierGeneration>();
     slot->sync.assign(launch.warps_per_block, 0);
     slot->arrive.assign(launch.warps_per_block, 0);
+    slot->first.assign(launch.warps_per_block, BarrierGeneration::FirstArrival{});
+  }
+  auto report = [&](uint32_t site, uint32_t mask, uint64_t at) {
+    RaceEvent e;
+    e.kind = RaceKind::kBarrierDivergence;
+    e.cls = RaceClass::kDivergence;
+    e.launch_id = launch.launch_id;
+    e.kernel_name_id = launch.name_id;
+    const uint32_t lanes = mask & bs.live[warp];
+    const unsigned lane = lanes != 0 ? static_cast<unsigned>(std::countr_zero(lanes)) : 0;
+    e.later = Describe(bs.clocks.warp(warp).tid(lane), site, Op::kBarrier);
+    e.later.record_index = at;
+    e.earlier = e.later;
+    Emit(e);
+  };
+  // Paper BAR: every thread must be active at a block-wide barrier. When the
+  // producer logs the lanes that arrive together (the GPU backend), a warp's
+  // lanes may arrive at one bar.sync in several groups: divergence then means
+  // lanes of the warp at different barrier instructions of one generation
+  // (both sites are reported, as without the option).
+  const bool partial = waits && r.barrier.thread_count == 0 && r.header.active_mask != bs.live[warp];
+  if (partial && options.barrier_arrivals_in_groups) {
+    BarrierGeneration::FirstArrival& first = slot->first[warp];
+    if (first.site == protocol::kNoSite) {
+      first = {r.header.site_id, r.header.active_mask, index, false};
+    } else if (first.site != r.header.site_id) {
+      if (!first.reported) report(first.site, first.lanes, first.index);
+      first.reported = true;
+      report(r.header.site_id, r.header.active_mask, index);
+    }
+  } else if (partial) {
+    report(r.header.site_id, r.header.active_mask, index);
   }
   BarrierGeneration& g = *slot;
   if (!g.open) {
@@ -75,6 +93,7 @@ void Detector::Impl::TryCompleteBarrier(BlockState& bs, uint32_t id, WorkerCount
   }
   std::fill(g->sync.begin(), g->sync.end(), 0);
   std::fill(g->arrive.begin(), g->arrive.end(), 0);
+  std::fill(g->first.begin(), g->first.end(), BarrierGeneration::FirstArrival{});
   g->released.Clear();
   g->arrived = 0;
   g->open = false;

@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
   d::SessionOptions options;
   options.warp_model =
       warp_model == "lockstep" ? barracuda::detector::WarpModel::kLockstep : barracuda::detector::WarpModel::kIts;
+  options.barrier_arrivals_in_groups = backend == "gpu";
   options.analysis_workers = std::max(1u, workers);
   options.grace = std::chrono::milliseconds(std::max(0, grace_ms));
   try {

@@ -165,6 +165,7 @@ bool AnalysisSession::Poll() {
     if (state != transport::SlotState::kActive && state != transport::SlotState::kExited) continue;
     detector::DetectorOptions dopts;
     dopts.warp_model = options_.warp_model;
+    dopts.barrier_arrivals_in_groups = options_.barrier_arrivals_in_groups;
     auto p = std::make_unique<Process>(dopts);
     p->result.slot = s;
     p->result.pid = segment_.slot(s).pid.load(std::memory_order_relaxed);

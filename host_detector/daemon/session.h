@@ -34,6 +34,7 @@ namespace barracuda::daemon {
 
 struct SessionOptions {
   detector::WarpModel warp_model = detector::WarpModel::kIts;
+  bool barrier_arrivals_in_groups = false;       // DetectorOptions: the GPU backend's records
   unsigned analysis_workers = 2;                 // TBB workers per launch
   std::optional<std::regex> kernel_include;      // analyse only kernels matching (mangled or demangled)
   std::optional<std::regex> kernel_exclude;      // skip kernels matching

@@ -140,6 +140,29 @@ TEST_CASE("BAR: barrier divergence is reported", "[rules][barrier]") {
   REQUIRE(r.entries.size() == 2);
 }
 
+TEST_CASE("BAR: arrivals in groups (GPU backend) diverge only across barrier instructions", "[rules][barrier]") {
+  DetectorOptions o;
+  o.barrier_arrivals_in_groups = true;
+  // Warp 0 reaches the bar.sync at site 80 in two groups (lanes that left a
+  // loop early, then the rest): not divergence, and the barrier orders.
+  TraceBuilder t;
+  t.Begin(1, 64).Write(0, 0x1u, Same(kX), 1).Bar(0, 0xffu, 0, 0, 80).Bar(1, kAll, 0, 0, 80);
+  t.Bar(0, 0xffffff00u, 0, 0, 80).Read(1, 0x1u, Same(kX), 2).End();
+  RunResult r = RunWith(t, o);
+  CHECK(CountKind(r, RaceKind::kBarrierDivergence) == 0);
+  CHECK(r.events.empty());
+  CHECK(r.stats.barriers_completed == 1);
+  // Without the option the same records are the paper's BAR violation.
+  CHECK(CountKind(Run(t), RaceKind::kBarrierDivergence) == 2);
+  // Lanes of one warp at two barrier instructions of one generation still are.
+  TraceBuilder u;
+  u.Begin(1, 64).If(0, kAll, 0xffffu).Bar(0, 0xffffu, 0, 0, 77).Else(0).Bar(0, 0xffff0000u, 0, 0, 78).Fi(0).Bar(1, kAll).End();
+  RunResult v = RunWith(u, o);
+  REQUIRE(CountKind(v, RaceKind::kBarrierDivergence) == 2);
+  CHECK(v.events[0].later.site == 77);  // both sites, as without the option
+  CHECK(v.events[1].later.site == 78);
+}
+
 TEST_CASE("partial last warp: its live mask is the lanes that exist", "[rules][barrier]") {
   TraceBuilder t;  // 40 threads: warp 1 has 8 lanes
   t.Begin(1, 40).Write(1, 0xffu, [](unsigned l) { return kX + 4 * l; }, 1).Bar(0, kAll).Bar(1, 0xffu);

@@ -211,10 +211,8 @@ struct RunResult {
   bool ok = true;
 };
 
-inline RunResult Run(const TraceBuilder& t, WarpModel model = WarpModel::kIts,
-                     const std::function<void(Detector&)>& before_end = nullptr) {
-  DetectorOptions o;
-  o.warp_model = model;
+inline RunResult RunWith(const TraceBuilder& t, const DetectorOptions& o,
+                         const std::function<void(Detector&)>& before_end = nullptr) {
   Detector d(o);
   RunResult out;
   d.SetRaceListener([&](const RaceEvent& e) { out.events.push_back(e); });
@@ -227,6 +225,13 @@ inline RunResult Run(const TraceBuilder& t, WarpModel model = WarpModel::kIts,
   out.entries = d.Report().entries();
   out.ok = d.status().ok();
   return out;
+}
+
+inline RunResult Run(const TraceBuilder& t, WarpModel model = WarpModel::kIts,
+                     const std::function<void(Detector&)>& before_end = nullptr) {
+  DetectorOptions o;
+  o.warp_model = model;
+  return RunWith(t, o, before_end);
 }
 
 inline size_t CountKind(const RunResult& r, RaceKind k) {
