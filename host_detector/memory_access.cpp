@@ -254,17 +254,6 @@ void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, 
   }
 }
 
-// Atomic: INITATOMEXCL / INITATOMSHRD / ATOMEXCL / ATOMSHARED.
-//
-// Past the paper (for exactness, host_detector/SEMANTICS.md): an atomic does not
-// race with a concurrent atomic, so a later atomic concurrent with this one
-// must still be checked against the plain accesses this one was ordered
-// after. The paper clears R and overwrites W here, which misses e.g.
-//   block 0: read x; bar; atomic x        block 1: atomic x   (races with the read)
-// So reads are kept, the plain writers are kept as if they were reads (every
-// later access that conflicts with a plain write also conflicts with a read,
-// except plain reads, which would race with this atomic anyway), and
-// concurrent atomic writers stay in a write VC.
 // The readers' half of an atomic's check (CheckAtomic).
 void CheckAtomicAgainstReaders(const Cell& cell, const shadow::SparseVcPool& pool, const Accessor& a,
                                Conflict& k) {
@@ -317,6 +306,17 @@ bool AtomicAmongConcurrentAtomics(Cell& cell, shadow::SparseVcPool& pool, const 
   return true;
 }
 
+// Atomic: INITATOMEXCL / INITATOMSHRD / ATOMEXCL / ATOMSHARED.
+//
+// Past the paper (for exactness, host_detector/SEMANTICS.md): an atomic does not
+// race with a concurrent atomic, so a later atomic concurrent with this one
+// must still be checked against the plain accesses this one was ordered
+// after. The paper clears R and overwrites W here, which misses e.g.
+//   block 0: read x; bar; atomic x        block 1: atomic x   (races with the read)
+// So reads are kept, the plain writers are kept as if they were reads (every
+// later access that conflicts with a plain write also conflicts with a read,
+// except plain reads, which would race with this atomic anyway), and
+// concurrent atomic writers stay in a write VC.
 void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
   if (AtomicAmongConcurrentAtomics(cell, pool, a, k)) return;
   const bool found_before = k.found;
