@@ -662,6 +662,15 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         for (size_t i = 0; i < cells.size(); ++i) {
           if (inflated(cells[i]) && !(was_inflated >> i & 1)) bs.inflated_shared.push_back(&cells[i]);
         }
+        // Without barriers cells inflate and deflate again and again: keep the
+        // list to the cells still inflated, each once (amortised O(1); bounded
+        // by the window, so the list never grows with the work).
+        std::vector<Cell*>& list = bs.inflated_shared;
+        if (list.size() > std::max<size_t>(1024, 2 * uint64_t{shadow.shared().window_bytes()})) {
+          std::erase_if(list, [&](Cell* x) { return !inflated(*x); });
+          std::sort(list.begin(), list.end());
+          list.erase(std::unique(list.begin(), list.end()), list.end());
+        }
       }
     }
     if (first.found) {

@@ -385,5 +385,39 @@ TEST_CASE("report de-duplicates by site pair and kind", "[report]") {
   CHECK(r.entries[0].first.later.record_index == 2);
 }
 
+// Hot shared words (host_detector/README.md "Hot locations"): a cell that
+// inflates and deflates thousands of times between barriers (the list of cells
+// a barrier collapses is compacted on the way), then a whole-block barrier that
+// collapses what is inflated: what is ordered stays ordered, what is not still
+// races.
+TEST_CASE("shared cells inflated between barriers are collapsed by the next one", "[rules][shared]") {
+  const uint64_t kS = protocol::SharedAddress(0, 0x40);
+  TraceBuilder t;
+  t.Begin(1, 64, 256);  // a 256-byte window: the list is compacted past 1024 entries
+  for (int i = 0; i < 3000; ++i) {
+    t.Mem(Op::kRead, 0, 0x3u, Same(kS), 1, 4, Space::kShared);  // two lanes: a read VC
+    t.WarpSync(0, 0xffffffffu);
+    t.Mem(Op::kWrite, 0, 0x1u, Same(kS), 2, 4, Space::kShared);  // deflates it
+    t.WarpSync(0, 0xffffffffu);
+  }
+  // Atomics of both warps (a write VC of concurrent atomics), then reads.
+  t.Mem(Op::kAtomic, 0, 0xffffffffu, Same(kS + 4), 3, 4, Space::kShared);
+  t.Mem(Op::kAtomic, 1, 0xffffffffu, Same(kS + 4), 3, 4, Space::kShared);
+  t.Mem(Op::kRead, 0, 0x3u, Same(kS), 4, 4, Space::kShared);
+  t.BlockBar(0, 2);
+  t.Mem(Op::kRead, 1, 0xffffffffu, Same(kS + 4), 5, 4, Space::kShared);  // after the barrier: ordered
+  t.Mem(Op::kWrite, 1, 0x1u, Same(kS), 6, 4, Space::kShared);     // ordered after the reads too
+  t.Mem(Op::kWrite, 0, 0x1u, Same(kS + 8), 7, 4, Space::kShared);
+  t.Mem(Op::kRead, 1, 0x1u, Same(kS + 8), 8, 4, Space::kShared);  // no barrier between: a race
+  t.End();
+  for (WarpModel m : {WarpModel::kIts, WarpModel::kLockstep}) {
+    RunResult r = Run(t, m);
+    CHECK(r.ok);
+    REQUIRE(r.events.size() == 1);
+    CHECK(r.events[0].later.site == 8);
+    CHECK(r.events[0].earlier.site == 7);
+  }
+}
+
 }  // namespace
 }  // namespace barracuda::detector::testing
