@@ -287,7 +287,7 @@ void CheckAtomicAgainstReaders(const Cell& cell, const shadow::SparseVcPool& poo
 bool AtomicAmongConcurrentAtomics(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
   if (!cell.write_shared()) return false;
   shadow::SparseVc& w = pool.Get(cell.write_vc());
-  if (w.uniform_atomic_strength() != a.strength || a.strength == shadow::kWeak) return false;
+  if (w.uniform_atomic_strength() != a.strength) return false;  // never kWeak: only atomics count
   // Every accessor of the word is in the atomic's scope: any at gpu scope;
   // in a block's shared memory, its block (or cluster with distributed
   // shared memory).

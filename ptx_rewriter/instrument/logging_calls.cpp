@@ -168,9 +168,9 @@ class FunctionRewriter {
   struct BranchPlan {
     int index = 0;            // register number
     bool has_fi = false;      // reconverges at a real instruction
-    bool else_at_fi = false;  // the fall-through side is empty (it is the join): kElse logged at fi
+    bool else_at_fi = false;  // the fall-through side is empty (it is the join): kElse logged at fi,
+                              // from the fell register
     bool reconverge = false;  // the join may wait for the split lanes (RegionFacts::join_may_wait)
-    bool needs_fell() const { return else_at_fi; }
   };
 
   uint32_t Site(size_t stmt) const {
@@ -353,11 +353,10 @@ std::string FunctionRewriter::Fi(size_t branch_stmt, const BranchPlan& plan) con
   std::string s;
   const std::string depth = snippet::DepthReg(plan.index);
   std::string arg = depth;
-  if (plan.needs_fell()) {
-    const uint32_t flags = plan.else_at_fi ? abi::kFiElseAtFi : 0;
+  if (plan.else_at_fi) {
     s += Cat("shl.b32 ", snippet::kTmp32, ", ", snippet::FellReg(plan.index), ", 31;\n");
     s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", depth, ";\n");
-    s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", flags, ";\n");
+    s += Cat("or.b32 ", snippet::kTmp32, ", ", snippet::kTmp32, ", ", abi::kFiElseAtFi, ";\n");
     arg = std::string(snippet::kTmp32);
   }
   // Independent thread scheduling (sm_70+) does not promise that the lanes a
@@ -517,7 +516,7 @@ absl::Status FunctionRewriter::Run() {
         before += Cat("setp.ne.u32 ", snippet::kPred, ", ", snippet::kDiverged, ", 0;\n");
         before += Cat("selp.u32 ", snippet::kDiverged, ", 1, 0, ", snippet::kPred, ";\n");
         if (p.has_fi) before += Cat("add.u32 ", depth, ", ", depth, ", ", snippet::kDiverged, ";\n");
-        if (p.needs_fell()) {
+        if (p.else_at_fi) {
           // fell = lanes not taking the branch, updated only when it diverged.
           before += Cat("@", snippet::kPred, " xor.b32 ", snippet::FellReg(p.index), ", ", snippet::kTmp32, ", 1;\n");
         }
