@@ -176,8 +176,14 @@ constexpr uint8_t PackSpaceScope(Space space, Scope scope) {
 }
 
 // The record's place in the global synchronisation order (0: none). A plain
-// write's stamp field holds its stored value instead (kFlagValue).
-constexpr uint64_t SequenceStamp(const Record& r) { return OpOf(r.header) == Op::kWrite ? 0 : r.stamp; }
+// write's stamp field holds its stored value instead (kFlagValue); a
+// kKernelBegin's holds the last stamp handed out before the launch (its
+// stamps follow it: LaunchFirstStamp).
+constexpr uint64_t SequenceStamp(const Record& r) {
+  const Op op = OpOf(r.header);
+  return op == Op::kWrite || op == Op::kKernelBegin || op == Op::kKernelEnd ? 0 : r.stamp;
+}
+constexpr uint64_t LaunchFirstStamp(const Record& kernel_begin) { return kernel_begin.stamp + 1; }
 // A plain write's uniform stored value, when it carries one.
 constexpr bool HasStoredValue(const Record& r) {
   return OpOf(r.header) == Op::kWrite && (r.header.flags & kFlagValue) != 0;

@@ -221,6 +221,11 @@ absl::Status Detector::status() const {
 
 const DetectorOptions& Detector::options() const { return impl_->options; }
 
+size_t Detector::RaceCount() const {
+  std::lock_guard<std::mutex> lock(impl_->report_mu);
+  return impl_->report.size();
+}
+
 Statistics Detector::Stats() const {
   const Impl& d = *impl_;
   Statistics s;
@@ -239,6 +244,7 @@ Statistics Detector::Stats() const {
   s.peak_clock_state_bytes = std::max(d.peak_clock_bytes, s.clock_state_bytes);
   const shadow::ShadowStats ss = d.shadow.Stats();
   s.shadow_bytes = ss.total_bytes;
+  s.peak_shadow_bytes = ss.peak_total_bytes;
   s.shadow_spare_bytes = ss.Bytes(shadow::MemoryCategory::kSpareCells);
   s.sync_location_bytes = ss.Bytes(shadow::MemoryCategory::kSyncLocations);
   return s;

@@ -9,7 +9,8 @@
 //   d.Report();                                       // de-duplicated races
 //
 // Several rings (one per group of blocks) are analysed in parallel with
-// AnalyzeLaunchParallel (below): workers honour the sequence stamps of
+// AnalyzeLaunchParallel (below), or while they arrive with a StreamingLaunch
+// (streaming_analysis.h): workers honour the sequence stamps of
 // synchronisation records, so verdicts equal those of one total order.
 #ifndef BARRACUDA_HOST_DETECTOR_DETECTOR_H_
 #define BARRACUDA_HOST_DETECTOR_DETECTOR_H_
@@ -63,6 +64,7 @@ struct Statistics {
   size_t clock_state_bytes = 0;      // compressed per-thread clocks (current launch)
   size_t peak_clock_state_bytes = 0;
   size_t shadow_bytes = 0;           // shadow memory (as accounted by shadow_memory)
+  size_t peak_shadow_bytes = 0;      // ... at its highest so far
   size_t shadow_spare_bytes = 0;     // ... of which zeroed and kept for the next launches
   size_t sync_location_bytes = 0;
 };
@@ -110,6 +112,9 @@ class Detector {
   void SetRaceListener(std::function<void(const RaceEvent&)> listener);
 
   const RaceReport& Report() const;
+  // Distinct races so far; safe while a StreamingLaunch of this detector runs
+  // (Report() is not).
+  size_t RaceCount() const;
   Statistics Stats() const;
   // First malformed record seen (OkStatus when none).
   absl::Status status() const;
@@ -123,6 +128,7 @@ class Detector {
   class Impl;
 
  private:
+  friend class StreamingLaunch;  // streaming_analysis.h
   friend absl::Status AnalyzeLaunchParallel(Detector&, const protocol::Record&,
                                             std::span<const RingInput>, const ParallelOptions&);
   std::unique_ptr<Impl> impl_;

@@ -16,6 +16,7 @@
 #define BARRACUDA_DEVICE_LOGGER_TESTS_LOGGER_EQUIVALENCE_H_
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <functional>
@@ -237,6 +238,26 @@ inline emu::LaunchConfig ConfigOf(const LaunchSpec& l) {
   return c;
 }
 
+// CollectingSink that keeps at most `limit` records: a spin-wait on synthetic
+// arguments can run until the caller's time limit, and its records must not
+// exhaust memory meanwhile (they made the suite die of bad_alloc on a loaded
+// machine). The run is then reported as not comparable.
+class BoundedCollectingSink final : public emu::CollectingSink {
+ public:
+  explicit BoundedCollectingSink(size_t limit) : limit_(limit) {}
+  void Emit(uint32_t worker, const proto::Record& r) override {
+    if (emitted_.fetch_add(1, std::memory_order_relaxed) >= limit_) return;
+    CollectingSink::Emit(worker, r);
+  }
+  bool overflowed() const { return emitted_.load() > limit_; }
+
+ private:
+  size_t limit_;
+  std::atomic<size_t> emitted_{0};
+};
+
+inline constexpr size_t kMaxEquivalenceRecords = size_t{1} << 21;  // 2 M records, 560 MiB
+
 // Runs `ptx` as is (tracing) and instrumented + logger (queues); fills Outcome.
 // `schedule`, when given, is used by both runs (e.g. one block at a time, for
 // programs whose records depend on which block finishes last).
@@ -271,13 +292,17 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
   {
     emu::Device device;
     if (schedule != nullptr) device.schedule() = *schedule;
-    emu::CollectingSink sink;
+    BoundedCollectingSink sink(kMaxEquivalenceRecords);
     device.SetSink(&sink);
     auto unit = device.LoadLinkUnit({emu::PtxSource{ptx, "original.ptx"}});
     if (!unit.ok()) return out.error = "original: " + std::string(unit.status().message()), out;
     std::vector<Region> regions;
     variable_regions(device, *unit, regions);
     if (std::string e = launch_all(device, *unit, regions); !e.empty()) return out.error = "original " + e, out;
+    if (sink.overflowed())
+      return out.error = "original run: more than " + std::to_string(kMaxEquivalenceRecords) +
+                         " records (a spin-wait on synthetic arguments?)",
+             out;
     for (size_t i = 0; i < sink.launches.size(); ++i)
       for (const proto::Record& r : sink.Flatten(i)) Add(out.emulator, r, regions), ++out.emulator_records;
   }

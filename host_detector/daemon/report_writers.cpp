@@ -19,6 +19,12 @@
 namespace barracuda::daemon {
 namespace {
 
+std::string MiB(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
 using ptx::Cat;
 
 reports::AllocationKind KindOf(transport::AllocationKind k) {
@@ -70,12 +76,20 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
     for (const std::string& d : p->diagnostics) ctx.AddNote(Cat("process ", p->pid, ": ", d));
     for (const NotRunKernel& k : p->not_run)
       ctx.AddKernelNotRun({p->pid, reports::Demangle(k.mangled), CudaErrorName(k.cuda_error), k.reason, k.launches});
+    uint64_t device_bytes = 0;
+    for (const auto& [base, a] : p->allocations) device_bytes += a.size;
+    if (request.verbose)
+      ctx.AddNote(Cat("process ", p->pid, ": ", MiB(device_bytes), " MiB of device memory allocated"));
     if (request.verbose)
       ctx.AddNote(Cat("process ", p->pid, ": ", p->launches.size(), " launches, ", p->records_analysed,
                       " records analysed, ", p->records_skipped, " skipped by kernel filters, ",
-                      p->stats.warp_accesses, " warp accesses, ", p->stats.thread_accesses, " thread accesses"));
+                      p->stats.warp_accesses, " warp accesses, ", p->stats.thread_accesses, " thread accesses; ",
+                      "records held at most ", MiB(p->peak_held_bytes), " MiB (", p->held_back,
+                      " ring polls held back), shadow memory at most ", MiB(p->stats.peak_shadow_bytes), " MiB, ",
+                      p->stamp_gaps, " stamp gaps"));
     if (p->report != nullptr) races_of.push_back({p->pid, p->report});
   }
+  if (request.verbose) ctx.AddNote(Cat("daemon: peak resident memory ", MiB(result.daemon_peak_rss_bytes), " MiB"));
   std::vector<reports::ResolvedRace> resolved = reports::ResolveRaces(ctx, races_of);
   reports::ReportData data = reports::FilterRaces(std::move(resolved), suppressions ? &*suppressions : nullptr,
                                                   request.max_reports, request.ignore);

@@ -3,6 +3,7 @@
 
 #include <cxxabi.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -122,7 +123,8 @@ struct AnalysisSession::Process {
     Record end{};
     uint32_t rings = 0;
     bool selected = true;
-    std::vector<std::vector<Record>> buffers;
+    std::unique_ptr<detector::StreamingLaunch> stream;  // null: not analysed
+    std::vector<uint64_t> received;  // per ring
     std::vector<bool> ended;  // end marker seen on ring r
     std::optional<std::vector<uint64_t>> expected;  // from kLaunchEnd
   };
@@ -135,7 +137,9 @@ struct AnalysisSession::Process {
 };
 
 AnalysisSession::AnalysisSession(transport::Segment segment, SessionOptions options)
-    : segment_(std::move(segment)), options_(std::move(options)) {
+    : segment_(std::move(segment)),
+      options_(std::move(options)),
+      pool_(std::make_unique<detector::AnalysisPool>(std::max(1u, options_.analysis_workers))) {
   segment_.header().daemon_pid.store(static_cast<uint32_t>(getpid()), std::memory_order_release);
 }
 
@@ -187,8 +191,9 @@ bool AnalysisSession::PollProcess(Process& p) {
     // pushes, so once those are read the ring pass sees every record.
     bool step = HandleMessages(p);
     step |= DrainOpenLaunch(p);
-    if (p.open && p.open->expected && std::all_of(p.open->ended.begin(), p.open->ended.end(),
-                                                  [](bool e) { return e; })) {
+    if (p.open && p.open->expected &&
+        std::all_of(p.open->ended.begin(), p.open->ended.end(), [](bool e) { return e; }) &&
+        (p.open->stream == nullptr || p.open->stream->Analysed())) {
       AnalyseLaunch(p, /*complete=*/true);
       step = true;
     }
@@ -264,8 +269,16 @@ bool AnalysisSession::HandleMessages(Process& p) {
           AnalyseLaunch(p, /*complete=*/false);
         }
         launch.selected = KernelSelected(p, launch.begin.kernel.name_id);
-        launch.buffers.resize(launch.rings);
+        launch.received.assign(launch.rings, 0);
         launch.ended.assign(launch.rings, false);
+        if (launch.selected) {
+          auto stream = detector::StreamingLaunch::Begin(p.detector, *pool_, launch.begin, launch.rings);
+          if (stream.ok())
+            launch.stream = std::move(*stream);
+          else
+            Error(Cat("process ", pid, " launch ", launch.begin.kernel.launch_id,
+                      ": analysis failed: ", stream.status().message()));
+        }
         p.open = std::move(launch);
         break;
       }
@@ -363,8 +376,15 @@ bool AnalysisSession::DrainOpenLaunch(Process& p) {
   Record scratch[kBatch];
   for (uint32_t r = 0; r < p.open->rings; ++r) {
     if (p.open->ended[r]) continue;
+    detector::StreamingLaunch* stream = p.open->stream.get();
+    // Backpressure: records beyond the backlog stay in the ring (the producer
+    // waits when it is full), unless the analysis waits for a stamp that may
+    // be behind them.
+    if (stream != nullptr && stream->backlog(r) >= options_.backlog_records && !stream->stuck()) {
+      p.result.held_back++;
+      continue;
+    }
     transport::RecordRing ring = segment_.ring(p.result.slot, r);
-    std::vector<Record>& buf = p.open->buffers[r];
     for (int batch = 0; batch < 64; ++batch) {  // at most 16384 records per ring per call
       const size_t got = ring.PeekBatch(scratch);
       size_t take = got, keep = got;
@@ -376,14 +396,44 @@ bool AnalysisSession::DrainOpenLaunch(Process& p) {
           break;
         }
       }
+      if (stream != nullptr) stream->Append(r, std::span<const Record>(scratch, keep));
       ring.Consume(take);
-      buf.insert(buf.end(), scratch, scratch + keep);
+      p.open->received[r] += keep;
       p.result.records_received += keep;
       progress |= take != 0;
+      if (p.open->ended[r] && stream != nullptr) stream->EndRing(r);
       if (p.open->ended[r] || got < kBatch) break;
+      if (stream != nullptr && stream->backlog(r) >= options_.backlog_records && !stream->stuck()) break;
     }
   }
+  if (p.open->stream != nullptr)
+    p.result.peak_held_bytes = std::max(p.result.peak_held_bytes, p.open->stream->held_bytes());
   return progress;
+}
+
+// Whether the open launch will move without new records from the producer.
+// For a process that ended: records still in its rings or not analysed yet.
+// For one still running (it may go on sending for ever): only a launch whose
+// rings all ended and whose analysis is finishing.
+bool AnalysisSession::InFlight(const Process& p) {
+  if (!p.open) return false;
+  const auto state = static_cast<transport::SlotState>(segment_.slot(p.result.slot).state.load(std::memory_order_acquire));
+  const bool ended_process = state == transport::SlotState::kExited || !ProcessAlive(p.result.pid);
+  bool all_ended = true;
+  for (uint32_t r = 0; r < p.open->rings; ++r) {
+    if (p.open->ended[r]) continue;
+    all_ended = false;
+    transport::RecordRing ring = segment_.ring(p.result.slot, r);
+    if (ended_process && ring.produced() != ring.consumed()) return true;
+  }
+  const detector::StreamingLaunch* stream = p.open->stream.get();
+  if (stream == nullptr || stream->Analysed()) return false;
+  if (all_ended) return true;
+  // Stuck: it waits for a stamp the dead producer will not send (Finish() skips it).
+  if (!ended_process || stream->stuck()) return false;
+  for (uint32_t r = 0; r < p.open->rings; ++r)
+    if (stream->backlog(r) != 0) return true;
+  return false;
 }
 
 void AnalysisSession::AnalyseLaunch(Process& p, bool complete) {
@@ -392,10 +442,10 @@ void AnalysisSession::AnalyseLaunch(Process& p, bool complete) {
   const uint32_t pid = p.result.pid;
   uint64_t total = 0;
   for (uint32_t r = 0; r < launch.rings; ++r) {
-    total += launch.buffers[r].size();
-    if (complete && launch.expected && (*launch.expected)[r] != launch.buffers[r].size())
+    total += launch.received[r];
+    if (complete && launch.expected && (*launch.expected)[r] != launch.received[r])
       Error(Cat("process ", pid, " launch ", launch_id, " ring ", r, ": ", (*launch.expected)[r],
-                " records produced, ", launch.buffers[r].size(), " received"));
+                " records produced, ", launch.received[r], " received"));
   }
   LaunchSummary summary;
   summary.begin = launch.begin;
@@ -403,14 +453,12 @@ void AnalysisSession::AnalyseLaunch(Process& p, bool complete) {
   summary.complete = complete;
   summary.analysed = launch.selected;
   if (launch.selected) {
-    std::vector<detector::RingInput> rings(launch.rings);
-    for (uint32_t r = 0; r < launch.rings; ++r) rings[r].records = launch.buffers[r];
-    detector::ParallelOptions popts;
-    popts.workers = options_.analysis_workers;
-    const uint64_t before = p.detector.Stats().records;
-    absl::Status s = detector::AnalyzeLaunchParallel(p.detector, launch.begin, rings, popts);
-    if (!s.ok()) Error(Cat("process ", pid, " launch ", launch_id, ": analysis failed: ", s.message()));
-    // The detector counts the kKernelBegin record too.
+    // The detector counted the kKernelBegin record at Begin.
+    const uint64_t before = p.detector.Stats().records - (launch.stream != nullptr ? 1 : 0);
+    if (launch.stream != nullptr) {
+      launch.stream->Finish();
+      p.result.stamp_gaps += launch.stream->gaps();
+    }
     const uint64_t analysed = p.detector.Stats().records - before;
     const uint64_t handed = total + 1;
     if (analysed != handed)
@@ -426,7 +474,7 @@ void AnalysisSession::AnalyseLaunch(Process& p, bool complete) {
   h.launches_analysed.fetch_add(1, std::memory_order_relaxed);
   h.records_analysed.fetch_add(total, std::memory_order_relaxed);
   uint64_t races = 0;
-  for (const auto& q : processes_) races += q->detector.Report().size();
+  for (const auto& q : processes_) races += q->detector.RaceCount();
   h.races_found.store(races, std::memory_order_relaxed);
 }
 
@@ -436,19 +484,29 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
   for (;;) {
     const bool progress = Poll();
     bool all_done = true;
+    bool draining = false;  // a process that ended still has records on their way
     for (auto& p : processes_) {
       if (p->gave_up) continue;
       const auto state =
           static_cast<transport::SlotState>(segment_.slot(p->result.slot).state.load(std::memory_order_acquire));
-      const bool finished = (p->exit_seen && state == transport::SlotState::kExited && !p->open) ||
-                            !ProcessAlive(p->result.pid);
+      const bool alive = ProcessAlive(p->result.pid);
+      const bool finished = (p->exit_seen && state == transport::SlotState::kExited && !p->open) || !alive;
       all_done &= finished;
+      // What it sent is still being drained or analysed (no deadline for
+      // that; a live process may still be sending, so only its analysis).
+      if (InFlight(*p)) draining = true;
     }
-    if (all_done && !progress) break;
-    if (std::chrono::steady_clock::now() > deadline) break;
+    if (all_done && !progress && !draining) break;
+    if (std::chrono::steady_clock::now() > deadline && !draining) break;
     if (!progress) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  while (Poll()) {
+  // What arrived: drained, and every launch whose analysis is under way finished.
+  for (;;) {
+    if (Poll()) continue;
+    bool busy = false;
+    for (auto& p : processes_) busy |= !p->gave_up && InFlight(*p);
+    if (!busy) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
   for (auto& p : processes_) {
     ProcessResult& res = p->result;
@@ -496,6 +554,8 @@ SessionResult AnalysisSession::result() const {
   r.errors = errors_;
   r.incomplete_reasons = incomplete_;
   r.warp_model = options_.warp_model;
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) r.daemon_peak_rss_bytes = static_cast<size_t>(usage.ru_maxrss) * 1024;
   return r;
 }
 

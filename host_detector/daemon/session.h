@@ -8,10 +8,13 @@
 //   s.Finish(app_end);                   // drain the rest, close open launches
 //   WriteReports(s.result(), ...);       // report_output.h
 //
-// Single-threaded polling; each complete launch is analysed with
-// AnalyzeLaunchParallel over its rings (TBB workers, stamp-ordered sync).
-// A launch is buffered whole before analysis (the parallel engine takes
-// complete rings): memory grows with the records of the largest launch.
+// Single-threaded polling; the records of an open launch are analysed while
+// they arrive (detector::StreamingLaunch on the session's AnalysisPool,
+// stamp-ordered sync), so the session holds per ring at most
+// `backlog_records` received and not yet analysed (more only while the
+// analysis waits for a stamp that is behind them); the rest waits in the
+// shared-memory rings, and the producer waits when they are full. While one
+// process's launch is analysed, the others' rings keep being drained.
 #ifndef BARRACUDA_HOST_DETECTOR_DAEMON_SESSION_H_
 #define BARRACUDA_HOST_DETECTOR_DAEMON_SESSION_H_
 
@@ -27,6 +30,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "device_logger/shm_transport.h"
 #include "host_detector/detector.h"
+#include "host_detector/streaming_analysis.h"
 #include "host_detector/report_model.h"
 #include "ptx_rewriter/site_table.h"
 
@@ -35,7 +39,8 @@ namespace barracuda::daemon {
 struct SessionOptions {
   detector::WarpModel warp_model = detector::WarpModel::kIts;
   bool barrier_arrivals_in_groups = false;       // DetectorOptions: the GPU backend's records
-  unsigned analysis_workers = 2;                 // TBB workers per launch
+  unsigned analysis_workers = 2;                 // analysis threads (shared by every process)
+  uint64_t backlog_records = 8192;               // per ring: received, not yet analysed (2.2 MiB)
   std::optional<std::regex> kernel_include;      // analyse only kernels matching (mangled or demangled)
   std::optional<std::regex> kernel_exclude;      // skip kernels matching
   std::string kernel_include_text, kernel_exclude_text;
@@ -100,6 +105,9 @@ struct ProcessResult {
   uint64_t records_received = 0;   // consumed from the rings (markers excluded)
   uint64_t records_analysed = 0;   // handed to the detector
   uint64_t records_skipped = 0;    // of filtered-out launches
+  uint64_t stamp_gaps = 0;         // stamps that never arrived (skipped at the launch's end)
+  size_t peak_held_bytes = 0;      // records held by the session at once (streaming backlog)
+  uint64_t held_back = 0;          // ring polls that left records in the ring (backpressure)
   detector::Statistics stats;
   const detector::RaceReport* report = nullptr;  // owned by the session
 
@@ -117,6 +125,7 @@ struct SessionResult {
   uint64_t races() const;          // distinct, over all processes
   uint64_t dynamic_races() const;
   uint64_t launches_not_run() const;  // over all processes: the CLI's "analysis incomplete" status
+  size_t daemon_peak_rss_bytes = 0;   // getrusage at result()
   bool complete() const { return incomplete_reasons.empty(); }
 };
 
@@ -142,12 +151,14 @@ class AnalysisSession {
   bool PollProcess(Process& p);
   bool HandleMessages(Process& p);
   bool DrainOpenLaunch(Process& p);
+  bool InFlight(const Process& p);
   void AnalyseLaunch(Process& p, bool complete);
   bool KernelSelected(const Process& p, uint32_t name_id) const;
   void Error(std::string message);
 
   transport::Segment segment_;
   SessionOptions options_;
+  std::unique_ptr<detector::AnalysisPool> pool_;
   std::vector<std::unique_ptr<Process>> processes_;
   absl::flat_hash_map<uint32_t, Process*> by_slot_;
   std::vector<std::string> errors_;

@@ -336,6 +336,7 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
     cluster = it != k->module->cluster_dims.end() ? it->second : std::array<uint32_t, 3>{1, 1, 1};
   }
   p.cluster[0] = cluster[0], p.cluster[1] = cluster[1], p.cluster[2] = cluster[2];
+  begin.stamp = drainer_->last_stamp();  // the previous launch is over: no stamp in flight
   producer_->SendLaunchBegin(begin, drainer_->rings());
   drainer_->BeginLaunch();
   const cudaError_t launched = launch();

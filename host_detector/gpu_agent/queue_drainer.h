@@ -43,6 +43,9 @@ class QueueDrainer {
   QueueDrainer& operator=(const QueueDrainer&) = delete;
 
   uint32_t rings() const { return rings_; }
+  // The last sequence stamp the logger handed out: a launch's stamps start
+  // after it (the kKernelBegin record carries it, streaming_analysis.h).
+  uint64_t last_stamp() const { return __atomic_load_n(&set_->stamp, __ATOMIC_ACQUIRE); }
   void BeginLaunch();
   // Drains everything committed, pushes the end markers (`end`) and sends
   // kLaunchEnd with this launch's per-ring counts. False: the daemon is gone.

@@ -547,6 +547,9 @@ absl::Status LaunchRunner::Run() {
     k.name_id = name_id;
     k.process_id = static_cast<uint32_t>(getpid());
     k.cluster[0] = cluster_.x, k.cluster[1] = cluster_.y, k.cluster[2] = cluster_.z;
+    // This launch's stamps follow the last one handed out (the daemon's
+    // streaming analysis starts its stamp order there).
+    begin.stamp = device_.stamps_.load(std::memory_order_acquire);
     sink->OnLaunchBegin(begin, num_workers_);
   }
   std::vector<Worker> workers(num_workers_);

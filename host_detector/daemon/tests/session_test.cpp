@@ -4,15 +4,18 @@
 // launch, lost records, several processes on one segment.
 #include "host_detector/daemon/session.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <set>
+#include <thread>
 
 #include "host_detector/daemon/report_output.h"
 #include "host_detector/daemon/tests/racy_stream.h"
+#include "host_detector/record_feed.h"
 #include "ptx_emulator/runtime/shm_sink.h"
 
 namespace barracuda::daemon {
@@ -239,6 +242,142 @@ TEST_CASE("session: several processes feed one session, races name their process
   }
   nlohmann::json j = MinimalJsonReport(r, {});
   CHECK(j["races"][0]["process"] == children[0]);
+}
+
+// A launch of `blocks` blocks of one warp that each write and read back their
+// own 32 ints (no race): 2 records per block, block b on worker b % 2.
+void EmitLongLaunch(emu::RecordSink& sink, uint32_t blocks, uint64_t launch_id, int wait_fd = -1,
+                    int ready_fd = -1) {
+  protocol::Record begin{};
+  begin.header.op = static_cast<uint8_t>(protocol::Op::kKernelBegin);
+  begin.header.site_id = protocol::kNoSite;
+  begin.kernel.grid[0] = blocks, begin.kernel.grid[1] = 1, begin.kernel.grid[2] = 1;
+  begin.kernel.block[0] = 32, begin.kernel.block[1] = 1, begin.kernel.block[2] = 1;
+  begin.kernel.launch_id = launch_id;
+  begin.kernel.process_id = static_cast<uint32_t>(getpid());
+  sink.OnLaunchBegin(begin, 2);
+  for (uint32_t b = 0; b < blocks; ++b) {
+    for (protocol::Op op : {protocol::Op::kWrite, protocol::Op::kRead}) {
+      protocol::Record r{};
+      r.header.op = static_cast<uint8_t>(op);
+      r.header.access_size = 4;
+      r.header.space_scope = protocol::PackSpaceScope(protocol::Space::kGlobal, protocol::Scope::kNone);
+      r.header.active_mask = 0xffffffffu;
+      r.header.warp_id = b;
+      r.header.site_id = op == protocol::Op::kWrite ? 0 : 1;
+      for (uint32_t l = 0; l < protocol::kWarpSize; ++l) r.addr[l] = testing::kRacyBase + 128ull * b + 4 * l;
+      sink.Emit(b % 2, r);
+    }
+  }
+  if (ready_fd >= 0) (void)!write(ready_fd, "r", 1);
+  if (wait_fd >= 0) {
+    char c;
+    (void)!read(wait_fd, &c, 1);
+  }
+  protocol::Record end{};
+  end.header.op = static_cast<uint8_t>(protocol::Op::kKernelEnd);
+  end.header.site_id = protocol::kNoSite;
+  end.kernel.launch_id = launch_id;
+  sink.OnLaunchEnd(end);
+}
+
+bool Exited(pid_t child) {
+  int status = 0;
+  return waitpid(child, &status, WNOHANG) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST_CASE("session: a long launch is analysed while it arrives, holding a bounded backlog", "[daemon][streaming]") {
+  SessionOptions options;
+  options.backlog_records = 512;
+  Fixture f(options);
+  constexpr uint32_t kBlocks = 50000;  // 100000 records, 28 MB, through rings of 64 records
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto sink = emu::ShmRecordSink::Attach(f.name);
+    if (!sink.ok()) _exit(10);
+    EmitModule(**sink);
+    EmitLongLaunch(**sink, kBlocks, 1);
+    (*sink)->Detach(0);
+    _exit(0);
+  }
+  bool exited = false;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+       !exited && std::chrono::steady_clock::now() < until;) {
+    if (!f.session->Poll()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    exited = Exited(child);
+  }
+  REQUIRE(exited);
+  SessionResult r = f.Run();
+  CHECK(r.errors.empty());
+  CHECK(r.complete());
+  CHECK(r.races() == 0);
+  REQUIRE(r.processes.size() == 1);
+  const ProcessResult& p = *r.processes[0];
+  CHECK(p.records_analysed == 2 * kBlocks);
+  CHECK(p.stamp_gaps == 0);
+  // Per ring: the chunks the backlog spans (512 + one poll batch of 256
+  // records: at most 2) plus 2 spare chunks; 2 rings.
+  const size_t chunk = detector::RecordFeed::kChunkRecords * sizeof(protocol::Record);
+  INFO("peak held " << p.peak_held_bytes << " bytes, launch " << 2 * kBlocks * sizeof(protocol::Record));
+  CHECK(p.peak_held_bytes <= 2 * 4 * chunk);
+  CHECK(p.peak_held_bytes < 2 * kBlocks * sizeof(protocol::Record) / 3);
+  CHECK(p.held_back > 0);  // backpressure happened: the producer waited for the analysis
+}
+
+TEST_CASE("session: while one process's launch is open, another's launch is drained and analysed",
+          "[daemon][streaming]") {
+  Fixture f;
+  int ready[2], go[2];
+  REQUIRE(pipe(ready) == 0);
+  REQUIRE(pipe(go) == 0);
+  pid_t long_one = fork();
+  REQUIRE(long_one >= 0);
+  if (long_one == 0) {
+    auto sink = emu::ShmRecordSink::Attach(f.name);
+    if (!sink.ok()) _exit(10);
+    EmitModule(**sink);
+    EmitLongLaunch(**sink, 10000, 1, go[0], ready[1]);  // stays in its launch until told
+    (*sink)->Detach(0);
+    _exit(0);
+  }
+  pid_t racy_one = fork();
+  REQUIRE(racy_one >= 0);
+  if (racy_one == 0) {
+    auto sink = emu::ShmRecordSink::Attach(f.name);
+    if (!sink.ok()) _exit(10);
+    EmitModule(**sink);
+    EmitLaunch(**sink, RacyStream{.workers = 2});
+    (*sink)->Detach(0);
+    _exit(0);
+  }
+  fcntl(ready[0], F_SETFL, O_NONBLOCK);
+  // Both must happen with the long launch still open: its 20000 records went
+  // through rings of 64 (so they were drained as they came), and the other
+  // process's launch was analysed meanwhile.
+  bool long_emitted = false, racy_analysed = false;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       !(long_emitted && racy_analysed) && std::chrono::steady_clock::now() < until;) {
+    if (!f.session->Poll()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    char c;
+    long_emitted |= read(ready[0], &c, 1) == 1;
+    for (const ProcessResult* p : f.session->result().processes)
+      if (p->pid == static_cast<uint32_t>(racy_one) && p->launches.size() == 1 && p->report->size() == 1)
+        racy_analysed = true;
+  }
+  CHECK(long_emitted);
+  CHECK(racy_analysed);
+  REQUIRE(write(go[1], "g", 1) == 1);
+  int status = 0;
+  REQUIRE(waitpid(long_one, &status, 0) == long_one);
+  REQUIRE(waitpid(racy_one, &status, 0) == racy_one);
+  SessionResult r = f.Run();
+  CHECK(r.errors.empty());
+  CHECK(r.complete());
+  CHECK(r.races() == 1);
+  for (const ProcessResult* p : r.processes)
+    CHECK(p->records_analysed == (p->pid == static_cast<uint32_t>(long_one) ? 20000u : 2u));
+  for (int fd : {ready[0], ready[1], go[0], go[1]}) close(fd);
 }
 
 }  // namespace
