@@ -2,19 +2,31 @@
 
 #include <cassert>
 
+#include "shadow_memory/vc_pool.h"
+
 namespace barracuda::shadow {
 
 size_t SparseVc::HeapBytes() const {
   // flat_hash_map: one slot plus one control byte per unit of capacity.
-  return map_.capacity() * (sizeof(decltype(map_)::value_type) + 1);
+  return mid_capacity_ * sizeof(KeyedEntry) + map_.capacity() * (sizeof(decltype(map_)::value_type) + 1);
 }
 
 void SparseVc::Account(size_t before) {
   size_t after = HeapBytes();
   if (accounting_ != nullptr && after != before) {
-    accounting_->Add(MemoryCategory::kVectorClocks,
-                     static_cast<int64_t>(after) - static_cast<int64_t>(before));
+    const int64_t delta = static_cast<int64_t>(after) - static_cast<int64_t>(before);
+    if (!SparseVcPool::DeferVcBytes(accounting_, delta)) accounting_->Add(MemoryCategory::kVectorClocks, delta);
   }
+}
+
+void SparseVc::GrowMid() {
+  const size_t before = HeapBytes();
+  const uint32_t capacity = mid_capacity_ == 0 ? 2 * kInline : 2 * mid_capacity_;
+  auto grown = std::make_unique_for_overwrite<KeyedEntry[]>(capacity);
+  for (uint32_t i = 0; i < mid_size_; ++i) grown[i] = mid_[i];
+  mid_ = std::move(grown);
+  mid_capacity_ = capacity;
+  Account(before);
 }
 
 VcEntry& SparseVc::Slot(VcKey t, const VcEntry& e, bool& inserted) {
@@ -25,17 +37,31 @@ VcEntry& SparseVc::Slot(VcKey t, const VcEntry& e, bool& inserted) {
         return small_[i];
       }
     }
-    if (small_size_ < kInline) {
-      inserted = true;
+    for (uint32_t i = 0; i < mid_size_; ++i) {
+      if (mid_[i].key == t) {
+        inserted = false;
+        return mid_[i].entry;
+      }
+    }
+    inserted = true;
+    if (mid_size_ == 0 && small_size_ < kInline) {
       small_keys_[small_size_] = t;
       small_[small_size_] = e;
       return small_[small_size_++];
     }
-    // Full: everything moves to the map.
+    if (small_size_ + mid_size_ < kMid) {
+      if (small_size_ + mid_size_ + 1 > mid_capacity_) GrowMid();
+      for (uint32_t i = 0; i < small_size_; ++i) mid_[mid_size_++] = KeyedEntry{small_keys_[i], small_[i]};
+      small_size_ = 0;
+      mid_[mid_size_] = KeyedEntry{t, e};
+      return mid_[mid_size_++].entry;
+    }
+    // Full: everything moves to the map (mid_ keeps its storage for a later
+    // life of this clock).
     const size_t before = HeapBytes();
-    map_.reserve(2 * kInline);
-    for (uint32_t i = 0; i < small_size_; ++i) map_.emplace(small_keys_[i], small_[i]);
-    small_size_ = 0;
+    map_.reserve(2 * kMid);
+    for (uint32_t i = 0; i < mid_size_; ++i) map_.emplace(mid_[i].key, mid_[i].entry);
+    mid_size_ = 0;
     Account(before);
   }
   const size_t before = HeapBytes();
@@ -73,15 +99,20 @@ void SparseVc::Merge(VcKey t, const VcEntry& e) {
 
 void SparseVc::Clear() {
   small_size_ = 0;
+  mid_size_ = 0;
   kept_writes_ = 0;
   ResetSummary();
-  if (map_.capacity() == 0) return;
+  if (map_.capacity() == 0 && mid_capacity_ == 0) return;
   const size_t before = HeapBytes();
   decltype(map_)().swap(map_);
+  mid_.reset();
+  mid_capacity_ = 0;
   Account(before);
 }
 
 void SparseVc::CopyFrom(const SparseVc& o) {
+  mid_size_ = 0;
+  while (mid_capacity_ < o.mid_size_) GrowMid();  // accounts for itself
   const size_t before = HeapBytes();
   small_size_ = o.small_size_;
   kept_writes_ = o.kept_writes_;
@@ -90,6 +121,12 @@ void SparseVc::CopyFrom(const SparseVc& o) {
   for (uint32_t i = 0; i < o.small_size_; ++i) {
     small_keys_[i] = o.small_keys_[i];
     small_[i] = o.small_[i];
+  }
+  for (uint32_t i = 0; i < o.mid_size_; ++i) mid_[i] = o.mid_[i];
+  mid_size_ = o.mid_size_;
+  if (mid_size_ == 0 && mid_capacity_ != 0) {  // like the map: a copy holds what it needs
+    mid_.reset();
+    mid_capacity_ = 0;
   }
   if (o.map_.empty()) {
     if (map_.capacity() != 0) decltype(map_)().swap(map_);

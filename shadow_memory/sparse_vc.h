@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "absl/container/flat_hash_map.h"
 #include "shadow_memory/epoch.h"
@@ -39,14 +40,19 @@ constexpr VcKey ReaderKey(Tid t, ReadKind kind, Strength strength = kWeak) {
 }
 
 // Up to kInline entries are kept in the object itself (no heap, no
-// accounting traffic); the first entry past that moves them all into a hash
-// map. Most inflated cells have few concurrent readers (two or three lanes
-// reading a neighbour's word), and their clocks come and go every launch.
+// accounting traffic); past that they move to a heap array searched linearly
+// (up to kMid entries: a shared tile word read by the 16 threads of a row, a
+// global word read by one thread per block of a grid row), and past that to
+// a hash map. Most inflated cells have few concurrent readers (two or three
+// lanes reading a neighbour's word), and their clocks come and go every launch
+// or barrier phase: building a hash map for each of them (two resizes on the
+// way to 16 entries) was 40% of the analysis of a tiled matmul.
 // Measured (detector_bench RunSerial/b_tiled, two readers per shared byte,
 // quiet 2-core machine): see shadow_memory/README.md "Performance".
 class SparseVc {
  public:
   static constexpr size_t kInline = 4;
+  static constexpr uint32_t kMid = 32;
 
   SparseVc() = default;
   SparseVc(const SparseVc&) = delete;
@@ -62,6 +68,9 @@ class SparseVc {
       for (uint32_t i = 0; i < small_size_; ++i) {
         if (small_keys_[i] == t) return &small_[i];
       }
+      for (uint32_t i = 0; i < mid_size_; ++i) {
+        if (mid_[i].key == t) return &mid_[i].entry;
+      }
       return nullptr;
     }
     auto it = map_.find(t);
@@ -71,7 +80,7 @@ class SparseVc {
     const VcEntry* e = Find(t);
     return e ? e->clock : 0;
   }
-  size_t size() const { return map_.empty() ? small_size_ : map_.size(); }
+  size_t size() const { return small_size_ + mid_size_ + map_.size(); }
   // Entries of kind kKeptWrite (read VCs): a plain read checks the readers only
   // for these, and a hot word's readers are otherwise all plain reads.
   uint32_t kept_writes() const { return kept_writes_; }
@@ -87,6 +96,7 @@ class SparseVc {
   template <class F>
   void ForEach(F&& f) const {
     for (uint32_t i = 0; i < small_size_; ++i) f(static_cast<Tid>(small_keys_[i]), small_[i]);
+    for (uint32_t i = 0; i < mid_size_; ++i) f(static_cast<Tid>(mid_[i].key), mid_[i].entry);
     for (const auto& [t, e] : map_) f(static_cast<Tid>(t), e);
   }
   // Removes every entry for which pred(Tid, const VcEntry&) holds, in place
@@ -104,6 +114,15 @@ class SparseVc {
       small_[kept++] = small_[i];
     }
     small_size_ = kept;
+    kept = 0;
+    for (uint32_t i = 0; i < mid_size_; ++i) {
+      if (pred(static_cast<Tid>(mid_[i].key), mid_[i].entry)) {
+        kept_writes_ -= IsKeptWrite(mid_[i].entry);
+        continue;
+      }
+      mid_[kept++] = mid_[i];
+    }
+    mid_size_ = kept;
     for (auto it = map_.begin(); it != map_.end();) {
       if (pred(static_cast<Tid>(it->first), it->second)) {
         kept_writes_ -= IsKeptWrite(it->second);
@@ -129,11 +148,18 @@ class SparseVc {
   // The entry for t, inserted as `e` if absent (inserted = true).
   VcEntry& Slot(VcKey t, const VcEntry& e, bool& inserted);
 
-  // Invariant: entries live either in small_ (map_ empty) or all in map_
-  // (small_size_ == 0).
+  // Invariant: entries live in one tier only: small_, mid_ or map_ (the other
+  // two sizes are 0). mid_ keeps its storage while the VC lives.
+  struct KeyedEntry {
+    VcKey key;
+    VcEntry entry;
+  };
   VcKey small_keys_[kInline] = {};
   VcEntry small_[kInline] = {};
   uint32_t small_size_ = 0;
+  uint32_t mid_size_ = 0, mid_capacity_ = 0;
+  std::unique_ptr<KeyedEntry[]> mid_;
+  void GrowMid();
   // 24-byte slots with a 32- or a 64-bit key alike (VcEntry is 8-aligned).
   absl::flat_hash_map<VcKey, VcEntry> map_;
   MemoryAccounting* accounting_ = nullptr;  // the pool's; set at allocation

@@ -54,7 +54,20 @@ SparseVcPool::ThreadCache::~ThreadCache() {
 void SparseVcPool::ThreadCache::Flush() {
   pool_.live_.fetch_add(allocated_ - freed_, std::memory_order_relaxed);
   if (allocated_ != 0) pool_.accounting_->Count(ShadowEvent::kVcInflations, allocated_);
-  allocated_ = freed_ = 0;
+  if (vc_bytes_ != 0) pool_.accounting_->Add(MemoryCategory::kVectorClocks, vc_bytes_);
+  allocated_ = freed_ = vc_bytes_ = 0;
+}
+
+bool SparseVcPool::DeferVcBytes(MemoryAccounting* accounting, int64_t delta) {
+  ThreadCache* c = tl_cache;
+  if (c == nullptr || c->pool_.accounting_ != accounting) return false;
+  c->vc_bytes_ += delta;
+  constexpr int64_t kBatch = int64_t{1} << 20;
+  if (c->vc_bytes_ >= kBatch || c->vc_bytes_ <= -kBatch) {
+    accounting->Add(MemoryCategory::kVectorClocks, c->vc_bytes_);
+    c->vc_bytes_ = 0;
+  }
+  return true;
 }
 
 SparseVcPool::ThreadCache* SparseVcPool::BoundCache() {

@@ -199,6 +199,47 @@ TEST_CASE("SparseVc keeps a few entries inline and moves them all to the map pas
   CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before);
 }
 
+TEST_CASE("SparseVc: past kInline a heap array up to kMid entries, then the map; nothing lost on the way") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  SparseVc& vc = pool.Get(pool.Allocate());
+  const uint64_t clocks_before = acct.Bytes(MemoryCategory::kVectorClocks);
+  std::map<Tid, Clock> model;
+  auto matches_model = [&] {
+    std::map<Tid, Clock> seen;
+    vc.ForEach([&](Tid t, const VcEntry& e) { seen[t] = e.clock; });
+    bool found_all = true;
+    for (const auto& [t, c] : model) found_all &= vc.Get(t) == c;
+    return seen == model && found_all && vc.size() == model.size() &&
+           acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before + vc.HeapBytes();
+  };
+  for (Tid t = 1; t <= SparseVc::kMid + 8; ++t) {
+    vc.Merge(t * 7, {t, t, false});
+    model[t * 7] = t;
+    vc.Merge(7, {t + 100, 1, false});  // the first entry moves with every tier change
+    model[7] = t + 100;
+    INFO(t << " entries");
+    REQUIRE(matches_model());
+    if (t > SparseVc::kInline && t < SparseVc::kMid) CHECK(vc.HeapBytes() < 32 * sizeof(VcEntry) * 2);
+  }
+  // Erasing in the array tier keeps the rest.
+  SparseVc& mid = pool.Get(pool.Allocate());
+  for (Tid t = 1; t <= 20; ++t) mid.Set(t, {t, t, t % 2 == 0});
+  mid.EraseIf([](Tid t, const VcEntry&) { return t % 3 == 0; });
+  CHECK(mid.size() == 14);
+  CHECK(mid.Get(3) == 0);
+  CHECK(mid.Get(20) == 20);
+  SparseVc& copy = pool.Get(pool.Allocate());
+  copy.CopyFrom(mid);
+  CHECK(copy.size() == 14);
+  CHECK(copy.Get(19) == 19);
+  CHECK(copy.Find(20)->atomic);
+  vc.Clear();
+  mid.Clear();
+  copy.Clear();
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before);
+}
+
 TEST_CASE("the pool reuses freed handles, never hands out kNoVc, and resets") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
