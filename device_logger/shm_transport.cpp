@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -74,6 +75,7 @@ const char* MessageTypeName(MessageType type) {
     case MessageType::kExit: return "exit";
     case MessageType::kDiagnostic: return "diagnostic";
     case MessageType::kLaunchNotRun: return "launch-not-run";
+    case MessageType::kProducerStats: return "producer-stats";
   }
   return "unknown";
 }
@@ -444,8 +446,15 @@ Producer::~Producer() { Detach(0); }
 bool Producer::PushRecord(uint32_t ring, const protocol::Record& record) {
   RecordRing r = segment_.ring(slot_, ring);
   if (r.TryPush(record)) return true;
+  // Full: the analysis is behind. Only this slow path reads the clock.
+  const auto start = std::chrono::steady_clock::now();
   Backoff backoff(&segment_.header());
-  return r.Push(record, backoff);
+  const bool pushed = r.Push(record, backoff);
+  waited_ns_.fetch_add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                 std::chrono::steady_clock::now() - start)
+                                                 .count()),
+                       std::memory_order_relaxed);
+  return pushed;
 }
 
 bool Producer::Send(MessageType type, std::string_view payload) {
@@ -531,6 +540,9 @@ bool Producer::SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_ker
 void Producer::Detach(int32_t status) {
   if (!attached_) return;
   attached_ = false;
+  PayloadWriter stats;
+  stats.U64(launch_ns_.load()).U64(waited_ns_.load()).U64(launches_.load());
+  Send(MessageType::kProducerStats, stats.data());
   PayloadWriter w;
   w.I32(status);
   Send(MessageType::kExit, w.data());

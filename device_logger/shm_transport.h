@@ -119,6 +119,11 @@ enum class MessageType : uint32_t {
   // the emulator does not implement. i32 cudaError_t, u32 name_len, mangled
   // kernel name, reason text. The analysis is then incomplete.
   kLaunchNotRun = 10,
+  // Sent at Detach, before kExit: u64 ns inside launches (the producer's
+  // clock: OnLaunchBegin to OnLaunchEnd), u64 ns PushRecord waited for room
+  // in a full ring (the analysis behind; summed over the producer's threads),
+  // u64 launches. For `-v`.
+  kProducerStats = 11,
 };
 const char* MessageTypeName(MessageType type);
 
@@ -320,7 +325,13 @@ class Producer {
   bool SendFree(uint64_t base);
   bool SendDiagnostic(std::string_view text);
   bool SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason);
-  // Sends kExit and marks the slot kExited. Idempotent.
+  // A launch took `ns` on the producer's clock (sent with kProducerStats).
+  void CountLaunch(uint64_t ns) {
+    launch_ns_.fetch_add(ns, std::memory_order_relaxed);
+    launches_.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t waited_ns() const { return waited_ns_.load(std::memory_order_relaxed); }
+  // Sends kProducerStats and kExit, and marks the slot kExited. Idempotent.
   void Detach(int32_t status);
   bool attached() const { return attached_; }
 
@@ -330,6 +341,7 @@ class Producer {
   uint32_t slot_;
   bool attached_ = true;
   std::atomic_flag channel_lock_;  // clear (C++20)
+  std::atomic<uint64_t> launch_ns_{0}, waited_ns_{0}, launches_{0};
 };
 
 }  // namespace barracuda::transport

@@ -8,6 +8,7 @@
 // worker's second look sees the work or the waker sees the sleeper.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -46,6 +47,7 @@ struct AnalysisPool::State {
     e.active.fetch_add(1, std::memory_order_seq_cst);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     size_t n = 0;
+    const auto start = std::chrono::steady_clock::now();
     if (!e.closed.load(std::memory_order_seq_cst)) {
       // Out-of-line clocks come and go per worker without meeting the
       // others on the pool's lock (vc_pool.h).
@@ -54,6 +56,11 @@ struct AnalysisPool::State {
       for (size_t got; n < (size_t{1} << 16) && (got = e.Pass(w, burst)) > 0;) n += got;
       if (n == 0 && ended && !e.Finished() && e.SkipGap()) n = 1;
     }
+    if (n > 0)
+      e.worker_ns.fetch_add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                      std::chrono::steady_clock::now() - start)
+                                                      .count()),
+                            std::memory_order_relaxed);
     e.active.fetch_sub(1, std::memory_order_release);
     return n;
   }
@@ -158,6 +165,7 @@ size_t StreamingLaunch::held_bytes() const {
 bool StreamingLaunch::stuck() const { return engine_->stuck(); }
 bool StreamingLaunch::Analysed() const { return engine_->Finished(); }
 uint64_t StreamingLaunch::gaps() const { return engine_->gaps(); }
+uint64_t StreamingLaunch::worker_ns() const { return engine_->worker_ns.load(std::memory_order_relaxed); }
 
 void StreamingLaunch::Finish() {
   if (finished_) return;

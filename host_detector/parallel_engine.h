@@ -70,6 +70,7 @@ class Engine {
   // whether it is closed to them (its launch is being ended).
   std::atomic<int> active{0};
   std::atomic<bool> closed{false};
+  std::atomic<uint64_t> worker_ns{0};  // time of the pool's turns that analysed records
 
  private:
   // One cache line per ring: the draining worker updates its feed's consumer

@@ -79,6 +79,7 @@ class StreamingLaunch {
   // pool and ends it on the detector (as kKernelEnd). Idempotent.
   void Finish();
   uint64_t gaps() const;  // stamps skipped because they never arrived
+  uint64_t worker_ns() const;  // time the pool's workers spent analysing it
 
  private:
   StreamingLaunch(Detector& detector, AnalysisPool& pool, std::shared_ptr<Engine> engine);

@@ -197,6 +197,7 @@ void MinimalTextReport(const SessionResult& result, const ReportRequest& request
           << " records analysed, " << p->records_skipped << " skipped, " << p->stats.warp_accesses
           << " warp accesses, " << p->stats.thread_accesses << " thread accesses; records held at most "
           << p->peak_held_bytes / (1 << 20) << " MiB\n";
+    for (const ProcessResult* p : result.processes) out << kPrefix << PhaseSummary(*p) << "\n";
     out << kPrefix << "daemon: peak resident memory " << result.daemon_peak_rss_bytes / (1 << 20) << " MiB\n";
   }
   out << kPrefix << "RACE SUMMARY: " << result.races() << " race" << (result.races() == 1 ? "" : "s") << " ("

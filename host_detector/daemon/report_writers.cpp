@@ -87,6 +87,7 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
                       "records held at most ", MiB(p->peak_held_bytes), " MiB (", p->held_back,
                       " ring polls held back), shadow memory at most ", MiB(p->stats.peak_shadow_bytes), " MiB, ",
                       p->stamp_gaps, " stamp gaps"));
+    if (request.verbose) ctx.AddNote(PhaseSummary(*p));
     if (p->report != nullptr) races_of.push_back({p->pid, p->report});
   }
   if (request.verbose) ctx.AddNote(Cat("daemon: peak resident memory ", MiB(result.daemon_peak_rss_bytes), " MiB"));

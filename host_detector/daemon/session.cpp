@@ -95,6 +95,20 @@ const AllocationEntry* ProcessResult::FindAllocation(uint64_t address) const {
   return address - it->second.base < it->second.size ? &it->second : nullptr;
 }
 
+std::string PhaseSummary(const ProcessResult& p) {
+  auto s = [](uint64_t ns) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f s", static_cast<double>(ns) / 1e9);
+    return std::string(buf);
+  };
+  std::string out = Cat("process ", p.pid, ": ");
+  if (p.producer_launch_ns != 0 || p.producer_waited_ns != 0)
+    out += Cat("launches ", s(p.producer_launch_ns), " on the app's clock (its threads waited ",
+               s(p.producer_waited_ns), " in all for room in full rings: the analysis behind), ");
+  return out + Cat("draining ", s(p.drain_ns), ", analysis ", s(p.analysis_worker_ns), " of worker time (",
+                   s(p.analysis_tail_ns), " after the last record of a launch arrived)");
+}
+
 uint64_t SessionResult::races() const {
   uint64_t n = 0;
   for (const ProcessResult* p : processes) n += p->report != nullptr ? p->report->size() : 0;
@@ -126,6 +140,7 @@ struct AnalysisSession::Process {
     std::unique_ptr<detector::StreamingLaunch> stream;  // null: not analysed
     std::vector<uint64_t> received;  // per ring
     std::vector<bool> ended;  // end marker seen on ring r
+    std::optional<std::chrono::steady_clock::time_point> all_in;  // every record received
     std::optional<std::vector<uint64_t>> expected;  // from kLaunchEnd
   };
   ProcessResult result;
@@ -338,6 +353,12 @@ bool AnalysisSession::HandleMessages(Process& p) {
       case MessageType::kDiagnostic:
         p.result.diagnostics.emplace_back(r.Rest());
         break;
+      case MessageType::kProducerStats: {
+        uint64_t launches = 0;
+        if (!r.U64(&p.result.producer_launch_ns) || !r.U64(&p.result.producer_waited_ns) || !r.U64(&launches))
+          malformed();
+        break;
+      }
       case MessageType::kLaunchNotRun: {
         int32_t error = 0;
         uint32_t name_len = 0;
@@ -371,6 +392,7 @@ bool AnalysisSession::HandleMessages(Process& p) {
 
 bool AnalysisSession::DrainOpenLaunch(Process& p) {
   if (!p.open) return false;
+  const auto start = std::chrono::steady_clock::now();
   bool progress = false;
   constexpr size_t kBatch = 256;
   Record scratch[kBatch];
@@ -408,6 +430,11 @@ bool AnalysisSession::DrainOpenLaunch(Process& p) {
   }
   if (p.open->stream != nullptr)
     p.result.peak_held_bytes = std::max(p.result.peak_held_bytes, p.open->stream->held_bytes());
+  const auto now = std::chrono::steady_clock::now();
+  if (progress) p.result.drain_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
+  if (!p.open->all_in && p.open->expected &&
+      std::all_of(p.open->ended.begin(), p.open->ended.end(), [](bool e) { return e; }))
+    p.open->all_in = now;
   return progress;
 }
 
@@ -458,6 +485,11 @@ void AnalysisSession::AnalyseLaunch(Process& p, bool complete) {
     if (launch.stream != nullptr) {
       launch.stream->Finish();
       p.result.stamp_gaps += launch.stream->gaps();
+      p.result.analysis_worker_ns += launch.stream->worker_ns();
+      if (launch.all_in)
+        p.result.analysis_tail_ns +=
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - *launch.all_in)
+                .count();
     }
     const uint64_t analysed = p.detector.Stats().records - before;
     const uint64_t handed = total + 1;

@@ -108,6 +108,13 @@ struct ProcessResult {
   uint64_t stamp_gaps = 0;         // stamps that never arrived (skipped at the launch's end)
   size_t peak_held_bytes = 0;      // records held by the session at once (streaming backlog)
   uint64_t held_back = 0;          // ring polls that left records in the ring (backpressure)
+  // Phases (`-v`). From the producer's kProducerStats (0 when it sent none):
+  uint64_t producer_launch_ns = 0;   // inside launches, on the producer's clock
+  uint64_t producer_waited_ns = 0;   // of which waiting for room in full rings
+  // Measured here:
+  uint64_t drain_ns = 0;             // copying records out of the rings
+  uint64_t analysis_worker_ns = 0;   // the pool's workers on this process's launches
+  uint64_t analysis_tail_ns = 0;     // from a launch's last record to the end of its analysis
   detector::Statistics stats;
   const detector::RaceReport* report = nullptr;  // owned by the session
 
@@ -115,6 +122,10 @@ struct ProcessResult {
   const std::string* KernelName(uint32_t name_id) const;
   const AllocationEntry* FindAllocation(uint64_t address) const;
 };
+
+// "process P: launches 0.69 s on the app's clock (0.12 s of it waiting for
+// room in full rings), ..." (`-v`).
+std::string PhaseSummary(const ProcessResult& p);
 
 struct SessionResult {
   std::vector<const ProcessResult*> processes;  // in attach order

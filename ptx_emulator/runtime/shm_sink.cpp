@@ -106,6 +106,7 @@ void ShmRecordSink::ReattachAfterFork() {
 
 void ShmRecordSink::OnLaunchBegin(const protocol::Record& begin, uint32_t workers) {
   launch_mu_.lock();  // released in OnLaunchEnd (same thread)
+  launch_start_ = std::chrono::steady_clock::now();
   if (!healthy() || detached_) return;
   rings_ = std::max<uint32_t>(1, std::min(workers, producer_->rings()));
   shared_rings_ = workers > producer_->rings();
@@ -134,6 +135,9 @@ void ShmRecordSink::OnLaunchEnd(const protocol::Record& end) {
     for (uint32_t r = 0; r < rings_; ++r)
       counts[r] = producer_->segment().ring(producer_->slot(), r).produced() - produced_at_begin_[r];
     if (!producer_->EndLaunch(end, counts)) Fail();
+    producer_->CountLaunch(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - launch_start_)
+            .count()));
   }
   rings_ = 0;
   launch_mu_.unlock();

@@ -19,6 +19,7 @@
 #define BARRACUDA_PTX_EMULATOR_RUNTIME_SHM_SINK_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,7 @@ class ShmRecordSink : public RecordSink {
   std::unique_ptr<transport::Producer> producer_;
   std::string session_;
   std::mutex launch_mu_;   // held from OnLaunchBegin to OnLaunchEnd
+  std::chrono::steady_clock::time_point launch_start_;  // under launch_mu_
   uint32_t rings_ = 0;     // rings of the current launch
   bool shared_rings_ = false;
   std::vector<uint64_t> produced_at_begin_;

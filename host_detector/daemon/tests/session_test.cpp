@@ -323,6 +323,12 @@ TEST_CASE("session: a long launch is analysed while it arrives, holding a bounde
   CHECK(p.peak_held_bytes <= 2 * 4 * chunk);
   CHECK(p.peak_held_bytes < 2 * kBlocks * sizeof(protocol::Record) / 3);
   CHECK(p.held_back > 0);  // backpressure happened: the producer waited for the analysis
+  // -v's phases: the producer's own figures arrived (kProducerStats at detach).
+  CHECK(p.producer_launch_ns > 0);
+  CHECK(p.producer_waited_ns > 0);
+  CHECK(p.producer_waited_ns <= p.producer_launch_ns);  // one emitting thread, waits inside the launch
+  CHECK(p.analysis_worker_ns > 0);
+  CHECK_THAT(PhaseSummary(p), Catch::Contains("waited") && Catch::Contains("of worker time"));
 }
 
 TEST_CASE("session: while one process's launch is open, another's launch is drained and analysed",
