@@ -97,6 +97,17 @@ void SparseVc::Merge(VcKey t, const VcEntry& e) {
   }
 }
 
+void SparseVc::ClearKeepingArray() {
+  small_size_ = 0;
+  mid_size_ = 0;
+  kept_writes_ = 0;
+  ResetSummary();
+  if (map_.capacity() == 0) return;
+  const size_t before = HeapBytes();
+  decltype(map_)().swap(map_);
+  Account(before);
+}
+
 void SparseVc::Clear() {
   small_size_ = 0;
   mid_size_ = 0;

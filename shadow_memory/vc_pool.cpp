@@ -134,7 +134,7 @@ VcHandle SparseVcPool::Allocate() {
 }
 
 void SparseVcPool::Free(VcHandle h) {
-  Get(h).Clear();
+  Get(h).ClearKeepingArray();  // Reset() releases it
   if (ThreadCache* c = BoundCache()) {
     c->free_.push_back(h);
     c->freed_++;
