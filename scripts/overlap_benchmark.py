@@ -69,7 +69,7 @@ def main():
         dev = mib(text, r"([0-9.]+) MiB of device memory allocated")
         daemon = mib(text, r"daemon: peak resident memory ([0-9.]+) MiB")
         shadow = mib(text, r"shadow memory at most ([0-9.]+) MiB")
-        held = mib(text, r"records held at most ([0-9.]+) MiB")
+        held = mib(text, r"records held at most [0-9]+ \(([0-9.]+) MiB")
         print(f"{name:<11} {n:>9} {e:>10.2f} {b:>11.2f} {b / e:>6.2f} {dev:>10.1f} {daemon:>10.1f} "
               f"{daemon / dev:>5.1f} {shadow:>10.1f} {shadow / dev:>5.1f} {held:>8.1f}")
 

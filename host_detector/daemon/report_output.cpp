@@ -196,7 +196,7 @@ void MinimalTextReport(const SessionResult& result, const ReportRequest& request
       out << kPrefix << "process " << p->pid << ": " << p->launches.size() << " launches, " << p->records_analysed
           << " records analysed, " << p->records_skipped << " skipped, " << p->stats.warp_accesses
           << " warp accesses, " << p->stats.thread_accesses << " thread accesses; records held at most "
-          << p->peak_held_bytes / (1 << 20) << " MiB\n";
+          << p->peak_backlog_records << "\n";
     for (const ProcessResult* p : result.processes) out << kPrefix << PhaseSummary(*p) << "\n";
     out << kPrefix << "daemon: peak resident memory " << result.daemon_peak_rss_bytes / (1 << 20) << " MiB\n";
   }

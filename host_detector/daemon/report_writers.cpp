@@ -84,7 +84,8 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
       ctx.AddNote(Cat("process ", p->pid, ": ", p->launches.size(), " launches, ", p->records_analysed,
                       " records analysed, ", p->records_skipped, " skipped by kernel filters, ",
                       p->stats.warp_accesses, " warp accesses, ", p->stats.thread_accesses, " thread accesses; ",
-                      "records held at most ", MiB(p->peak_held_bytes), " MiB (", p->held_back,
+                      "records held at most ", p->peak_backlog_records, " (",
+                      MiB(p->peak_backlog_records * sizeof(protocol::Record)), " MiB; ", p->held_back,
                       " ring polls held back), shadow memory at most ", MiB(p->stats.peak_shadow_bytes), " MiB, ",
                       p->stamp_gaps, " stamp gaps"));
     if (request.verbose) ctx.AddNote(PhaseSummary(*p));

@@ -428,8 +428,12 @@ bool AnalysisSession::DrainOpenLaunch(Process& p) {
       if (stream != nullptr && stream->backlog(r) >= options_.backlog_records && !stream->stuck()) break;
     }
   }
-  if (p.open->stream != nullptr)
+  if (p.open->stream != nullptr) {
+    uint64_t backlog = 0;
+    for (uint32_t r = 0; r < p.open->rings; ++r) backlog += p.open->stream->backlog(r);
+    p.result.peak_backlog_records = std::max(p.result.peak_backlog_records, backlog);
     p.result.peak_held_bytes = std::max(p.result.peak_held_bytes, p.open->stream->held_bytes());
+  }
   const auto now = std::chrono::steady_clock::now();
   if (progress) p.result.drain_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
   if (!p.open->all_in && p.open->expected &&

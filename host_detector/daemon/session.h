@@ -106,7 +106,9 @@ struct ProcessResult {
   uint64_t records_analysed = 0;   // handed to the detector
   uint64_t records_skipped = 0;    // of filtered-out launches
   uint64_t stamp_gaps = 0;         // stamps that never arrived (skipped at the launch's end)
-  size_t peak_held_bytes = 0;      // records held by the session at once (streaming backlog)
+  uint64_t peak_backlog_records = 0;  // received and not yet analysed, at most (all rings)
+  size_t peak_held_bytes = 0;      // record storage allocated for them at most (whole chunks per ring;
+                                   // pages never written are not resident)
   uint64_t held_back = 0;          // ring polls that left records in the ring (backpressure)
   // Phases (`-v`). From the producer's kProducerStats (0 when it sent none):
   uint64_t producer_launch_ns = 0;   // inside launches, on the producer's clock

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -339,6 +340,7 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
   begin.stamp = drainer_->last_stamp();  // the previous launch is over: no stamp in flight
   producer_->SendLaunchBegin(begin, drainer_->rings());
   drainer_->BeginLaunch();
+  const auto started = std::chrono::steady_clock::now();
   const cudaError_t launched = launch();
   const cudaError_t finished = launched == cudaSuccess && synchronize ? synchronize() : launched;
   protocol::Record end{};
@@ -348,6 +350,9 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
   if (!drainer_->FinishLaunch(end))
     std::fprintf(stderr, "barracuda gpu agent: the analysis daemon went away; records of launch %llu are lost\n",
                  static_cast<unsigned long long>(launch_id));
+  // Launch, run and drain (the instrumented kernel's time, for -v).
+  producer_->CountLaunch(static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()));
   ToldIfNotRun(*k, launched);
   if (launched != cudaSuccess && !CodeRejected(launched))
     Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed: ", ErrorText(launched)));

@@ -322,6 +322,8 @@ TEST_CASE("session: a long launch is analysed while it arrives, holding a bounde
   INFO("peak held " << p.peak_held_bytes << " bytes, launch " << 2 * kBlocks * sizeof(protocol::Record));
   CHECK(p.peak_held_bytes <= 2 * 4 * chunk);
   CHECK(p.peak_held_bytes < 2 * kBlocks * sizeof(protocol::Record) / 3);
+  // The backlog itself: at most the limit plus one poll batch (256) per ring.
+  CHECK(p.peak_backlog_records <= 2 * (512 + 256));
   CHECK(p.held_back > 0);  // backpressure happened: the producer waited for the analysis
   // -v's phases: the producer's own figures arrived (kProducerStats at detach).
   CHECK(p.producer_launch_ns > 0);
