@@ -32,6 +32,7 @@
 #ifndef BARRACUDA_SHADOW_MEMORY_SYNC_LOCATIONS_H_
 #define BARRACUDA_SHADOW_MEMORY_SYNC_LOCATIONS_H_
 
+#include <atomic>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +83,7 @@ class SyncLocationMap {
   template <class F>
   bool Observe(const SyncKey& x, uint64_t block, uint64_t cluster, ScopeLevel level, F&& visit) const {
     Shard& s = ShardOf(x);
+    if (s.locations.load(std::memory_order_acquire) == 0) return false;  // see Shard::locations
     std::lock_guard<std::mutex> lock(s.mu);
     auto it = s.map.find(x);
     if (it == s.map.end()) return false;
@@ -129,6 +131,7 @@ class SyncLocationMap {
   // its value synchronise with nobody, so every clock of x is forgotten.
   void Overwrite(const SyncKey& x) {
     Shard& s = ShardOf(x);
+    if (s.locations.load(std::memory_order_acquire) == 0) return;
     std::lock_guard<std::mutex> lock(s.mu);
     auto it = s.map.find(x);
     if (it == s.map.end()) return;
@@ -169,6 +172,7 @@ class SyncLocationMap {
       count += static_cast<int64_t>(s.map.size());
       freed += static_cast<int64_t>(s.map.capacity() * (sizeof(typename ShardMap::value_type) + 1));
       ShardMap().swap(s.map);
+      s.locations.store(0, std::memory_order_release);
     }
     Account(-freed);
     if (accounting_ != nullptr) accounting_->Count(ShadowEvent::kSyncLocations, -count);
@@ -185,6 +189,13 @@ class SyncLocationMap {
   struct alignas(64) Shard {
     std::mutex mu;
     ShardMap map;
+    // map.size(), readable without the lock: the relaxed atomics of a
+    // histogram observe locations nobody released to, and locking a shard
+    // for each of them was 19% of its analysis. Exact for an Observe that
+    // must see a Publish: the release is processed before the acquire that
+    // observed it (stamp order, parallel_engine.h) and the count is stored
+    // before the publisher moves the stamp on (acq_rel).
+    std::atomic<size_t> locations{0};
   };
 
   static size_t ClockHeapBytes(const ClockT& c) {
@@ -217,6 +228,7 @@ class SyncLocationMap {
     size_t cap = s.map.capacity();
     auto [it, inserted] = s.map.try_emplace(x);
     if (inserted) {
+      s.locations.store(s.map.size(), std::memory_order_release);
       it->second = std::make_unique<Location>();
       Account(static_cast<int64_t>(LocationBytes(*it->second) +
                                    (s.map.capacity() - cap) *
