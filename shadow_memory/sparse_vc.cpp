@@ -37,10 +37,12 @@ VcEntry& SparseVc::Slot(VcKey t, const VcEntry& e, bool& inserted) {
         return small_[i];
       }
     }
-    for (uint32_t i = 0; i < mid_size_; ++i) {
-      if (mid_[i].key == t) {
-        inserted = false;
-        return mid_[i].entry;
+    if (mid_filter_ >> FilterBit(t) & 1) {
+      for (uint32_t i = 0; i < mid_size_; ++i) {
+        if (mid_[i].key == t) {
+          inserted = false;
+          return mid_[i].entry;
+        }
       }
     }
     inserted = true;
@@ -51,9 +53,13 @@ VcEntry& SparseVc::Slot(VcKey t, const VcEntry& e, bool& inserted) {
     }
     if (small_size_ + mid_size_ < kMid) {
       if (small_size_ + mid_size_ + 1 > mid_capacity_) GrowMid();
-      for (uint32_t i = 0; i < small_size_; ++i) mid_[mid_size_++] = KeyedEntry{small_keys_[i], small_[i]};
+      for (uint32_t i = 0; i < small_size_; ++i) {
+        mid_[mid_size_++] = KeyedEntry{small_keys_[i], small_[i]};
+        mid_filter_ |= uint64_t{1} << FilterBit(small_keys_[i]);
+      }
       small_size_ = 0;
       mid_[mid_size_] = KeyedEntry{t, e};
+      mid_filter_ |= uint64_t{1} << FilterBit(t);
       return mid_[mid_size_++].entry;
     }
     // Full: everything moves to the map (mid_ keeps its storage for a later
@@ -62,6 +68,7 @@ VcEntry& SparseVc::Slot(VcKey t, const VcEntry& e, bool& inserted) {
     map_.reserve(2 * kMid);
     for (uint32_t i = 0; i < mid_size_; ++i) map_.emplace(mid_[i].key, mid_[i].entry);
     mid_size_ = 0;
+    mid_filter_ = 0;
     Account(before);
   }
   const size_t before = HeapBytes();
@@ -100,6 +107,7 @@ void SparseVc::Merge(VcKey t, const VcEntry& e) {
 void SparseVc::ClearKeepingArray() {
   small_size_ = 0;
   mid_size_ = 0;
+  mid_filter_ = 0;
   kept_writes_ = 0;
   ResetSummary();
   if (map_.capacity() == 0) return;
@@ -111,6 +119,7 @@ void SparseVc::ClearKeepingArray() {
 void SparseVc::Clear() {
   small_size_ = 0;
   mid_size_ = 0;
+  mid_filter_ = 0;
   kept_writes_ = 0;
   ResetSummary();
   if (map_.capacity() == 0 && mid_capacity_ == 0) return;
@@ -135,6 +144,7 @@ void SparseVc::CopyFrom(const SparseVc& o) {
   }
   for (uint32_t i = 0; i < o.mid_size_; ++i) mid_[i] = o.mid_[i];
   mid_size_ = o.mid_size_;
+  mid_filter_ = o.mid_filter_;
   if (mid_size_ == 0 && mid_capacity_ != 0) {  // like the map: a copy holds what it needs
     mid_.reset();
     mid_capacity_ = 0;

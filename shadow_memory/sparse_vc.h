@@ -68,6 +68,7 @@ class SparseVc {
       for (uint32_t i = 0; i < small_size_; ++i) {
         if (small_keys_[i] == t) return &small_[i];
       }
+      if ((mid_filter_ >> FilterBit(t) & 1) == 0) return nullptr;
       for (uint32_t i = 0; i < mid_size_; ++i) {
         if (mid_[i].key == t) return &mid_[i].entry;
       }
@@ -123,6 +124,8 @@ class SparseVc {
       mid_[kept++] = mid_[i];
     }
     mid_size_ = kept;
+    mid_filter_ = 0;
+    for (uint32_t i = 0; i < mid_size_; ++i) mid_filter_ |= uint64_t{1} << FilterBit(mid_[i].key);
     for (auto it = map_.begin(); it != map_.end();) {
       if (pred(static_cast<Tid>(it->first), it->second)) {
         kept_writes_ -= IsKeptWrite(it->second);
@@ -164,6 +167,12 @@ class SparseVc {
   uint32_t small_size_ = 0;
   uint32_t mid_size_ = 0, mid_capacity_ = 0;
   std::unique_ptr<KeyedEntry[]> mid_;
+  // One bit per key of mid_ (FilterBit, a multiplicative hash: the readers
+  // of a tile word are consecutive threads or threads 16 apart): a key whose
+  // bit is clear is absent, so a new reader is appended without a scan (a
+  // tile word's 16 readers each scanned 8 entries on average).
+  uint64_t mid_filter_ = 0;
+  static constexpr unsigned FilterBit(VcKey t) { return static_cast<unsigned>((t * 0x9E3779B97F4A7C15ull) >> 58); }
   void GrowMid();
   // 24-byte slots with a 32- or a 64-bit key alike (VcEntry is 8-aligned).
   absl::flat_hash_map<VcKey, VcEntry> map_;
