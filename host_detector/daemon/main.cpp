@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose", request.verbose, "per-process statistics in the text report");
   app.add_option("--control-fd", control_fd, "fd to read control lines from (-1: none)")->capture_default_str();
   app.add_option("--verdict-fd", verdict_fd, "fd for the one-line JSON verdict (-1: none)")->capture_default_str();
-  app.add_option("--workers", workers, "analysis workers per launch")->capture_default_str();
+  app.add_option("--workers", workers, "analysis threads (shared by every process's launches)")->capture_default_str();
   app.add_option("--grace-ms", grace_ms, "after the app ended, wait this long for other attached processes")
       ->capture_default_str();
   std::string command_json;

@@ -324,10 +324,10 @@ TEST_CASE("session: a long launch is analysed while it arrives, holding a bounde
   CHECK(p.peak_held_bytes < 2 * kBlocks * sizeof(protocol::Record) / 3);
   // The backlog itself: at most the limit plus one poll batch (256) per ring.
   CHECK(p.peak_backlog_records <= 2 * (512 + 256));
-  CHECK(p.held_back > 0);  // backpressure happened: the producer waited for the analysis
+  // Whether the producer had to wait (held_back, producer_waited_ns) depends
+  // on how fast the analysis was on this machine: not checked.
   // -v's phases: the producer's own figures arrived (kProducerStats at detach).
   CHECK(p.producer_launch_ns > 0);
-  CHECK(p.producer_waited_ns > 0);
   CHECK(p.producer_waited_ns <= p.producer_launch_ns);  // one emitting thread, waits inside the launch
   CHECK(p.analysis_worker_ns > 0);
   CHECK_THAT(PhaseSummary(p), Catch::Contains("waited") && Catch::Contains("of worker time"));
