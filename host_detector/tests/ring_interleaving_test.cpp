@@ -322,7 +322,7 @@ TEST_CASE("streaming: an acquire waits for a release that has not arrived yet", 
   (*launch)->Append(1, ring[1]);
   (*launch)->EndRing(1);
   // The acquire cannot go before the release: the launch waits, stuck.
-  for (int i = 0; i < 200 && !(*launch)->stuck(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 10000 && !(*launch)->stuck(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   CHECK((*launch)->stuck());
   CHECK((*launch)->backlog(1) == 2);
   CHECK_FALSE((*launch)->Analysed());
