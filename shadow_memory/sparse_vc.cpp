@@ -117,14 +117,9 @@ void SparseVc::ClearKeepingArray() {
 }
 
 void SparseVc::Clear() {
-  small_size_ = 0;
-  mid_size_ = 0;
-  mid_filter_ = 0;
-  kept_writes_ = 0;
-  ResetSummary();
-  if (map_.capacity() == 0 && mid_capacity_ == 0) return;
+  ClearKeepingArray();
+  if (mid_capacity_ == 0) return;
   const size_t before = HeapBytes();
-  decltype(map_)().swap(map_);
   mid_.reset();
   mid_capacity_ = 0;
   Account(before);

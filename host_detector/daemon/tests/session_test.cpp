@@ -38,6 +38,21 @@ struct Fixture {
     session = std::make_unique<AnalysisSession>(std::move(*seg), std::move(options));
   }
   ~Fixture() { (void)transport::Segment::Unlink(name); }
+  // A producer process: attaches, sends the racy module, runs emit(sink),
+  // detaches and exits 0 (10: it could not attach).
+  template <class F>
+  pid_t ForkProducer(F&& emit) {
+    const pid_t child = fork();
+    if (child == 0) {
+      auto sink = emu::ShmRecordSink::Attach(name);
+      if (!sink.ok()) _exit(10);
+      EmitModule(**sink);
+      emit(**sink);
+      (*sink)->Detach(0);
+      _exit(0);
+    }
+    return child;
+  }
   std::unique_ptr<emu::ShmRecordSink> Sink() {
     auto sink = emu::ShmRecordSink::Attach(name);
     REQUIRE(sink.ok());
@@ -213,16 +228,10 @@ TEST_CASE("session: several processes feed one session, races name their process
   Fixture f;
   std::vector<pid_t> children;
   for (int i = 0; i < 2; ++i) {
-    pid_t child = fork();
+    const pid_t child = f.ForkProducer([&](emu::RecordSink& sink) {
+      EmitLaunch(sink, RacyStream{.workers = 2, .racy = i == 0});
+    });
     REQUIRE(child >= 0);
-    if (child == 0) {
-      auto sink = emu::ShmRecordSink::Attach(f.name);
-      if (!sink.ok()) _exit(10);
-      EmitModule(**sink);
-      EmitLaunch(**sink, RacyStream{.workers = 2, .racy = i == 0});
-      (*sink)->Detach(0);
-      _exit(0);
-    }
     children.push_back(child);
   }
   for (pid_t c : children) {
@@ -291,16 +300,8 @@ TEST_CASE("session: a long launch is analysed while it arrives, holding a bounde
   options.backlog_records = 512;
   Fixture f(options);
   constexpr uint32_t kBlocks = 50000;  // 100000 records, 28 MB, through rings of 64 records
-  pid_t child = fork();
+  const pid_t child = f.ForkProducer([&](emu::RecordSink& sink) { EmitLongLaunch(sink, kBlocks, 1); });
   REQUIRE(child >= 0);
-  if (child == 0) {
-    auto sink = emu::ShmRecordSink::Attach(f.name);
-    if (!sink.ok()) _exit(10);
-    EmitModule(**sink);
-    EmitLongLaunch(**sink, kBlocks, 1);
-    (*sink)->Detach(0);
-    _exit(0);
-  }
   bool exited = false;
   for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
        !exited && std::chrono::steady_clock::now() < until;) {
@@ -339,26 +340,12 @@ TEST_CASE("session: while one process's launch is open, another's launch is drai
   int ready[2], go[2];
   REQUIRE(pipe(ready) == 0);
   REQUIRE(pipe(go) == 0);
-  pid_t long_one = fork();
+  const pid_t long_one = f.ForkProducer([&](emu::RecordSink& sink) {
+    EmitLongLaunch(sink, 10000, 1, go[0], ready[1]);  // stays in its launch until told
+  });
   REQUIRE(long_one >= 0);
-  if (long_one == 0) {
-    auto sink = emu::ShmRecordSink::Attach(f.name);
-    if (!sink.ok()) _exit(10);
-    EmitModule(**sink);
-    EmitLongLaunch(**sink, 10000, 1, go[0], ready[1]);  // stays in its launch until told
-    (*sink)->Detach(0);
-    _exit(0);
-  }
-  pid_t racy_one = fork();
+  const pid_t racy_one = f.ForkProducer([](emu::RecordSink& sink) { EmitLaunch(sink, RacyStream{.workers = 2}); });
   REQUIRE(racy_one >= 0);
-  if (racy_one == 0) {
-    auto sink = emu::ShmRecordSink::Attach(f.name);
-    if (!sink.ok()) _exit(10);
-    EmitModule(**sink);
-    EmitLaunch(**sink, RacyStream{.workers = 2});
-    (*sink)->Detach(0);
-    _exit(0);
-  }
   fcntl(ready[0], F_SETFL, O_NONBLOCK);
   // Both must happen with the long launch still open: its 20000 records went
   // through rings of 64 (so they were drained as they came), and the other
