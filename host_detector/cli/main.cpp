@@ -100,7 +100,21 @@ int main(int argc, char** argv) {
                  "dependency-ordered; data races are silenced with --suppressions")
       ->check(CLI::IsMember({"same-value", "dependency-ordered"}));
   app.add_option("--max-reports", max_reports, "report at most N races (0: no limit)");
-  app.add_option("--seed", seed, "emulator schedule seed (BARRACUDA_EMU_SEED of the app)");
+  app.add_option("--seed", seed,
+                 "emulator schedule seed: the same seed gives the same schedule and report with any number of "
+                 "workers (BARRACUDA_EMU_SEED of the app; implies --schedule-policy=random)");
+  uint32_t analysis_streams = 1;
+  app.add_option("--analysis-streams", analysis_streams,
+                 "emulator: record streams per launch. 1 (default): the analysis of a launch follows one fixed "
+                 "order and the report is the same on every run; N > 1: the daemon analyses a launch on several "
+                 "threads, faster, but which access of a racing pair it meets first (RAW or WAR, the example, "
+                 "the counts) may vary between runs")
+      ->check(CLI::Range(1u, 32u));
+  std::string schedule_policy;
+  app.add_option("--schedule-policy", schedule_policy,
+                 "emulator schedule: round-robin (default without --seed) or random (warp order, turn "
+                 "lengths and the order of cross-block operations drawn from --seed)")
+      ->check(CLI::IsMember({"round-robin", "random"}));
   app.add_flag("-q,--quiet", quiet, "no text report on stderr, no notes (files are still written)");
   app.add_flag("-v,--verbose", verbose, "say what barracuda does; statistics in the report");
   app.add_flag("--version", version, "print the version and exit");
@@ -236,6 +250,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line.push_back(argv[i]);
   d.insert(d.end(), {"--command-json", command_line.dump()});
   if (app.count("--seed") != 0) plan.app_env.emplace_back("BARRACUDA_EMU_SEED", std::to_string(seed));
+  if (analysis_streams != 1) plan.app_env.emplace_back("BARRACUDA_EMU_STREAMS", std::to_string(analysis_streams));
+  if (!schedule_policy.empty() || app.count("--seed") != 0)
+    plan.app_env.emplace_back("BARRACUDA_EMU_POLICY", schedule_policy.empty() ? "random" : schedule_policy);
   if (use_gpu) {
     // The agent is preloaded; records come from its queues, so the emulator
     // (when it plays the GPU) must not trace as well. One ring per GPU queue:

@@ -76,7 +76,18 @@ struct ScheduleOptions {
   uint32_t workers = 0;          // 0 = one per core
   uint32_t quantum = 256;        // warp instructions before the scheduler may switch
   enum class Policy : uint8_t { kRoundRobin, kRandom } policy = Policy::kRoundRobin;
-  uint32_t max_resident_blocks_per_worker = 32;
+  uint32_t max_resident_blocks_per_worker = 32;  // free-running workers only
+  // Deterministic rounds (exec/deterministic_rounds.cpp): the same seed gives
+  // the same execution and records with any number of workers.
+  bool deterministic = true;
+  // Deterministic rounds: blocks (clusters) resident at once, whatever the
+  // number of workers (a cooperative launch makes every block resident).
+  uint32_t resident_slots = 32;
+  // Deterministic rounds: record streams per launch (slot s writes to stream
+  // s % record_streams). 1 keeps the detector's processing order, and so the
+  // report, fixed; more let the daemon analyse one launch in parallel, and
+  // then which access of a racing pair it meets first may vary.
+  uint32_t record_streams = 1;
   // Added by exec/: when set, replaces `policy` (schedule exploration); called
   // once per worker per launch.
   std::function<std::unique_ptr<SchedulePolicy>(uint32_t worker)> policy_factory;

@@ -123,6 +123,10 @@ struct Inst {
   uint32_t guard = kNoPred;     // predicate slot, kNoPred when unguarded
   bool guard_negated = false;
   bool reads_dynamic_sreg = false;  // refresh %clock & co. before running
+  // Deterministic rounds (exec/deterministic_rounds.cpp): the instruction may
+  // communicate with other blocks (global or generic atomics, strong loads and
+  // stores, device printf/malloc/free), so it runs in the round's serial phase.
+  bool serial = false;
   uint8_t num_ops = 0;
   ptx::Opcode opcode = ptx::Opcode::kUnknown;
   Opnd ops[kMaxOperands];

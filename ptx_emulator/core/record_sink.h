@@ -47,19 +47,50 @@ class RecordSink {
 };
 
 // Per-worker emission handle used by handlers (WarpCtx::tracer).
+//
+// Buffered (deterministic rounds, exec/deterministic_rounds.cpp): records are
+// kept in order and Stamp() hands out local numbers 1, 2, ...; Flush(base)
+// turns them into global stamps base, base + 1, ... and emits everything, so
+// the stamps of a round follow the slot order, not the host threads' timing.
 class Tracer {
  public:
   Tracer(RecordSink* sink, uint32_t worker, std::atomic<uint64_t>* stamps)
       : sink_(sink), worker_(worker), stamps_(stamps) {}
-  void Emit(const protocol::Record& r) { sink_->Emit(worker_, r); }
-  // Next global sequence stamp (from 1).
-  uint64_t Stamp() { return stamps_->fetch_add(1, std::memory_order_seq_cst) + 1; }
+  void Emit(const protocol::Record& r) {
+    if (buffered_) {
+      buffer_.push_back(r);
+    } else {
+      sink_->Emit(worker_, r);
+    }
+  }
+  // Next sequence stamp: global (from 1), or local to the buffer when buffered.
+  uint64_t Stamp() {
+    if (buffered_) return ++local_stamps_;
+    return stamps_->fetch_add(1, std::memory_order_seq_cst) + 1;
+  }
   uint32_t worker() const { return worker_; }
+
+  // Buffering may change only while the buffer is empty (after Flush).
+  void SetBuffered(bool on) { buffered_ = on; }
+  // Local stamps handed out since the last flush.
+  uint64_t local_stamps() const { return local_stamps_; }
+  // Emits the buffer in order; a local stamp s becomes base + s - 1.
+  void Flush(uint64_t base) {
+    for (protocol::Record& r : buffer_) {
+      if (protocol::SequenceStamp(r) != 0) r.stamp = base + r.stamp - 1;
+      sink_->Emit(worker_, r);
+    }
+    buffer_.clear();
+    local_stamps_ = 0;
+  }
 
  private:
   RecordSink* sink_;
   uint32_t worker_;
   std::atomic<uint64_t>* stamps_;
+  bool buffered_ = false;
+  uint64_t local_stamps_ = 0;
+  std::vector<protocol::Record> buffer_;
 };
 
 // Keeps every record in memory: for tests and small runs.

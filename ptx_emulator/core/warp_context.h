@@ -16,6 +16,7 @@ namespace barracuda::emu {
 
 class DeviceMemory;
 class Tracer;
+class PhaseStoreBuffer;
 
 // Why a warp stopped with an error. Mirrors the cudaError_t a GPU would give.
 enum class FaultKind : uint8_t {
@@ -83,6 +84,9 @@ struct WarpCtx {
   const uint8_t* param_base = nullptr;  // kernel parameter buffer (read-only)
   uint32_t param_bytes = 0;
   DeviceMemory* memory = nullptr;   // global allocations (validity checks, attribution)
+  // Deterministic rounds, parallel phase: the slot's buffered global stores
+  // (core/phase_store_buffer.h); nullptr otherwise.
+  PhaseStoreBuffer* store_buffer = nullptr;
 
   // ---- tracing: nullptr when off (the only cost of tracing off is this test)
   Tracer* tracer = nullptr;

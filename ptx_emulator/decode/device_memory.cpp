@@ -23,6 +23,10 @@ constexpr uint64_t kAllocAlign = 256;     // cudaMalloc's documented alignment
 constexpr uint64_t kPage = 4096;
 constexpr uint64_t kMadviseMin = 1 << 20;  // below this a memset is cheaper than a syscall
 constexpr uint64_t kMinReserve = uint64_t{256} << 20;
+// Where the arena goes when that range is free (80 TiB, below PIE binaries and
+// shared libraries; in user space on every x86-64 and AArch64 Linux with 47+ bit
+// addresses).
+constexpr uint64_t kPreferredBase = uint64_t{0x5000} << 32;
 
 constexpr uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 constexpr uint64_t Rounded(uint64_t bytes) { return AlignUp(bytes == 0 ? 1 : bytes, kAllocAlign); }
@@ -53,8 +57,27 @@ DeviceMemory::DeviceMemory(uint64_t reserve_bytes) {
   // The address space may be limited (ulimit -v, sanitizers' shadow): halve
   // the reservation until one fits.
   uint64_t size = AlignUp(reserve_bytes == 0 ? kPage : reserve_bytes, kPage);
+  // The same device addresses on every run (reports and printed pointers are
+  // then the same): a fixed address when it is free, else wherever the
+  // kernel puts it. Not under ThreadSanitizer, whose shadow lives there.
+#if defined(__SANITIZE_THREAD__)
+  void* hint = nullptr;
+#else
+  void* hint = reinterpret_cast<void*>(kPreferredBase);
+#endif
   while (true) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p = MAP_FAILED;
+    if (hint != nullptr) {
+      p = mmap(hint, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+               -1, 0);
+      if (p != MAP_FAILED && p != hint) {  // kernels before 4.17 take the flag as a hint
+        munmap(p, size);
+        p = MAP_FAILED;
+      }
+      hint = nullptr;
+    }
+    if (p == MAP_FAILED)
+      p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p != MAP_FAILED) {
       begin_ = reinterpret_cast<uint64_t>(p);
       end_ = begin_ + size;

@@ -57,6 +57,34 @@ bool IsMemorySite(const ptx::Instruction& ir) {
   }
 }
 
+// Whether the instruction may talk to other blocks (exec/deterministic_rounds.cpp
+// runs it in a round's serial phase): atomics and morally strong loads and
+// stores (.relaxed, .acquire, .release, .volatile, .mmio) whose address may be
+// global (global or generic space), and the device runtime's printf, malloc
+// and free. Weak accesses need no such order: two blocks' weak accesses to one
+// location in one round are unordered, i.e. a data race the detector reports.
+bool RunsInSerialPhase(const ptx::Instruction& ir, Builtin builtin) {
+  if (ir.op == ptx::Opcode::kCall) return builtin != Builtin::kNone;
+  const ptx::StateSpace sp = ir.info.space;
+  const bool may_be_global =
+      sp == ptx::StateSpace::kGlobal || sp == ptx::StateSpace::kNone || sp == ptx::StateSpace::kGeneric;
+  if (!may_be_global) return false;
+  if (ir.op == ptx::Opcode::kAtom || ir.op == ptx::Opcode::kRed) return true;
+  if (ir.op != ptx::Opcode::kLd && ir.op != ptx::Opcode::kSt) return false;
+  switch (ir.info.sem) {
+    case ptx::MemSemantics::kRelaxed:
+    case ptx::MemSemantics::kAcquire:
+    case ptx::MemSemantics::kRelease:
+    case ptx::MemSemantics::kAcqRel:
+    case ptx::MemSemantics::kSc:
+    case ptx::MemSemantics::kVolatile:
+    case ptx::MemSemantics::kMmio:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // A float literal's bits for an operand of type `t`: decimal literals and 0d
 // are doubles, 0f is single; PTX converts them to the instruction's type.
 uint64_t FloatOperandBits(const Operand& o, ptx::Type t) {
@@ -682,6 +710,9 @@ absl::Status Decoder::DecodeInstruction(size_t stmt, const ptx::Instruction& ir)
   }
   if (IsMemorySite(ir)) inst.aux = PackAccess(access_[stmt]);
   if (auto s = Select(ir, inst); !s.ok()) return s;
+  inst.serial = RunsInSerialPhase(
+      ir, ir.op == ptx::Opcode::kCall && inst.aux < out_.call_sites.size() ? out_.call_sites[inst.aux].builtin
+                                                                          : Builtin::kNone);
   out_.code.push_back(inst);
   return absl::OkStatus();
 }

@@ -8,6 +8,7 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fault_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpreter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/deterministic_rounds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simt_stack.cpp)
 
 barracuda_unit_test(emu_exec_tests
@@ -15,6 +16,7 @@ barracuda_unit_test(emu_exec_tests
     ${CMAKE_CURRENT_LIST_DIR}/../tests/exec_kernel_tests.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/exec_divergent_barrier_tests.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/exec_cluster_tests.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/../tests/exec_deterministic_tests.cpp
   LIBS barracuda_emu)
 
 if(BARRACUDA_BENCHMARKS)

@@ -42,6 +42,12 @@ void RunWarp(Warp& w, uint32_t budget) {
       const uint32_t p = w.preds[in.guard];
       exec &= in.guard_negated ? ~p : p;
     }
+    if (__builtin_expect(in.serial & w.serial_gate, 0) && exec != 0) {
+      // Deterministic rounds: other blocks may see this one; it waits for the
+      // serial phase (pc unchanged, nothing executed).
+      w.serial_pending = true;
+      return;
+    }
     if (in.reads_dynamic_sreg) RefreshClocks(w);
     w.cur_pc = pc;
     top->pc = pc + 1;

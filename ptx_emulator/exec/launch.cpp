@@ -32,6 +32,7 @@
 #include "ptx_emulator/core/device.h"
 #include "ptx_emulator/exec/cluster.h"
 #include "ptx_emulator/exec/fault_status.h"
+#include "ptx_emulator/exec/launch_runner.h"
 #include "ptx_emulator/exec/run_queue.h"
 #include "ptx_emulator/exec/schedule_policy.h"
 #include "ptx_emulator/exec/testing_hooks.h"
@@ -57,82 +58,7 @@ void SetSregAll(Warp& w, SpecialReg r, uint64_t v) {
   std::fill_n(w.sreg_table.begin() + static_cast<uint32_t>(r) * kLanes, kLanes, v);
 }
 
-// Anonymous mapping: pages cost nothing until touched.
-struct Mapping {
-  uint8_t* base = nullptr;
-  size_t bytes = 0;
-};
-
 }  // namespace
-
-class LaunchRunner {
- public:
-  LaunchRunner(Device& device, uint32_t kernel, const LaunchConfig& config, Dim3 cluster, void* const* args)
-      : device_(device), kernel_index_(kernel), config_(config), launch_cluster_(cluster), args_(args) {}
-  absl::Status Run();
-  static uint32_t Install(Device& device, std::unique_ptr<Function> fn) {
-    std::lock_guard<std::mutex> lock(device.load_mu_);
-    device.functions_.push_back(std::move(fn));
-    return static_cast<uint32_t>(device.functions_.size() - 1);
-  }
-
- private:
-  struct Worker;
-  absl::Status Validate();
-  void RunWorker(Worker& worker);
-  Block* Admit(Worker& worker, uint32_t linear);
-  void AdmitCluster(Worker& worker, uint64_t unit);
-  absl::Status ValidateCluster();
-  void InitBlockObject(Worker& worker, Block& b);
-  void Retire(Worker& worker, Block* b);
-  void ReportFault(const Warp& w);
-  void ReportDeadlock(const Block& b);
-  void SetError(absl::Status status);
-  std::string Coordinates(const Block& b, const Warp* w, uint32_t lane) const;
-
-  Device& device_;
-  uint32_t kernel_index_;
-  LaunchConfig config_;
-  Dim3 launch_cluster_;  // from LaunchCluster ({1,1,1}: none given)
-  void* const* args_;
-  const Function* kernel_ = nullptr;
-  uint32_t threads_per_block_ = 0;
-  uint32_t warps_per_block_ = 0;
-  uint32_t shared_bytes_ = 0;
-  uint32_t local_stride_ = 0;  // 0: the kernel needs no local memory
-  uint64_t total_blocks_ = 0;
-  Dim3 cluster_;               // CTAs per cluster (1,1,1: none)
-  Dim3 cluster_grid_;          // clusters per grid dimension
-  uint64_t total_units_ = 0;   // clusters (= blocks without clusters)
-  bool explicit_cluster_ = false;
-  uint64_t launch_id_ = 0;
-  std::vector<uint64_t> params_;  // 8-byte aligned parameter buffer
-  uint64_t grid_workspace_ = 0;   // cooperative launch: the grid barrier word (device address)
-  std::atomic<uint64_t> next_block_{0};
-  std::atomic<bool> stop_{false};
-  std::mutex error_mu_;
-  absl::Status error_;
-  uint32_t num_workers_ = 1;
-};
-
-struct LaunchRunner::Worker {
-  uint32_t index = 0;
-  std::unique_ptr<SchedulePolicy> policy;
-  std::unique_ptr<Tracer> tracer;
-  RunQueue queue;
-  std::vector<Block*> resident;
-  std::vector<std::unique_ptr<Block>> blocks;  // owned, resident or free
-  std::vector<Block*> free_blocks;
-  std::vector<Mapping> mappings;
-  std::vector<std::unique_ptr<Cluster>> clusters;  // owned, resident or free
-  std::vector<Cluster*> free_clusters;
-  uint64_t next_coop = 0;  // cooperative: next cluster (block) of this worker
-  uint64_t warp_instructions = 0;    // statistics, summed into the Device after the launch
-  uint64_t thread_instructions = 0;
-  ~Worker() {
-    for (const Mapping& m : mappings) munmap(m.base, m.bytes);
-  }
-};
 
 // Cluster shape: the kernel's .reqnctapercluster (__cluster_dims__) or the
 // launch's cluster dimension attribute; they must agree when both are given.
@@ -300,6 +226,7 @@ void LaunchRunner::InitBlockObject(Worker& worker, Block& b) {
     w->param_bytes = static_cast<uint32_t>(params_.size() * 8);
     w->memory = &device_.memory();
     w->tracer = worker.tracer.get();
+    w->store_buffer = worker.stores.get();
     w->frames.resize(1);
     b.warps[i] = std::move(w);
   }
@@ -338,6 +265,8 @@ Block* LaunchRunner::Admit(Worker& worker, uint32_t linear) {
     w.events = 0;
     w.fault = Fault{};
     w.state = WarpState::kRunnable;
+    w.serial_gate = deterministic_;
+    w.serial_pending = false;
     CallFrame& f = w.frames[0];
     f.fn = kernel_;
     f.regs.assign(size_t{kernel_->num_registers} * kLanes, 0);
@@ -480,26 +409,33 @@ void LaunchRunner::RunWorker(Worker& worker) {
     RunWarp(*w, std::max<uint32_t>(1, worker.policy->Quantum(quantum)));
     worker.warp_instructions += w->executed - executed_before;
     worker.thread_instructions += w->thread_executed - threads_before;
-    if (w->faulted()) {
-      ReportFault(*w);
-      return;
-    }
-    Block* b = w->block;
-    if (w->state != WarpState::kRunnable && w->queued) worker.queue.Remove(w);
-    Cluster& c = *b->cluster;
-    if (w->state == WarpState::kDone) {
-      --b->runnable_warps;
-      if (++b->done_warps == warps_per_block_ && ++c.done_ctas == c.size()) {
-        for (uint32_t r = 0; r < c.size(); ++r) Retire(worker, c.ctas[r]);
-        worker.free_clusters.push_back(&c);
-        continue;
-      }
-    }
-    if (b->runnable_warps == 0 && c.Stuck()) {
-      ReportDeadlock(*b);
-      return;
+    if (!AfterTurn(worker, w, true)) return;
+  }
+}
+
+bool LaunchRunner::AfterTurn(Worker& worker, Warp* w, bool report) {
+  if (w->faulted()) {
+    if (report) ReportFault(*w);
+    else if (worker.fault == nullptr) worker.fault = w;
+    return false;
+  }
+  Block* b = w->block;
+  if (w->state != WarpState::kRunnable && w->queued) worker.queue.Remove(w);
+  Cluster& c = *b->cluster;
+  if (w->state == WarpState::kDone) {
+    --b->runnable_warps;
+    if (++b->done_warps == warps_per_block_ && ++c.done_ctas == c.size()) {
+      for (uint32_t r = 0; r < c.size(); ++r) Retire(worker, c.ctas[r]);
+      worker.free_clusters.push_back(&c);
+      return true;
     }
   }
+  if (b->runnable_warps == 0 && c.Stuck()) {
+    if (report) ReportDeadlock(*b);
+    else if (worker.deadlock == nullptr) worker.deadlock = b;
+    return false;
+  }
+  return true;
 }
 
 absl::Status LaunchRunner::Run() {
@@ -521,6 +457,16 @@ absl::Status LaunchRunner::Run() {
   RecordSink* sink = device_.sink_;
   const uint32_t requested = std::max<uint32_t>(1, device_.schedule().workers);
   num_workers_ = static_cast<uint32_t>(std::min<uint64_t>(requested, total_units_));
+  deterministic_ = device_.schedule().deterministic;
+  // Deterministic rounds: a fixed number of resident slots whatever the number
+  // of host threads, and one record stream (deterministic_rounds.cpp).
+  num_slots_ = config_.cooperative
+                   ? static_cast<uint32_t>(total_units_)
+                   : static_cast<uint32_t>(std::min<uint64_t>(std::max<uint32_t>(1, device_.schedule().resident_slots),
+                                                              total_units_));
+  const uint32_t rings =
+      deterministic_ ? std::min(std::max<uint32_t>(1, device_.schedule().record_streams), num_slots_) : num_workers_;
+  num_rings_ = rings;
   if (sink != nullptr) {
     uint32_t name_id;
     {
@@ -550,8 +496,27 @@ absl::Status LaunchRunner::Run() {
     // This launch's stamps follow the last one handed out (the daemon's
     // streaming analysis starts its stamp order there).
     begin.stamp = device_.stamps_.load(std::memory_order_acquire);
-    sink->OnLaunchBegin(begin, num_workers_);
+    sink->OnLaunchBegin(begin, rings);
   }
+  if (deterministic_) {
+    RunRounds(sink);
+  } else {
+    RunFreeWorkers(sink);
+  }
+  if (sink != nullptr) {
+    protocol::Record end{};
+    end.header.op = static_cast<uint8_t>(protocol::Op::kKernelEnd);
+    end.header.site_id = protocol::kNoSite;
+    end.kernel.launch_id = launch_id_;
+    sink->OnLaunchEnd(end);
+  }
+  std::lock_guard<std::mutex> lock(error_mu_);
+  return error_;
+}
+
+// Workers take blocks from one atomic counter and run them as they come: fast,
+// and deterministic only with one worker (ScheduleOptions::deterministic off).
+void LaunchRunner::RunFreeWorkers(RecordSink* sink) {
   std::vector<Worker> workers(num_workers_);
   for (uint32_t i = 0; i < num_workers_; ++i) {
     workers[i].index = i;
@@ -567,15 +532,6 @@ absl::Status LaunchRunner::Run() {
     device_.warp_instructions_.fetch_add(w.warp_instructions, std::memory_order_relaxed);
     device_.thread_instructions_.fetch_add(w.thread_instructions, std::memory_order_relaxed);
   }
-  if (sink != nullptr) {
-    protocol::Record end{};
-    end.header.op = static_cast<uint8_t>(protocol::Op::kKernelEnd);
-    end.header.site_id = protocol::kNoSite;
-    end.kernel.launch_id = launch_id_;
-    sink->OnLaunchEnd(end);
-  }
-  std::lock_guard<std::mutex> lock(error_mu_);
-  return error_;
 }
 
 uint32_t InstallFunctionForTesting(Device& device, std::unique_ptr<Function> fn) {

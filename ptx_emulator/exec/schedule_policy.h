@@ -8,6 +8,7 @@
 #ifndef BARRACUDA_PTX_EMULATOR_EXEC_SCHEDULE_POLICY_H_
 #define BARRACUDA_PTX_EMULATOR_EXEC_SCHEDULE_POLICY_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -30,6 +31,21 @@ class SchedulePolicy {
   virtual uint32_t Quantum(uint32_t default_quantum) { return default_quantum; }
 };
 
+// A seeded SplitMix64 stream (no global state).
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  uint64_t state_;
+};
+
 // Cycles through the runnable warps.
 class RoundRobinPolicy : public SchedulePolicy {
  public:
@@ -43,23 +59,17 @@ class RoundRobinPolicy : public SchedulePolicy {
 };
 
 // Uniformly random warp and quantum in [1, default], from a seeded
-// SplitMix64 stream (no global state).
+// SplitMix64 stream.
 class RandomPolicy : public SchedulePolicy {
  public:
-  explicit RandomPolicy(uint64_t seed) : state_(seed) {}
-  size_t PickWarp(std::span<Warp* const> runnable) override { return Next() % runnable.size(); }
+  explicit RandomPolicy(uint64_t seed) : rng_(seed) {}
+  size_t PickWarp(std::span<Warp* const> runnable) override { return rng_.Next() % runnable.size(); }
   uint32_t Quantum(uint32_t default_quantum) override {
-    return 1 + static_cast<uint32_t>(Next() % std::max<uint32_t>(default_quantum, 1));
+    return 1 + static_cast<uint32_t>(rng_.Next() % std::max<uint32_t>(default_quantum, 1));
   }
 
  private:
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  uint64_t state_;
+  SplitMix64 rng_;
 };
 
 // The policy of worker `worker` for these options (policy_factory if set).

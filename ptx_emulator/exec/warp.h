@@ -109,6 +109,8 @@ struct Warp : WarpCtx {
   WarpState state = WarpState::kRunnable;
   bool queued = false;            // in the worker's run queue
   bool force_arrive = false;      // a deferred barrier arrives now (no second deferral)
+  bool serial_gate = false;       // deterministic rounds, parallel phase: stop before an Inst::serial
+  bool serial_pending = false;    // stopped there; the serial phase runs that instruction
   uint32_t run_index = 0;         // position in the run queue
   uint32_t wait_barrier = 0;      // kWaitingBarrier: barrier id and PTX line
   uint32_t wait_line = 0;

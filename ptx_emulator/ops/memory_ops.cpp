@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "ptx_emulator/core/handlers.h"
+#include "ptx_emulator/core/phase_store_buffer.h"
 #include "ptx_emulator/ops/mem_access.h"
 
 namespace barracuda::emu {
@@ -70,7 +71,7 @@ inline uint8_t* ResolveLane(WarpCtx& ctx, const Inst& inst, bool frame, uint32_t
 // Pass 1 of every access: per-lane host pointers for `total` bytes; records'
 // addresses when `trace`. False after a fault.
 template <Space S>
-bool ResolveAll(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& address, uint32_t total, bool write,
+bool ResolveLanes(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& address, uint32_t total, bool write,
                 bool trace, uint8_t** ptr, LaneAccesses& acc) {
   const mem::AddressOperand a = mem::MakeAddress(address, ctx);
   if constexpr (S == Space::kShared || S == Space::kGlobal) {
@@ -134,6 +135,18 @@ bool ResolveAll(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& addre
     if (trace) acc.Add(l, where, log);
   });
   return ok;
+}
+
+// ResolveLanes, then (deterministic rounds) the slot's private copies of the
+// global pages it stored to in this phase.
+template <Space S>
+bool ResolveAll(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& address, uint32_t total, bool write,
+                bool trace, uint8_t** ptr, LaneAccesses& acc) {
+  if (!ResolveLanes<S>(inst, ctx, exec, address, total, write, trace, ptr, acc)) return false;
+  if constexpr (S == Space::kGlobal || S == Space::kGeneric) {
+    if (ctx.store_buffer != nullptr && exec != 0) ctx.store_buffer->Redirect(ptr, exec, write);
+  }
+  return true;
 }
 
 inline uint64_t Extend(uint64_t v, uint32_t size, bool is_signed) {

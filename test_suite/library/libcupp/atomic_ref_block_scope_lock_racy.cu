@@ -4,16 +4,18 @@
   "arch": 75,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [38, 40]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [40, 40]},
-      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [36, 41]},
-      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 41]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [41, 43]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [43, 43]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [39, 39]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [39, 44]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [44, 44]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [38, 40]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [40, 40]},
-      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [36, 41]},
-      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [41, 41]}
+      {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [41, 43]},
+      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [43, 43]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [39, 39]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [39, 44]},
+      {"kind": "NOT_MORALLY_STRONG", "space": "global", "class": "inter-block", "lines": [44, 44]}
     ]}
   }
 }
@@ -22,9 +24,10 @@
 // atomic, so mutual exclusion holds on hardware that keeps one coherent L2, but the
 // model gives block-scope synchronisation no effect between blocks: the fix is
 // cuda::thread_scope_device. NOT_MORALLY_STRONG: the exchange and the release store
-// are strong, but at .cta scope, which does not include a thread of another block. With
-// one emulator worker the blocks run one after another, so each block's exchange meets
-// the previous block's store (the listed pairs; report and continue).
+// are strong, but at .cta scope, which does not include a thread of another block. The
+// four blocks are resident together (the emulator's deterministic rounds), so a block's
+// exchange meets both another block's spinning exchange (36-36) and the previous
+// holder's release store (36-41, 41-41).
 #include <cuda/atomic>
 #include <cstdio>
 #include <cuda_runtime.h>

@@ -7,13 +7,13 @@
       {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [41, 43]},
       {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [51, 52]},
       {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [60, 60]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [60, 60]}
+      {"kind": "SAME_VALUE", "space": "global", "class": "inter-block", "lines": [60, 60]}
     ]},
     "lockstep": {"verdict": "race", "races": [
       {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [41, 43]},
       {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [51, 52]},
       {"kind": "RAW", "space": "global", "class": "inter-block", "lines": [60, 60]},
-      {"kind": "WAW", "space": "global", "class": "inter-block", "lines": [60, 60]}
+      {"kind": "SAME_VALUE", "space": "global", "class": "inter-block", "lines": [60, 60]}
     ]}
   }
 }
@@ -24,8 +24,8 @@
 //   A  item n-1 (block 7) writes a[0]; items 0..63 (block 0) read it: inter-block RAW
 //   B  item i writes a[i] and reads a[(i + n/2) % n], written by the item n/2 away, which
 //      lies 4 tiles away (another block): inter-block RAW/WAR
-//   C  items 0, 2048, 4096, 6144 (thread 0 of blocks 0, 4, 8, 12) do *count += 1 with a
-//      plain load and store: inter-block RAW and WAW on one line
+//   C  items 0, 2048, 4096, 6144 (thread 0 of blocks 0, 4, 8, 12) do *count += 1 with a plain
+//      load and store: inter-block RAW; the blocks all load 0, so their stores are SAME_VALUE
 // A for_each functor may not depend on another element's side effects: Thrust gives no
 // order between the invocations.
 #include <cstdio>

@@ -1,0 +1,77 @@
+#include "ptx_emulator/core/phase_store_buffer.h"
+
+#include <cstring>
+
+namespace barracuda::emu {
+
+void PhaseStoreBuffer::ClearCache() {
+  for (CacheEntry& e : cache_) e = CacheEntry{~uint64_t{0}, nullptr};
+}
+
+PhaseStoreBuffer::Copy* PhaseStoreBuffer::Lookup(uint64_t page, bool write) {
+  CacheEntry& e = cache_[page & (kCacheEntries - 1)];
+  if (auto it = pages_.find(page); it != pages_.end()) {
+    e = CacheEntry{page, &it->second};
+    return &it->second;
+  }
+  if (!write) {
+    e = CacheEntry{page, nullptr};
+    return nullptr;
+  }
+  if (pool_used_ == pool_.size()) pool_.push_back(std::make_unique<uint8_t[]>(2 * kPageSize));
+  uint8_t* mem = pool_[pool_used_++].get();
+  // Fault the device page in now, on this thread, rather than in the serial
+  // commit: an atomic add of 0 changes nothing another block could see.
+  __atomic_fetch_add(reinterpret_cast<uint64_t*>(page << kPageBits), 0, __ATOMIC_RELAXED);
+  Copy* c = &pages_.try_emplace(page, Copy{mem, mem + kPageSize, reinterpret_cast<uint8_t*>(page << kPageBits), 0}).first->second;
+  order_.push_back(c);
+  e = CacheEntry{page, c};
+  return c;
+}
+
+void PhaseStoreBuffer::CopyLines(uint64_t page, Copy& c, uint64_t lines) {
+  const auto* device = reinterpret_cast<const uint8_t*>(page << kPageBits);
+  c.lines |= lines;
+  for (; lines != 0; lines &= lines - 1) {
+    const uint64_t off = static_cast<uint64_t>(__builtin_ctzll(lines)) << kLineBits;
+    std::memcpy(c.priv + off, device + off, kLineSize);
+    std::memcpy(c.twin + off, device + off, kLineSize);
+  }
+}
+
+void PhaseStoreBuffer::Commit() {
+  if (pages_.empty()) return;
+  for (const Copy* cp : order_) {
+    const Copy& c = *cp;
+    uint8_t* device = c.device;
+    for (uint64_t lines = c.lines; lines != 0; lines &= lines - 1) {
+      const uint64_t line = static_cast<uint64_t>(__builtin_ctzll(lines)) << kLineBits;
+      for (uint64_t off = line; off < line + kLineSize; off += 8) {
+        uint64_t p, t;
+        std::memcpy(&p, c.priv + off, 8);
+        std::memcpy(&t, c.twin + off, 8);
+        const uint64_t x = p ^ t;
+        if (x == 0) continue;
+        // The bytes this slot changed, and only those: a byte's high bit of
+        // `nonzero` is set when any of its bits differ.
+        constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
+        const uint64_t nonzero = (((x & kLow7) + kLow7) | x) & ~kLow7;
+        if (nonzero == ~kLow7) {
+          std::memcpy(device + off, &p, 8);
+          continue;
+        }
+        const uint64_t mask = (nonzero >> 7) * 0xff;
+        uint64_t d;
+        std::memcpy(&d, device + off, 8);
+        d = (d & ~mask) | (p & mask);
+        std::memcpy(device + off, &d, 8);
+      }
+    }
+  }
+  pages_.clear();
+  order_.clear();
+  pool_used_ = 0;
+  ClearCache();
+}
+
+}  // namespace barracuda::emu

@@ -1,0 +1,195 @@
+// Deterministic rounds: the same launch, seed and policy give the same
+// execution, the same program output and the same records (stamps included)
+// with any number of workers.
+//
+// Model (DMP/CoreDet-style quantum rounds with a serial phase):
+// - A fixed number of slots (ScheduleOptions::resident_slots, independent of
+//   the worker count) each hold one resident cluster (a block without
+//   clusters) and own a run queue, a schedule policy seeded by the slot index
+//   and one record stream (ring). Units enter free slots in slot order, only
+//   between rounds.
+// - Parallel phase: every slot runs its warps for a budget of quantum x
+//   runnable warps, host threads taking slots by index. A warp stops before
+//   any instruction that may communicate with another block (Inst::serial:
+//   global or generic atomics, strong loads and stores, printf/malloc/free).
+//   Within a phase blocks therefore meet only through weak accesses, and two
+//   blocks' weak accesses to one location in one phase are unordered: a data
+//   race, which the detector reports. Weak global stores stay in the slot's
+//   PhaseStoreBuffer until the phase ends and are committed in slot order, so
+//   even racy programs read the same values whatever the threads' timing.
+// - Serial phase (one thread; slot order, then stop order within a slot, or
+//   with the random policy a permutation drawn from the seed): each stopped
+//   warp runs its one instruction, so atomics, flags, spin-waits, printf and
+//   the device heap see one order that the seed fixes.
+// - Records: the parallel phase's records wait in a buffer per slot with local
+//   stamps; between the phases they get global stamps and reach the launch's
+//   one record stream in slot order, followed by the serial phase's records
+//   as they run. One stream in a fixed order is what makes the analysis, and
+//   so the report, the same on every run: the detector's choice of which of
+//   two unordered accesses came first follows the stream.
+// Faults and deadlocks are reported for the first slot (in slot order) that
+// had one when the round ended.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "ptx_emulator/exec/launch_runner.h"
+#include "ptx_emulator/exec/round_barrier.h"
+
+namespace barracuda::emu {
+void LaunchRunner::RunSlotTurn(Worker& slot, uint32_t quantum) {
+  if (slot.admit != kNoUnit) {
+    // Chosen between rounds (BetweenRounds), set up here on the slot's thread.
+    AdmitCluster(slot, slot.admit);
+    slot.admit = kNoUnit;
+  }
+  uint64_t budget = uint64_t{quantum} * slot.queue.size();
+  while (budget != 0 && !slot.queue.empty()) {
+    Warp* w = slot.queue[slot.policy->PickWarp(slot.queue.warps())];
+    const uint64_t executed_before = w->executed, threads_before = w->thread_executed;
+    const uint64_t q = std::min<uint64_t>(budget, std::max<uint32_t>(1, slot.policy->Quantum(quantum)));
+    RunWarp(*w, static_cast<uint32_t>(q));
+    const uint64_t ran = w->executed - executed_before;
+    slot.warp_instructions += ran;
+    slot.thread_instructions += w->thread_executed - threads_before;
+    budget -= std::min(budget, std::max<uint64_t>(ran, 1));
+    if (w->serial_pending && !w->faulted()) {
+      slot.queue.Remove(w);
+      slot.pending.push_back(w);
+    }
+    if (!AfterTurn(slot, w, false)) return;
+  }
+}
+
+bool LaunchRunner::RunSerialOp(Worker& slot, Warp* w) {
+  if (slot.tracer) slot.tracer->SetBuffered(false);  // global stamps, in this order
+  w->serial_pending = false;
+  w->serial_gate = false;
+  w->store_buffer = nullptr;  // the serial phase sees device memory, committed
+  const uint64_t executed_before = w->executed, threads_before = w->thread_executed;
+  RunWarp(*w, 1);
+  w->serial_gate = true;
+  w->store_buffer = slot.stores.get();
+  slot.warp_instructions += w->executed - executed_before;
+  slot.thread_instructions += w->thread_executed - threads_before;
+  if (w->state == WarpState::kRunnable && !w->queued && !w->faulted()) slot.queue.Add(w);
+  if (slot.tracer) slot.tracer->SetBuffered(true);
+  return AfterTurn(slot, w, false);
+}
+
+bool LaunchRunner::BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, uint64_t& next_unit) {
+  // The parallel phase's weak global stores reach device memory, in slot order.
+  for (Worker& s : slots) s.stores->Commit();
+  // The parallel phase's records: global stamps and the stream, in slot order.
+  if (sink != nullptr) {
+    uint64_t total = 0;
+    for (const Worker& s : slots) total += s.tracer->local_stamps();
+    uint64_t base = device_.stamps_.fetch_add(total, std::memory_order_seq_cst) + 1;
+    for (Worker& s : slots) {
+      const uint64_t n = s.tracer->local_stamps();
+      s.tracer->Flush(base);
+      base += n;
+    }
+  }
+  const auto stopped = [&](const Worker& s) {
+    if (s.fault != nullptr) {
+      ReportFault(*s.fault);
+      return true;
+    }
+    if (s.deadlock != nullptr) {
+      ReportDeadlock(*s.deadlock);
+      return true;
+    }
+    return false;
+  };
+  for (const Worker& s : slots)
+    if (stopped(s)) return false;
+  // The serial phase: slot order, then the order the warps stopped in; the
+  // random policy draws a permutation instead (the order of atomics and of
+  // flag hand-offs is what a schedule search must vary).
+  serial_ops_.clear();
+  for (Worker& s : slots) {
+    for (Warp* w : s.pending) serial_ops_.emplace_back(&s, w);
+    s.pending.clear();
+  }
+  if (device_.schedule().policy == ScheduleOptions::Policy::kRandom && !device_.schedule().policy_factory) {
+    for (size_t i = serial_ops_.size(); i > 1; --i) std::swap(serial_ops_[i - 1], serial_ops_[serial_rng_.Next() % i]);
+  }
+  for (auto& [slot, w] : serial_ops_)
+    if (!RunSerialOp(*slot, w) && stopped(*slot)) return false;
+  bool any = false;
+  for (Worker& s : slots) {
+    if (s.resident.empty() && next_unit < total_units_) s.admit = next_unit++;
+    any |= !s.resident.empty() || s.admit != kNoUnit;
+  }
+  return any;
+}
+
+void LaunchRunner::RunRounds(RecordSink* sink) {
+  const ScheduleOptions& opts = device_.schedule();
+  const uint32_t quantum = std::max<uint32_t>(1, opts.quantum);
+  serial_rng_ = SplitMix64(opts.seed ^ (0x9e3779b97f4a7c15ull * launch_id_));
+  std::vector<Worker> slots(num_slots_);
+  for (uint32_t i = 0; i < num_slots_; ++i) {
+    slots[i].index = i;
+    slots[i].policy = MakeSchedulePolicy(opts, i);
+    slots[i].stores = std::make_unique<PhaseStoreBuffer>(device_.memory().begin(), device_.memory().end());
+    if (sink != nullptr) {
+      slots[i].tracer = std::make_unique<Tracer>(sink, i % num_rings_, &device_.stamps_);
+      slots[i].tracer->SetBuffered(true);
+    }
+  }
+  const uint32_t threads = std::min(std::max<uint32_t>(1, opts.workers), num_slots_);
+  uint64_t next_unit = 0;
+  for (Worker& s : slots)
+    if (next_unit < total_units_) s.admit = next_unit++;
+
+  // Threads take slots in turn from one counter: a slot's turn depends only on
+  // the slot, so which thread runs it changes nothing but the balance.
+  std::atomic<uint32_t> next_slot{0};
+  RoundBarrier barrier(threads);
+  bool finished = false;
+  const bool stats = std::getenv("BARRACUDA_EMU_ROUND_STATS") != nullptr;
+  std::vector<uint64_t> busy_ns(threads), wait_ns(threads);
+  uint64_t between_ns = 0, rounds = 0;
+  const auto now = [] {
+    return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  };
+  const auto body = [&](uint32_t t) {
+    for (;;) {
+      const uint64_t t0 = stats ? now() : 0;
+      for (uint32_t i = next_slot.fetch_add(1, std::memory_order_relaxed); i < num_slots_;
+           i = next_slot.fetch_add(1, std::memory_order_relaxed))
+        RunSlotTurn(slots[i], quantum);
+      const uint64_t t1 = stats ? now() : 0;
+      barrier.Wait();
+      const uint64_t t2 = stats ? now() : 0;
+      if (t == 0) {
+        finished = !BetweenRounds(slots, sink, next_unit);
+        next_slot.store(0, std::memory_order_relaxed);  // published by the barrier
+      }
+      if (stats && t == 0) between_ns += now() - t2, ++rounds;
+      barrier.Wait();
+      if (stats) busy_ns[t] += t1 - t0, wait_ns[t] += t2 - t1;
+      if (finished) return;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (uint32_t t = 1; t < threads; ++t) pool.emplace_back(body, t);
+  body(0);
+  for (std::thread& t : pool) t.join();
+  if (stats) {
+    std::fprintf(stderr, "rounds %llu between %.1f ms", static_cast<unsigned long long>(rounds), between_ns / 1e6);
+    for (uint32_t t = 0; t < threads; ++t) std::fprintf(stderr, " | t%u busy %.1f wait %.1f ms", t, busy_ns[t] / 1e6, wait_ns[t] / 1e6);
+    std::fprintf(stderr, "\n");
+  }
+  for (const Worker& s : slots) {
+    device_.warp_instructions_.fetch_add(s.warp_instructions, std::memory_order_relaxed);
+    device_.thread_instructions_.fetch_add(s.thread_instructions, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace barracuda::emu

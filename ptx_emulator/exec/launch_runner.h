@@ -1,0 +1,131 @@
+// LaunchRunner: one kernel launch on the emulator (exec/launch.cpp), with the
+// free-running workers (launch.cpp) or deterministic rounds
+// (deterministic_rounds.cpp). Private to exec/.
+#ifndef BARRACUDA_PTX_EMULATOR_EXEC_LAUNCH_RUNNER_H_
+#define BARRACUDA_PTX_EMULATOR_EXEC_LAUNCH_RUNNER_H_
+
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ptx_emulator/core/device.h"
+#include "ptx_emulator/core/phase_store_buffer.h"
+#include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/exec/cluster.h"
+#include "ptx_emulator/exec/run_queue.h"
+#include "ptx_emulator/exec/schedule_policy.h"
+#include "ptx_emulator/exec/warp.h"
+
+namespace barracuda::emu {
+
+// Anonymous mapping: pages cost nothing until touched.
+struct Mapping {
+  uint8_t* base = nullptr;
+  size_t bytes = 0;
+};
+
+class LaunchRunner {
+ public:
+  LaunchRunner(Device& device, uint32_t kernel, const LaunchConfig& config, Dim3 cluster, void* const* args)
+      : device_(device), kernel_index_(kernel), config_(config), launch_cluster_(cluster), args_(args) {}
+  absl::Status Run();
+  static uint32_t Install(Device& device, std::unique_ptr<Function> fn) {
+    std::lock_guard<std::mutex> lock(device.load_mu_);
+    device.functions_.push_back(std::move(fn));
+    return static_cast<uint32_t>(device.functions_.size() - 1);
+  }
+
+ private:
+  struct Worker;
+  absl::Status Validate();
+  void RunWorker(Worker& worker);
+  // Deterministic rounds (deterministic_rounds.cpp); `sink` may be null.
+  void RunRounds(RecordSink* sink);
+  void RunFreeWorkers(RecordSink* sink);
+  // Thread 0 between two rounds: stamps, faults, serial phase, admission.
+  // False when the launch is over.
+  bool BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, uint64_t& next_unit);
+  void RunSlotTurn(Worker& slot, uint32_t quantum);
+  // Runs one stopped warp's serial instruction; false when the slot stopped.
+  bool RunSerialOp(Worker& slot, Warp* w);
+  // After a warp ran: retire its cluster when done; false when the slot or
+  // worker must stop (fault or deadlock reported through `report`).
+  bool AfterTurn(Worker& worker, Warp* w, bool report);
+  Block* Admit(Worker& worker, uint32_t linear);
+  void AdmitCluster(Worker& worker, uint64_t unit);
+  absl::Status ValidateCluster();
+  void InitBlockObject(Worker& worker, Block& b);
+  void Retire(Worker& worker, Block* b);
+  void ReportFault(const Warp& w);
+  void ReportDeadlock(const Block& b);
+  void SetError(absl::Status status);
+  std::string Coordinates(const Block& b, const Warp* w, uint32_t lane) const;
+
+  Device& device_;
+  uint32_t kernel_index_;
+  LaunchConfig config_;
+  Dim3 launch_cluster_;  // from LaunchCluster ({1,1,1}: none given)
+  void* const* args_;
+  const Function* kernel_ = nullptr;
+  uint32_t threads_per_block_ = 0;
+  uint32_t warps_per_block_ = 0;
+  uint32_t shared_bytes_ = 0;
+  uint32_t local_stride_ = 0;  // 0: the kernel needs no local memory
+  uint64_t total_blocks_ = 0;
+  Dim3 cluster_;               // CTAs per cluster (1,1,1: none)
+  Dim3 cluster_grid_;          // clusters per grid dimension
+  uint64_t total_units_ = 0;   // clusters (= blocks without clusters)
+  bool explicit_cluster_ = false;
+  uint64_t launch_id_ = 0;
+  std::vector<uint64_t> params_;  // 8-byte aligned parameter buffer
+  uint64_t grid_workspace_ = 0;   // cooperative launch: the grid barrier word (device address)
+  std::atomic<uint64_t> next_block_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex error_mu_;
+  absl::Status error_;
+  uint32_t num_workers_ = 1;
+  uint32_t num_slots_ = 1;     // deterministic rounds: resident slots
+  uint32_t num_rings_ = 1;     // record streams of the launch
+  std::vector<std::pair<Worker*, Warp*>> serial_ops_;  // one serial phase
+  SplitMix64 serial_rng_{0};   // the random policy's serial-phase order
+  bool deterministic_ = false;
+};
+
+inline constexpr uint64_t kNoUnit = ~uint64_t{0};
+
+struct LaunchRunner::Worker {
+  uint32_t index = 0;
+  std::unique_ptr<SchedulePolicy> policy;
+  std::unique_ptr<Tracer> tracer;
+  RunQueue queue;
+  std::vector<Block*> resident;
+  std::vector<std::unique_ptr<Block>> blocks;  // owned, resident or free
+  std::vector<Block*> free_blocks;
+  std::vector<Mapping> mappings;
+  std::vector<std::unique_ptr<Cluster>> clusters;  // owned, resident or free
+  std::vector<Cluster*> free_clusters;
+  uint64_t next_coop = 0;  // cooperative: next cluster (block) of this worker
+  uint64_t warp_instructions = 0;    // statistics, summed into the Device after the launch
+  uint64_t thread_instructions = 0;
+  // Deterministic rounds: the slot's warps waiting for the serial phase, in
+  // the order they stopped, and what ended its last turn.
+  std::vector<Warp*> pending;
+  uint64_t admit = kNoUnit;  // the unit the slot takes at the start of its next turn
+  std::unique_ptr<PhaseStoreBuffer> stores;  // weak global stores of the parallel phase
+  const Warp* fault = nullptr;
+  const Block* deadlock = nullptr;
+  ~Worker() {
+    for (const Mapping& m : mappings) munmap(m.base, m.bytes);
+  }
+};
+
+}  // namespace barracuda::emu
+
+#endif  // BARRACUDA_PTX_EMULATOR_EXEC_LAUNCH_RUNNER_H_

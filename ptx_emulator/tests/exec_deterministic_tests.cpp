@@ -1,0 +1,247 @@
+// Deterministic rounds (exec/deterministic_rounds.cpp): the same launch gives
+// the same results and the same record stream, stamps included, with 1, 2 and
+// 4 workers; weak global stores become visible to other blocks only between
+// rounds, in slot order; a release/acquire hand-off and a spin-wait across
+// blocks still work. PhaseStoreBuffer (core/phase_store_buffer.h) on its own.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ptx_emulator/core/phase_store_buffer.h"
+#include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/tests/kernel_runner.h"
+
+namespace barracuda::emu {
+namespace {
+
+using testing::KernelRunner;
+using testing::WrapKernel;
+
+// Every thread takes a ticket from a global counter and stores it; thread 0 of
+// every block also stores its block id into one word (a data race between
+// blocks) and adds its ticket to a block-shared sum with a shared atomic.
+const std::string kTickets = WrapKernel("tickets", ".param .u64 counter, .param .u64 out, .param .u64 last", R"(
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<2>;
+  .shared .u32 sum;
+  ld.param.u64 %rd1, [counter];
+  ld.param.u64 %rd2, [out];
+  ld.param.u64 %rd3, [last];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r4, %r1, %r2, %r3;
+  atom.global.add.u32 %r5, [%rd1], 1;
+  atom.shared.add.u32 %r6, [sum], %r5;
+  mul.wide.u32 %rd4, %r4, 4;
+  add.u64 %rd5, %rd2, %rd4;
+  st.global.u32 [%rd5], %r5;
+  setp.ne.u32 %p1, %r3, 0;
+  @%p1 bra done;
+  st.global.u32 [%rd3], %r1;
+done:
+  ret;
+)");
+
+struct TicketRun {
+  std::vector<uint32_t> out;
+  uint32_t last = 0;
+  std::vector<protocol::Record> records;
+  size_t rings = 0;
+};
+
+TicketRun RunTickets(uint32_t workers, ScheduleOptions::Policy policy = ScheduleOptions::Policy::kRoundRobin,
+                     uint64_t seed = 0, uint32_t streams = 1) {
+  auto device = std::make_unique<Device>();
+  device->schedule().record_streams = streams;
+  device->schedule().workers = workers;
+  device->schedule().policy = policy;
+  device->schedule().seed = seed;
+  device->schedule().deterministic = true;
+  device->schedule().resident_slots = 8;
+  CollectingSink sink;
+  device->SetSink(&sink);
+  KernelRunner r(kTickets, std::move(device));
+  constexpr uint32_t kBlocks = 40, kThreads = 96;
+  auto counter = r.Alloc<uint32_t>(1, {0});
+  auto out = r.Alloc<uint32_t>(kBlocks * kThreads);
+  auto last = r.Alloc<uint32_t>(1, {0xffffffffu});
+  REQUIRE(r.Launch("tickets", {kBlocks, 1, 1}, {kThreads, 1, 1}, counter.device, out.device, last.device).ok());
+  TicketRun run;
+  run.out = r.Read(out);
+  run.last = r.Read(last)[0];
+  run.records = sink.Flatten(0);
+  run.rings = sink.launches[0].rings.size();
+  r.device().SetSink(nullptr);
+  return run;
+}
+
+bool SameRecords(const std::vector<protocol::Record>& a, const std::vector<protocol::Record>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(protocol::Record)) != 0) return false;
+  return true;
+}
+
+TEST_CASE("deterministic rounds: results and records do not depend on the worker count", "[exec][determinism]") {
+  const TicketRun one = RunTickets(1);
+  CHECK(one.rings == 1);  // one stream: the analysis order is fixed too
+  // Every ticket handed out once.
+  std::vector<uint32_t> sorted = one.out;
+  std::sort(sorted.begin(), sorted.end());
+  for (uint32_t i = 0; i < sorted.size(); ++i) REQUIRE(sorted[i] == i);
+  CHECK(one.last < 40);
+  uint64_t stamped = 0, previous = 0;
+  bool increasing = true;
+  for (const protocol::Record& rec : one.records) {
+    const uint64_t s = protocol::SequenceStamp(rec);
+    if (s == 0) continue;
+    ++stamped;
+    increasing = increasing && s > previous;
+    previous = s;
+  }
+  CHECK(stamped > 0);
+  CHECK(increasing);  // one stream in stamp order
+  for (uint32_t workers : {2u, 4u, 2u}) {
+    INFO("workers " << workers);
+    const TicketRun other = RunTickets(workers);
+    CHECK(other.out == one.out);
+    CHECK(other.last == one.last);
+    CHECK(other.rings == 1);
+    CHECK(SameRecords(other.records, one.records));
+  }
+}
+
+TEST_CASE("deterministic rounds: the random policy's seed decides the order of atomics", "[exec][determinism]") {
+  using Policy = ScheduleOptions::Policy;
+  const TicketRun a = RunTickets(1, Policy::kRandom, 7);
+  const TicketRun b = RunTickets(2, Policy::kRandom, 7);
+  const TicketRun c = RunTickets(2, Policy::kRandom, 8);
+  const TicketRun rr = RunTickets(2);
+  CHECK(a.out == b.out);  // a seed replays exactly, whatever the workers
+  CHECK(SameRecords(a.records, b.records));
+  CHECK(a.out != c.out);  // another seed, another order of the tickets
+  CHECK(a.out != rr.out);
+}
+
+TEST_CASE("deterministic rounds: several record streams carry the same records", "[exec][determinism]") {
+  const TicketRun one = RunTickets(2);
+  const TicketRun three = RunTickets(2, ScheduleOptions::Policy::kRoundRobin, 0, 3);
+  CHECK(three.rings == 3);
+  CHECK(three.out == one.out);  // the execution does not change, only where records go
+  CHECK(three.records.size() == one.records.size());
+}
+
+// Block 0 writes data with plain stores and publishes it with st.release;
+// block 1 spins on ld.acquire and then reads the data (a spin-wait across
+// blocks: each iteration waits for a serial phase).
+const std::string kHandoff = WrapKernel("handoff", ".param .u64 data, .param .u64 flag, .param .u64 seen", R"(
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [data];
+  ld.param.u64 %rd2, [flag];
+  ld.param.u64 %rd3, [seen];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd4, %r3, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  add.u64 %rd6, %rd3, %rd4;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra consumer;
+  add.u32 %r4, %r3, 1000;
+  st.global.u32 [%rd5], %r4;
+  bar.sync 0;
+  setp.ne.u32 %p2, %r3, 0;
+  @%p2 bra done;
+  st.release.gpu.global.u32 [%rd2], 1;
+  bra done;
+consumer:
+  ld.acquire.gpu.global.u32 %r5, [%rd2];
+  setp.eq.u32 %p2, %r5, 0;
+  @%p2 bra consumer;
+  ld.global.u32 %r6, [%rd5];
+  st.global.u32 [%rd6], %r6;
+done:
+  ret;
+)");
+
+TEST_CASE("deterministic rounds: a release/acquire hand-off and a spin-wait between blocks", "[exec][determinism]") {
+  for (uint32_t workers : {1u, 2u}) {
+    INFO("workers " << workers);
+    auto device = std::make_unique<Device>();
+    device->schedule().workers = workers;
+    KernelRunner r(kHandoff, std::move(device));
+    auto data = r.Alloc<uint32_t>(64);
+    auto flag = r.Alloc<uint32_t>(1, {0});
+    auto seen = r.Alloc<uint32_t>(64);
+    REQUIRE(r.Launch("handoff", {2, 1, 1}, {64, 1, 1}, data.device, flag.device, seen.device).ok());
+    const std::vector<uint32_t> got = r.Read(seen);
+    for (uint32_t t = 0; t < 64; ++t) REQUIRE(got[t] == t + 1000);
+  }
+}
+
+// A 2-page fake device region, page aligned.
+struct FakeDevice {
+  static constexpr size_t kBytes = 2 * PhaseStoreBuffer::kPageSize;
+  uint8_t* base = static_cast<uint8_t*>(std::aligned_alloc(PhaseStoreBuffer::kPageSize, kBytes));
+  FakeDevice() { std::memset(base, 0, kBytes); }
+  ~FakeDevice() { std::free(base); }
+  uint64_t begin() const { return reinterpret_cast<uint64_t>(base); }
+  uint64_t end() const { return begin() + kBytes; }
+};
+
+uint8_t* One(PhaseStoreBuffer& b, uint8_t* address, bool write) {
+  uint8_t* ptr[32] = {};
+  ptr[0] = address;
+  b.Redirect(ptr, 1u, write);
+  return ptr[0];
+}
+
+TEST_CASE("phase store buffer: private until committed, changed bytes only, in commit order", "[exec][determinism]") {
+  FakeDevice dev;
+  PhaseStoreBuffer a(dev.begin(), dev.end()), b(dev.begin(), dev.end());
+  // Slot a changes byte 0 of a word, slot b byte 1 of the same word.
+  *One(a, dev.base, true) = 5;
+  *One(b, dev.base + 1, true) = 7;
+  CHECK(dev.base[0] == 0);
+  CHECK(dev.base[1] == 0);
+  CHECK(*One(a, dev.base, false) == 5);      // a reads its own store
+  CHECK(*One(b, dev.base, false) == 0);      // b does not see a's
+  CHECK(One(b, dev.base + 4096, false) == dev.base + 4096);  // a page b never stored to: device memory
+  CHECK(a.dirty_pages() == 1);
+  a.Commit();
+  b.Commit();
+  CHECK(dev.base[0] == 5);
+  CHECK(dev.base[1] == 7);
+  CHECK(a.dirty_pages() == 0);
+  // Both store to one byte (a data race): the later commit wins.
+  *One(a, dev.base + 100, true) = 1;
+  *One(b, dev.base + 100, true) = 2;
+  a.Commit();
+  b.Commit();
+  CHECK(dev.base[100] == 2);
+  // After a commit the buffer starts over: loads see device memory again.
+  CHECK(One(a, dev.base + 100, false) == dev.base + 100);
+  // Lanes on two pages and outside the region.
+  uint8_t outside = 9;
+  uint8_t* ptr[32] = {};
+  ptr[0] = dev.base + 8;
+  ptr[1] = dev.base + 4096 + 8;
+  ptr[2] = &outside;
+  a.Redirect(ptr, 0b111u, true);
+  CHECK(ptr[0] != dev.base + 8);
+  CHECK(ptr[1] != dev.base + 4096 + 8);
+  CHECK(ptr[2] == &outside);
+  *ptr[1] = 3;
+  CHECK(dev.base[4096 + 8] == 0);
+  a.Commit();
+  CHECK(dev.base[4096 + 8] == 3);
+}
+
+}  // namespace
+}  // namespace barracuda::emu
