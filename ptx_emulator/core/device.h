@@ -158,9 +158,12 @@ class Device {
     uint64_t launches = 0;
     uint64_t warp_instructions = 0;
     uint64_t thread_instructions = 0;  // active lanes summed over warp instructions
+    uint64_t rounds = 0;               // deterministic rounds
+    uint64_t serial_instructions = 0;  // warp instructions run in their serial phases
   };
   Statistics statistics() const {
-    return Statistics{launch_counter_.load(), warp_instructions_.load(), thread_instructions_.load()};
+    return Statistics{launch_counter_.load(), warp_instructions_.load(), thread_instructions_.load(),
+                      rounds_.load(), serial_instructions_.load()};
   }
 
  private:
@@ -183,6 +186,8 @@ class Device {
   std::atomic<uint64_t> stamps_{0};
   std::atomic<uint64_t> warp_instructions_{0};
   std::atomic<uint64_t> thread_instructions_{0};
+  std::atomic<uint64_t> rounds_{0};
+  std::atomic<uint64_t> serial_instructions_{0};
 };
 
 }  // namespace barracuda::emu

@@ -127,6 +127,10 @@ struct Inst {
   // communicate with other blocks (global or generic atomics, strong loads and
   // stores, device printf/malloc/free), so it runs in the round's serial phase.
   bool serial = false;
+  // For a serial instruction with a generic address: 1 + the index of its
+  // address operand; it runs at once when every lane addresses its block's
+  // shared window (nothing another block can see). 0: always serial.
+  uint8_t serial_address = 0;
   uint8_t num_ops = 0;
   ptx::Opcode opcode = ptx::Opcode::kUnknown;
   Opnd ops[kMaxOperands];

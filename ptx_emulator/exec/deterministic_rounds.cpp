@@ -71,6 +71,7 @@ bool LaunchRunner::RunSerialOp(Worker& slot, Warp* w) {
   w->store_buffer = nullptr;  // the serial phase sees device memory, committed
   const uint64_t executed_before = w->executed, threads_before = w->thread_executed;
   RunWarp(*w, 1);
+  ++serial_instructions_;
   w->serial_gate = true;
   w->store_buffer = slot.stores.get();
   slot.warp_instructions += w->executed - executed_before;
@@ -171,7 +172,8 @@ void LaunchRunner::RunRounds(RecordSink* sink) {
         finished = !BetweenRounds(slots, sink, next_unit);
         next_slot.store(0, std::memory_order_relaxed);  // published by the barrier
       }
-      if (stats && t == 0) between_ns += now() - t2, ++rounds;
+      if (t == 0) ++rounds;
+      if (stats && t == 0) between_ns += now() - t2;
       barrier.Wait();
       if (stats) busy_ns[t] += t1 - t0, wait_ns[t] += t2 - t1;
       if (finished) return;
@@ -186,6 +188,8 @@ void LaunchRunner::RunRounds(RecordSink* sink) {
     for (uint32_t t = 0; t < threads; ++t) std::fprintf(stderr, " | t%u busy %.1f wait %.1f ms", t, busy_ns[t] / 1e6, wait_ns[t] / 1e6);
     std::fprintf(stderr, "\n");
   }
+  device_.rounds_.fetch_add(rounds, std::memory_order_relaxed);
+  device_.serial_instructions_.fetch_add(serial_instructions_, std::memory_order_relaxed);
   for (const Worker& s : slots) {
     device_.warp_instructions_.fetch_add(s.warp_instructions, std::memory_order_relaxed);
     device_.thread_instructions_.fetch_add(s.thread_instructions, std::memory_order_relaxed);

@@ -23,6 +23,28 @@ void RefreshClocks(Warp& w) {
   }
 }
 
+namespace {
+
+// A generic-address serial instruction whose active lanes all address the
+// block's shared window (or the lane's local window) touches nothing another
+// block can see: it need not wait for the serial phase.
+bool StaysInBlock(const Inst& in, const Warp& w, uint32_t exec) {
+  const Opnd& o = in.ops[in.serial_address - 1];
+  if (o.kind == Opnd::Kind::kAddress && o.base == Opnd::AddrBase::kFrame) return true;
+  if (o.kind != Opnd::Kind::kAddress && o.kind != Opnd::Kind::kValue) return false;
+  const bool has_base = o.kind == Opnd::Kind::kValue || o.base == Opnd::AddrBase::kRegister;
+  const uint64_t* base = has_base ? w.Src(o.ref) : nullptr;
+  const uint64_t add = o.kind == Opnd::Kind::kAddress ? static_cast<uint64_t>(o.offset) : 0;
+  const auto lo = reinterpret_cast<uint64_t>(w.shared_base);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint64_t a = (base != nullptr ? base[__builtin_ctz(m)] : 0) + add;
+    if (a - lo >= w.shared_bytes) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void RunWarp(Warp& w, uint32_t budget) {
   if (w.state != WarpState::kRunnable) return;
   if (w.frame().its) {
@@ -42,7 +64,8 @@ void RunWarp(Warp& w, uint32_t budget) {
       const uint32_t p = w.preds[in.guard];
       exec &= in.guard_negated ? ~p : p;
     }
-    if (__builtin_expect(in.serial & w.serial_gate, 0) && exec != 0) {
+    if (__builtin_expect(in.serial & w.serial_gate, 0) && exec != 0 &&
+        (in.serial_address == 0 || !StaysInBlock(in, w, exec))) {
       // Deterministic rounds: other blocks may see this one; it waits for the
       // serial phase (pc unchanged, nothing executed).
       w.serial_pending = true;

@@ -95,6 +95,7 @@ class LaunchRunner {
   uint32_t num_rings_ = 1;     // record streams of the launch
   std::vector<std::pair<Worker*, Warp*>> serial_ops_;  // one serial phase
   SplitMix64 serial_rng_{0};   // the random policy's serial-phase order
+  uint64_t serial_instructions_ = 0;
   bool deterministic_ = false;
 };
 

@@ -79,9 +79,10 @@ void PrintStatistics() {
   const emu::Device::Statistics s = Runtime::Get().device().statistics();
   std::fprintf(stderr,
                "barracuda emulator stats: launches=%llu warp_instructions=%llu thread_instructions=%llu "
-               "records=%llu\n",
+               "rounds=%llu serial_instructions=%llu records=%llu\n",
                static_cast<unsigned long long>(s.launches), static_cast<unsigned long long>(s.warp_instructions),
-               static_cast<unsigned long long>(s.thread_instructions),
+               static_cast<unsigned long long>(s.thread_instructions), static_cast<unsigned long long>(s.rounds),
+               static_cast<unsigned long long>(s.serial_instructions),
                static_cast<unsigned long long>(CountingSink::records.load()));
 }
 
