@@ -77,6 +77,13 @@ struct LaunchInfo {
   static LaunchInfo FromKernelBegin(const protocol::Record& kernel_begin);
 };
 
+// The emulator schedule a run used (barracuda --seed / --schedule-policy):
+// `barracuda --seed <seed> --schedule-policy <policy>` replays it.
+struct Schedule {
+  std::string policy;  // "round-robin" or "random"
+  uint64_t seed = 0;
+};
+
 struct ProcessInfo {
   uint32_t pid = 0;
   std::vector<std::string> command_line;  // argv of the app process (may be empty)
@@ -92,6 +99,7 @@ class ReportContext {
   void SetBackend(std::string backend) { backend_ = std::move(backend); }
   void SetWarpModel(detector::WarpModel model) { warp_model_ = model; }
   void SetCommandLine(std::vector<std::string> argv) { command_line_ = std::move(argv); }
+  void SetSchedule(Schedule schedule) { schedule_ = std::move(schedule); }
   // The analysis saw only part of the run (the app crashed or was killed and the
   // daemon drained what it could; records were lost). Reports say so.
   void MarkIncomplete(std::string reason);
@@ -125,6 +133,7 @@ class ReportContext {
   const std::string& backend() const { return backend_; }
   detector::WarpModel warp_model() const { return warp_model_; }
   const std::vector<std::string>& command_line() const { return command_line_; }
+  const std::optional<Schedule>& schedule() const { return schedule_; }
   // A kernel whose launches did not run (the emulator could not load or run
   // its code); also give the reason to MarkIncomplete. JSON: run.kernels_not_run.
   struct KernelNotRun {
@@ -145,6 +154,7 @@ class ReportContext {
   std::string backend_;
   detector::WarpModel warp_model_ = detector::WarpModel::kIts;
   std::vector<std::string> command_line_;
+  std::optional<Schedule> schedule_;
   std::vector<std::string> incomplete_reasons_;
   std::vector<KernelNotRun> kernels_not_run_;
   std::vector<std::string> notes_;

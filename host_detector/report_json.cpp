@@ -149,6 +149,9 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                {{"backend", context.backend().empty() ? json(nullptr) : json(context.backend())},
                 {"warp_model", WarpModelName(context.warp_model())},
                 {"command_line", StringsJson(context.command_line())},
+                {"schedule", context.schedule() ? json{{"policy", context.schedule()->policy},
+                                                       {"seed", context.schedule()->seed}}
+                                                 : json(nullptr)},
                 {"complete", context.complete()},
                 {"incomplete_reasons", StringsJson(context.incomplete_reasons())},
                 {"kernels_not_run", std::move(not_run)},

@@ -192,6 +192,11 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   // On the summary line itself: "0 races" alone would read as a clean run.
   if (!context.complete()) summary += "; analysis INCOMPLETE";
   Line(out, summary);
+  if (context.schedule() && !(context.schedule()->policy == "round-robin" && context.schedule()->seed == 0)) {
+    Line(out, ptx::Cat("Emulator schedule: ", context.schedule()->policy, ", seed ", context.schedule()->seed,
+                       " (replay: barracuda --seed ", context.schedule()->seed, " --schedule-policy ",
+                       context.schedule()->policy, ")"));
+  }
   for (const SuppressionUse& use : data.suppressions_used) {
     Line(out, ptx::Cat("Suppressed by ", use.where, " (", use.text, "): ", Plural(use.counts.races, "race", "races")));
   }

@@ -251,6 +251,12 @@ int main(int argc, char** argv) {
   d.insert(d.end(), {"--command-json", command_line.dump()});
   if (app.count("--seed") != 0) plan.app_env.emplace_back("BARRACUDA_EMU_SEED", std::to_string(seed));
   if (analysis_streams != 1) plan.app_env.emplace_back("BARRACUDA_EMU_STREAMS", std::to_string(analysis_streams));
+  if (!use_gpu) {
+    // The report names the emulator schedule, so that a finding can be replayed.
+    const std::string policy = !schedule_policy.empty() ? schedule_policy
+                               : app.count("--seed") != 0 ? "random" : "round-robin";
+    d.insert(d.end(), {"--schedule-json", nlohmann::json{{"policy", policy}, {"seed", seed}}.dump()});
+  }
   if (!schedule_policy.empty() || app.count("--seed") != 0)
     plan.app_env.emplace_back("BARRACUDA_EMU_POLICY", schedule_policy.empty() ? "random" : schedule_policy);
   if (use_gpu) {

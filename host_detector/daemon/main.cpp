@@ -122,6 +122,9 @@ int main(int argc, char** argv) {
   app.add_option("--workers", workers, "analysis threads (shared by every process's launches)")->capture_default_str();
   app.add_option("--grace-ms", grace_ms, "after the app ended, wait this long for other attached processes")
       ->capture_default_str();
+  std::string schedule_json;
+  app.add_option("--schedule-json", schedule_json,
+                 "the emulator schedule for the report, as a JSON object {\"policy\": ..., \"seed\": N}");
   std::string command_json;
   app.add_option("--command-json", command_json,
                  "the run's command line for the report, as a JSON array of strings (one argument: app "
@@ -162,6 +165,15 @@ int main(int argc, char** argv) {
       if (a.is_string()) request.command_line.push_back(a.get<std::string>());
   }
 
+  if (!schedule_json.empty()) {
+    nlohmann::json s = nlohmann::json::parse(schedule_json, nullptr, false);
+    if (!s.is_object() || !s.contains("policy") || !s["policy"].is_string() || !s.contains("seed") ||
+        !s["seed"].is_number_unsigned()) {
+      std::cerr << "barracudad: --schedule-json: not {\"policy\": string, \"seed\": unsigned}\n";
+      return d::kDaemonUsage;
+    }
+    request.schedule = barracuda::reports::Schedule{s["policy"].get<std::string>(), s["seed"].get<uint64_t>()};
+  }
   absl::StatusOr<t::Segment> segment = create ? t::Segment::Create(session, layout) : t::Segment::Attach(session);
   if (!segment.ok()) {
     std::cerr << "barracudad: " << segment.status().message() << "\n";

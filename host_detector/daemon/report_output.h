@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "host_detector/daemon/session.h"
+#include "host_detector/report_context.h"
 
 namespace barracuda::daemon {
 
@@ -35,6 +36,7 @@ struct ReportRequest {
   std::vector<detector::RaceKind> ignore;  // warning kinds left out (--ignore)
   std::optional<uint64_t> max_reports;
   std::vector<std::string> command_line;  // of the whole run (barracuda ... ./app args)
+  std::optional<reports::Schedule> schedule;  // the emulator's schedule (none on a GPU)
 };
 
 struct ReportOutcome {

@@ -52,6 +52,7 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   ctx.SetBackend(result.backend);
   ctx.SetWarpModel(result.warp_model);
   ctx.SetCommandLine(request.command_line);
+  if (request.schedule) ctx.SetSchedule(*request.schedule);
   for (const std::string& reason : result.incomplete_reasons) ctx.MarkIncomplete(reason);
   for (const std::string& error : result.errors) ctx.AddNote(Cat("analysis error: ", error));
   std::vector<reports::ProcessRaces> races_of;

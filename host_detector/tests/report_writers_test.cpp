@@ -232,6 +232,22 @@ TEST_CASE("JSON: versioned document with every race", "[reports][json][report-fi
   CHECK(b["second"]["site"]["ptx_line"] == bar.later.site->ptx_line);
 }
 
+TEST_CASE("JSON, SARIF and text name the emulator schedule", "[reports][json][sarif][text][report-files]") {
+  Fixture f = MakeFixture();
+  const ReportData d = FilterRaces(f.Resolve(), nullptr, std::nullopt);
+  CHECK(JsonReport(d, f.context)["run"]["schedule"].is_null());  // not said (e.g. a GPU run)
+  f.context.SetSchedule(Schedule{"random", 7});
+  const json j = JsonReport(d, f.context);
+  WriteBoth(d, f.context, "scheduled");
+  CHECK(j["run"]["schedule"] == json({{"policy", "random"}, {"seed", 7}}));
+  CHECK(SarifReport(d, f.context)["runs"][0]["properties"]["schedule"]["seed"] == 7);
+  const std::string text = TextReport(d, f.context);
+  CHECK(text.find("Emulator schedule: random, seed 7 (replay: barracuda --seed 7 --schedule-policy random)") !=
+        std::string::npos);
+  f.context.SetSchedule(Schedule{"round-robin", 0});  // the default: not repeated in the text
+  CHECK(TextReport(d, f.context).find("Emulator schedule") == std::string::npos);
+}
+
 TEST_CASE("JSON and SARIF: filtered, incomplete and empty reports", "[reports][json][sarif][report-files]") {
   Fixture f = MakeFixture();
   const SuppressionSet set = *SuppressionSet::Parse("kernel=tileShared\n", "app.supp");
