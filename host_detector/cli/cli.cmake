@@ -59,8 +59,9 @@ if(BARRACUDA_CUDA_TESTS)
   # racy_then_crash: the crash test; same_value_flag: same-value warnings and
   # --ignore; wmma_kernel, bad_registers: kernels the emulator cannot run
   # (unimplemented instructions, PTX its loader rejects), which barracuda must
-  # call incomplete runs (exit 118).
-  foreach(_prog racy_then_crash same_value_flag wmma_kernel bad_registers)
+  # call incomplete runs (exit 118); faulting_kernel: kernels that fault (a
+  # null pointer, crossed barriers), which also make a run incomplete.
+  foreach(_prog racy_then_crash same_value_flag wmma_kernel bad_registers faulting_kernel)
     add_custom_command(OUTPUT ${_cli_out}/${_prog}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${_cli_out}
       COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/${_prog}.cu

@@ -37,7 +37,8 @@ Exit status:
   the app's own status (128+N when it was killed by signal N), or
   --error-exitcode N when races were found (default 1; 0 keeps the app's status);
   118 analysis incomplete: a kernel did not run (the emulator could not load its
-      module or does not implement an instruction it uses); wins over races found;
+      module or does not implement an instruction it uses) or faulted (trap, assert,
+      illegal address, deadlock); wins over races found;
   119 backend not available, 120 usage error, 121 not a dynamically linked CUDA program,
   122 static CUDA runtime (rebuild with -cudart shared), 123 no PTX embedded,
   124 report or suppressions path not usable, 125 internal error (daemon, emulator
@@ -291,7 +292,7 @@ int main(int argc, char** argv) {
   if (const uint64_t not_run = run.verdict.value("launches_not_run", uint64_t{0}); not_run != 0) {
     if (!quiet)
       std::cerr << "barracuda: analysis INCOMPLETE: " << not_run << (not_run == 1 ? " launch" : " launches")
-                << " did not run on the emulator (see the notes above); exit status " << kExitKernelNotRun << "\n";
+                << " did not run on the emulator, or faulted (see above); exit status " << kExitKernelNotRun << "\n";
     return kExitKernelNotRun;
   }
   if (races != 0 && error_exitcode != 0) return error_exitcode;

@@ -48,18 +48,29 @@ bool ProcessAlive(uint32_t pid) {
 
 }  // namespace
 
-// The values a launch that did not run returns (the daemon does not include
-// the CUDA headers).
+// The values a launch that did not run, or faulted, returns (the daemon does
+// not include the CUDA headers).
 std::string CudaErrorName(int32_t e) {
   switch (e) {
     case 200: return "cudaErrorInvalidKernelImage";
     case 209: return "cudaErrorNoKernelImageForDevice";
     case 218: return "cudaErrorInvalidPtx";
     case 222: return "cudaErrorUnsupportedPtxVersion";
+    case 700: return "cudaErrorIllegalAddress";
+    case 702: return "cudaErrorLaunchTimeout";
+    case 710: return "cudaErrorAssert";
+    case 714: return "cudaErrorHardwareStackError";
+    case 715: return "cudaErrorIllegalInstruction";
+    case 716: return "cudaErrorMisalignedAddress";
+    case 719: return "cudaErrorLaunchFailure";
     case 801: return "cudaErrorNotSupported";
     default: return Cat("CUDA error ", e);
   }
 }
+
+// Errors of a kernel that ran and faulted (trap, assert, illegal address,
+// deadlock), as opposed to one the emulator could not run at all.
+bool KernelFaulted(int32_t e) { return e >= 700 && e < 800; }
 
 std::string AppEnd::Describe() const {
   switch (how) {
@@ -556,10 +567,18 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
                                 ": records after that point are missing"));
       AnalyseLaunch(*p, /*complete=*/false);
     }
-    for (const NotRunKernel& k : res.not_run)
-      incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), " did not run (", k.launches,
-                                k.launches == 1 ? " launch" : " launches", " failed with ", CudaErrorName(k.cuda_error),
-                                "): ", k.reason));
+    for (const NotRunKernel& k : res.not_run) {
+      if (KernelFaulted(k.cuda_error)) {
+        incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), " faulted (", k.launches,
+                                  k.launches == 1 ? " launch" : " launches", " failed with ",
+                                  CudaErrorName(k.cuda_error), "): ", k.reason,
+                                  "; the rest of the launch and the process's later launches were not analysed"));
+      } else {
+        incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), " did not run (", k.launches,
+                                  k.launches == 1 ? " launch" : " launches", " failed with ",
+                                  CudaErrorName(k.cuda_error), "): ", k.reason));
+      }
+    }
     if (!p->exit_seen) {
       if (alive)
         incomplete_.push_back(Cat(who, " was still running when the report was written"));

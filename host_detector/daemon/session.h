@@ -81,6 +81,7 @@ struct NotRunKernel {
 
 // "cudaErrorNotSupported" for 801 and the other values of NotRunKernel::cuda_error.
 std::string CudaErrorName(int32_t cuda_error);
+bool KernelFaulted(int32_t cuda_error);
 
 struct LaunchSummary {
   protocol::Record begin{};

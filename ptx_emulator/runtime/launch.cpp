@@ -127,7 +127,17 @@ cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size
   // Not implemented by the emulator (a cluster too large, an instruction
   // reached only at run time): the kernel did not run, or not to its end.
   if (e == cudaErrorNotSupported && !sticky) return NotRun(*k, e, std::string(status.message()));
-  PrintDiagnostic(absl::StrCat("kernel ", k->name, " failed: ", status.message(), " (", cudaGetErrorName(e), ")"));
+  if (emu::ShmRecordSink* sink = rt.session_sink(); sink != nullptr && sticky) {
+    // A fault inside the kernel (trap, assert, illegal address, deadlock): the
+    // rest of the launch, and every later one (the error sticks), is not
+    // analysed. The session is told in the structured form, so that the run
+    // is reported incomplete with the kernel named; stderr has the note.
+    std::fprintf(stderr, "barracuda emulator: kernel %s faulted: %s (%s)\n", Demangled(k->name).c_str(),
+                 std::string(status.message()).c_str(), cudaGetErrorName(e));
+    sink->OnLaunchNotRun(static_cast<int32_t>(e), k->name, std::string(status.message()));
+  } else {
+    PrintDiagnostic(absl::StrCat("kernel ", k->name, " failed: ", status.message(), " (", cudaGetErrorName(e), ")"));
+  }
   if (sticky) rt.SetSticky(e);
   return rt.Fail(e);
 }

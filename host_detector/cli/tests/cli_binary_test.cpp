@@ -382,6 +382,39 @@ TEST_CASE("barracuda: a module the emulator cannot load makes the analysis incom
   CheckNotRun("bad_registers", "cudaErrorInvalidPtx", "vector register");
 }
 
+// A kernel that faults: the program ignores the error and exits 0, but the
+// run is incomplete (exit 118), the reports name the kernel, the fault and the
+// emulator schedule (issue 15 item 4: a schedule-dependent failure can be replayed).
+void CheckFault(const std::string& arg, const std::string& cuda_error, const std::string& reason_part) {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/faulting_kernel";
+  const std::string json = ReportPath("fault_" + arg) + ".json";
+  Result r = Barracuda({"--seed", "5", "--report-json", json, app, arg});
+  INFO(r.err);
+  CHECK(r.status == kExitKernelNotRun);
+  CHECK_THAT(r.out, Catch::Contains("sync: " + cuda_error));  // the program saw the fault
+  CHECK_THAT(r.err, Catch::Contains("faulted: "));            // the emulator's note
+  CHECK_THAT(r.err, Catch::Contains("analysis INCOMPLETE"));
+  CHECK_THAT(r.err, Catch::Contains("Emulator schedule: random, seed 5"));
+  std::ifstream in(json);
+  REQUIRE(in.good());
+  const nlohmann::json report = nlohmann::json::parse(in);
+  CHECK(report["run"]["complete"] == false);
+  CHECK(report["run"]["schedule"] == nlohmann::json({{"policy", "random"}, {"seed", 5}}));
+  REQUIRE(report["run"]["incomplete_reasons"].size() == 1);
+  CHECK_THAT(report["run"]["incomplete_reasons"][0].get<std::string>(), Catch::Contains("faulted"));
+  REQUIRE(report["run"]["kernels_not_run"].size() == 1);
+  const nlohmann::json& k = report["run"]["kernels_not_run"][0];
+  CHECK(k["cuda_error"] == cuda_error);
+  CHECK_THAT(k["reason"].get<std::string>(), Catch::Contains(reason_part));
+  if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) std::remove(json.c_str());
+}
+
+TEST_CASE("barracuda: a kernel that faults makes the run incomplete, with kernel and schedule named",
+          "[cli][e2e][report-files][not-run]") {
+  CheckFault("null", "cudaErrorIllegalAddress", "ReadNull");
+  CheckFault("deadlock", "cudaErrorLaunchTimeout", "no warp of the block can make progress");
+}
+
 TEST_CASE("barracuda: a clean CUDA program is complete and exits 0", "[cli][e2e][not-run]") {
   Result r = Barracuda({"--report-json", "-", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/tiny_good"});
   INFO(r.err);

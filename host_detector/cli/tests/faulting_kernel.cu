@@ -1,0 +1,34 @@
+// A CUDA program whose kernel faults: `null` reads through a null pointer
+// (cudaErrorIllegalAddress), `deadlock` has warp 0 wait at barrier 1 and warp 1
+// at barrier 2, each for all 64 threads (the emulator reports the deadlock as
+// cudaErrorLaunchTimeout). The program reports what the launch returned and
+// exits 0, as a program that ignores errors would: barracuda must still say
+// that the kernel faulted and that the analysis is incomplete (exit 118),
+// never a clean "0 races". Built with -lineinfo for sm_75 (cli.cmake).
+#include <cstdio>
+#include <cstring>
+
+__global__ void ReadNull(const int* p, int* out) { out[threadIdx.x] = p[threadIdx.x]; }
+
+__global__ void CrossedBarriers(int* out) {
+  if (threadIdx.x < 32) {
+    asm volatile("bar.sync 1, 64;");
+  } else {
+    asm volatile("bar.sync 2, 64;");
+  }
+  out[threadIdx.x] = 1;
+}
+
+int main(int argc, char** argv) {
+  const bool deadlock = argc > 1 && std::strcmp(argv[1], "deadlock") == 0;
+  int* out = nullptr;
+  if (cudaMalloc(&out, 64 * sizeof(int)) != cudaSuccess) return 2;
+  if (deadlock) {
+    CrossedBarriers<<<1, 64>>>(out);
+  } else {
+    ReadNull<<<1, 32>>>(nullptr, out);
+  }
+  const cudaError_t sync = cudaDeviceSynchronize();
+  std::printf("sync: %s\n", cudaGetErrorName(sync));
+  return 0;
+}
