@@ -99,6 +99,11 @@ json RaceJson(const ResolvedRace& r) {
 
 const char* ToolVersion() { return BARRACUDA_VERSION; }
 
+json ScheduleJson(const ReportContext& context) {
+  if (!context.schedule()) return nullptr;
+  return {{"policy", context.schedule()->policy}, {"seed", context.schedule()->seed}};
+}
+
 json JsonReport(const ReportData& data, const ReportContext& context) {
   json processes = json::array();
   for (const ProcessInfo& p : context.processes()) {
@@ -149,9 +154,7 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                {{"backend", context.backend().empty() ? json(nullptr) : json(context.backend())},
                 {"warp_model", WarpModelName(context.warp_model())},
                 {"command_line", StringsJson(context.command_line())},
-                {"schedule", context.schedule() ? json{{"policy", context.schedule()->policy},
-                                                       {"seed", context.schedule()->seed}}
-                                                 : json(nullptr)},
+                {"schedule", ScheduleJson(context)},
                 {"complete", context.complete()},
                 {"incomplete_reasons", StringsJson(context.incomplete_reasons())},
                 {"kernels_not_run", std::move(not_run)},

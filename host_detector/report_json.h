@@ -18,6 +18,8 @@ inline constexpr const char* kToolName = "barracuda";
 const char* ToolVersion();  // the project version ("0.1.0")
 
 nlohmann::json JsonReport(const ReportData& data, const ReportContext& context);
+// {policy, seed} of the run's emulator schedule; null when not said.
+nlohmann::json ScheduleJson(const ReportContext& context);
 
 // Writes `json` (indented) to `path`; "-" is stdout. Error names the path.
 absl::Status WriteJsonFile(const nlohmann::json& json, const std::string& path);

@@ -197,9 +197,7 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
 
   json run_props = {{"backend", context.backend()},
                     {"warpModel", WarpModelName(context.warp_model())},
-                    {"schedule", context.schedule() ? json{{"policy", context.schedule()->policy},
-                                                           {"seed", context.schedule()->seed}}
-                                                     : json(nullptr)},
+                    {"schedule", ScheduleJson(context)},
                     {"complete", context.complete()},
                     {"racesFound", data.found.races},
                     {"racesSuppressed", data.suppressed.races},

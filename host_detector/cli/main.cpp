@@ -252,14 +252,11 @@ int main(int argc, char** argv) {
   d.insert(d.end(), {"--command-json", command_line.dump()});
   if (app.count("--seed") != 0) plan.app_env.emplace_back("BARRACUDA_EMU_SEED", std::to_string(seed));
   if (analysis_streams != 1) plan.app_env.emplace_back("BARRACUDA_EMU_STREAMS", std::to_string(analysis_streams));
-  if (!use_gpu) {
-    // The report names the emulator schedule, so that a finding can be replayed.
-    const std::string policy = !schedule_policy.empty() ? schedule_policy
-                               : app.count("--seed") != 0 ? "random" : "round-robin";
-    d.insert(d.end(), {"--schedule-json", nlohmann::json{{"policy", policy}, {"seed", seed}}.dump()});
-  }
-  if (!schedule_policy.empty() || app.count("--seed") != 0)
-    plan.app_env.emplace_back("BARRACUDA_EMU_POLICY", schedule_policy.empty() ? "random" : schedule_policy);
+  const bool seeded = app.count("--seed") != 0;
+  const std::string policy = !schedule_policy.empty() ? schedule_policy : seeded ? "random" : "round-robin";
+  if (!schedule_policy.empty() || seeded) plan.app_env.emplace_back("BARRACUDA_EMU_POLICY", policy);
+  // The report names the emulator schedule, so that a finding can be replayed.
+  if (!use_gpu) d.insert(d.end(), {"--schedule-json", nlohmann::json{{"policy", policy}, {"seed", seed}}.dump()});
   if (use_gpu) {
     // The agent is preloaded; records come from its queues, so the emulator
     // (when it plays the GPU) must not trace as well. One ring per GPU queue:

@@ -568,16 +568,12 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
       AnalyseLaunch(*p, /*complete=*/false);
     }
     for (const NotRunKernel& k : res.not_run) {
-      if (KernelFaulted(k.cuda_error)) {
-        incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), " faulted (", k.launches,
-                                  k.launches == 1 ? " launch" : " launches", " failed with ",
-                                  CudaErrorName(k.cuda_error), "): ", k.reason,
-                                  "; the rest of the launch and the process's later launches were not analysed"));
-      } else {
-        incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), " did not run (", k.launches,
-                                  k.launches == 1 ? " launch" : " launches", " failed with ",
-                                  CudaErrorName(k.cuda_error), "): ", k.reason));
-      }
+      const bool faulted = KernelFaulted(k.cuda_error);
+      incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), faulted ? " faulted (" : " did not run (",
+                                k.launches, k.launches == 1 ? " launch" : " launches", " failed with ",
+                                CudaErrorName(k.cuda_error), "): ", k.reason,
+                                faulted ? "; the rest of the launch and the process's later launches were not analysed"
+                                        : ""));
     }
     if (!p->exit_seen) {
       if (alive)

@@ -1,5 +1,7 @@
 #include "ptx_emulator/core/phase_store_buffer.h"
 
+#include <sys/mman.h>
+
 #include <cstring>
 
 namespace barracuda::emu {
@@ -20,29 +22,28 @@ PhaseStoreBuffer::Copy* PhaseStoreBuffer::Lookup(uint64_t page, bool write) {
   }
   if (pool_used_ == pool_.size()) pool_.push_back(std::make_unique<uint8_t[]>(2 * kPageSize));
   uint8_t* mem = pool_[pool_used_++].get();
+  auto* device = reinterpret_cast<uint8_t*>(page << kPageBits);
   // Fault the device page in now, on this thread, rather than in the serial
-  // commit: an atomic add of 0 changes nothing another block could see.
-  __atomic_fetch_add(reinterpret_cast<uint64_t*>(page << kPageBits), 0, __ATOMIC_RELAXED);
-  Copy* c = &pages_.try_emplace(page, Copy{mem, mem + kPageSize, reinterpret_cast<uint8_t*>(page << kPageBits), 0}).first->second;
-  order_.push_back(c);
+  // commit; MADV_POPULATE_WRITE (Linux 5.14+) writes nothing, so other blocks
+  // reading the page meanwhile see no change. Older kernels: the commit faults.
+  (void)madvise(device, kPageSize, MADV_POPULATE_WRITE);
+  Copy* c = &pages_.try_emplace(page, Copy{mem, mem + kPageSize, device, 0}).first->second;
   e = CacheEntry{page, c};
   return c;
 }
 
-void PhaseStoreBuffer::CopyLines(uint64_t page, Copy& c, uint64_t lines) {
-  const auto* device = reinterpret_cast<const uint8_t*>(page << kPageBits);
+void PhaseStoreBuffer::CopyLines(Copy& c, uint64_t lines) {
   c.lines |= lines;
   for (; lines != 0; lines &= lines - 1) {
     const uint64_t off = static_cast<uint64_t>(__builtin_ctzll(lines)) << kLineBits;
-    std::memcpy(c.priv + off, device + off, kLineSize);
-    std::memcpy(c.twin + off, device + off, kLineSize);
+    std::memcpy(c.priv + off, c.device + off, kLineSize);
+    std::memcpy(c.twin + off, c.device + off, kLineSize);
   }
 }
 
 void PhaseStoreBuffer::Commit() {
   if (pages_.empty()) return;
-  for (const Copy* cp : order_) {
-    const Copy& c = *cp;
+  for (const auto& [page, c] : pages_) {
     uint8_t* device = c.device;
     for (uint64_t lines = c.lines; lines != 0; lines &= lines - 1) {
       const uint64_t line = static_cast<uint64_t>(__builtin_ctzll(lines)) << kLineBits;
@@ -69,7 +70,6 @@ void PhaseStoreBuffer::Commit() {
     }
   }
   pages_.clear();
-  order_.clear();
   pool_used_ = 0;
   ClearCache();
 }

@@ -55,7 +55,7 @@ class PhaseStoreBuffer {
       Copy* c = Page(a0 >> kPageBits, write);
       if (c == nullptr) return;
       if (write) {
-        if ((lines & ~c->lines) != 0) CopyLines(a0 >> kPageBits, *c, lines & ~c->lines);
+        if ((lines & ~c->lines) != 0) CopyLines(*c, lines & ~c->lines);
       } else if ((lines & c->lines) == 0) {
         return;
       }
@@ -74,7 +74,7 @@ class PhaseStoreBuffer {
       Copy* c = Page(a >> kPageBits, write);
       if (c == nullptr) continue;
       const uint64_t bit = uint64_t{1} << ((a >> kLineBits) & 63);
-      if (write && (c->lines & bit) == 0) CopyLines(a >> kPageBits, *c, bit);
+      if (write && (c->lines & bit) == 0) CopyLines(*c, bit);
       if (c->lines & bit) ptr[l] = c->priv + (a & (kPageSize - 1));
     }
   }
@@ -105,14 +105,14 @@ class PhaseStoreBuffer {
   }
   Copy* Lookup(uint64_t page, bool write);
   // First store of the phase to these lines: private copy and twin.
-  void CopyLines(uint64_t page, Copy& c, uint64_t lines);
+  void CopyLines(Copy& c, uint64_t lines);
   void ClearCache();
 
   uint64_t begin_, end_;
   std::array<CacheEntry, kCacheEntries> cache_;
-  // Node map: Copy addresses stay valid while pages are added.
+  // Node map: Copy addresses (held by the cache) stay valid while pages are
+  // added. Commit order among them is free: a slot's pages are distinct.
   absl::node_hash_map<uint64_t, Copy> pages_;
-  std::vector<Copy*> order_;                      // pages in first-store order
   std::vector<std::unique_ptr<uint8_t[]>> pool_;  // 2 pages each, reused across phases
   size_t pool_used_ = 0;
 };

@@ -40,6 +40,7 @@
 #include "ptx_emulator/exec/round_barrier.h"
 
 namespace barracuda::emu {
+
 void LaunchRunner::RunSlotTurn(Worker& slot, uint32_t quantum) {
   if (slot.admit != kNoUnit) {
     // Chosen between rounds (BetweenRounds), set up here on the slot's thread.
@@ -49,12 +50,8 @@ void LaunchRunner::RunSlotTurn(Worker& slot, uint32_t quantum) {
   uint64_t budget = uint64_t{quantum} * slot.queue.size();
   while (budget != 0 && !slot.queue.empty()) {
     Warp* w = slot.queue[slot.policy->PickWarp(slot.queue.warps())];
-    const uint64_t executed_before = w->executed, threads_before = w->thread_executed;
     const uint64_t q = std::min<uint64_t>(budget, std::max<uint32_t>(1, slot.policy->Quantum(quantum)));
-    RunWarp(*w, static_cast<uint32_t>(q));
-    const uint64_t ran = w->executed - executed_before;
-    slot.warp_instructions += ran;
-    slot.thread_instructions += w->thread_executed - threads_before;
+    const uint64_t ran = RunCounted(slot, *w, static_cast<uint32_t>(q));
     budget -= std::min(budget, std::max<uint64_t>(ran, 1));
     if (w->serial_pending && !w->faulted()) {
       slot.queue.Remove(w);
@@ -69,13 +66,10 @@ bool LaunchRunner::RunSerialOp(Worker& slot, Warp* w) {
   w->serial_pending = false;
   w->serial_gate = false;
   w->store_buffer = nullptr;  // the serial phase sees device memory, committed
-  const uint64_t executed_before = w->executed, threads_before = w->thread_executed;
-  RunWarp(*w, 1);
+  RunCounted(slot, *w, 1);
   ++serial_instructions_;
   w->serial_gate = true;
   w->store_buffer = slot.stores.get();
-  slot.warp_instructions += w->executed - executed_before;
-  slot.thread_instructions += w->thread_executed - threads_before;
   if (w->state == WarpState::kRunnable && !w->queued && !w->faulted()) slot.queue.Add(w);
   if (slot.tracer) slot.tracer->SetBuffered(true);
   return AfterTurn(slot, w, false);
@@ -171,9 +165,9 @@ void LaunchRunner::RunRounds(RecordSink* sink) {
       if (t == 0) {
         finished = !BetweenRounds(slots, sink, next_unit);
         next_slot.store(0, std::memory_order_relaxed);  // published by the barrier
+        ++rounds;
+        if (stats) between_ns += now() - t2;
       }
-      if (t == 0) ++rounds;
-      if (stats && t == 0) between_ns += now() - t2;
       barrier.Wait();
       if (stats) busy_ns[t] += t1 - t0, wait_ns[t] += t2 - t1;
       if (finished) return;

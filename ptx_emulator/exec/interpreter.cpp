@@ -7,6 +7,7 @@
 // handlers move the pc themselves (they see it already advanced) and report
 // stack changes through Warp::events.
 #include "ptx_emulator/exec/warp.h"
+#include "ptx_emulator/ops/mem_access.h"
 
 namespace barracuda::emu {
 
@@ -29,17 +30,11 @@ namespace {
 // block's shared window (or the lane's local window) touches nothing another
 // block can see: it need not wait for the serial phase.
 bool StaysInBlock(const Inst& in, const Warp& w, uint32_t exec) {
-  const Opnd& o = in.ops[in.serial_address - 1];
-  if (o.kind == Opnd::Kind::kAddress && o.base == Opnd::AddrBase::kFrame) return true;
-  if (o.kind != Opnd::Kind::kAddress && o.kind != Opnd::Kind::kValue) return false;
-  const bool has_base = o.kind == Opnd::Kind::kValue || o.base == Opnd::AddrBase::kRegister;
-  const uint64_t* base = has_base ? w.Src(o.ref) : nullptr;
-  const uint64_t add = o.kind == Opnd::Kind::kAddress ? static_cast<uint64_t>(o.offset) : 0;
+  const mem::AddressOperand a = mem::MakeAddress(in.ops[in.serial_address - 1], w);
+  if (a.frame) return true;
   const auto lo = reinterpret_cast<uint64_t>(w.shared_base);
-  for (uint32_t m = exec; m; m &= m - 1) {
-    const uint64_t a = (base != nullptr ? base[__builtin_ctz(m)] : 0) + add;
-    if (a - lo >= w.shared_bytes) return false;
-  }
+  for (uint32_t m = exec; m; m &= m - 1)
+    if (a.At(static_cast<uint32_t>(__builtin_ctz(m))) - lo >= w.shared_bytes) return false;
   return true;
 }
 

@@ -405,12 +405,17 @@ void LaunchRunner::RunWorker(Worker& worker) {
       return;
     }
     Warp* w = worker.queue[worker.policy->PickWarp(worker.queue.warps())];
-    const uint64_t executed_before = w->executed, threads_before = w->thread_executed;
-    RunWarp(*w, std::max<uint32_t>(1, worker.policy->Quantum(quantum)));
-    worker.warp_instructions += w->executed - executed_before;
-    worker.thread_instructions += w->thread_executed - threads_before;
+    RunCounted(worker, *w, std::max<uint32_t>(1, worker.policy->Quantum(quantum)));
     if (!AfterTurn(worker, w, true)) return;
   }
+}
+
+uint64_t LaunchRunner::RunCounted(Worker& worker, Warp& w, uint32_t budget) {
+  const uint64_t executed_before = w.executed, threads_before = w.thread_executed;
+  RunWarp(w, budget);
+  worker.warp_instructions += w.executed - executed_before;
+  worker.thread_instructions += w.thread_executed - threads_before;
+  return w.executed - executed_before;
 }
 
 bool LaunchRunner::AfterTurn(Worker& worker, Warp* w, bool report) {

@@ -58,6 +58,8 @@ class LaunchRunner {
   // After a warp ran: retire its cluster when done; false when the slot or
   // worker must stop (fault or deadlock reported through `report`).
   bool AfterTurn(Worker& worker, Warp* w, bool report);
+  // RunWarp, counted in `worker`'s statistics; returns the warp instructions run.
+  static uint64_t RunCounted(Worker& worker, Warp& w, uint32_t budget);
   Block* Admit(Worker& worker, uint32_t linear);
   void AdmitCluster(Worker& worker, uint64_t unit);
   absl::Status ValidateCluster();
