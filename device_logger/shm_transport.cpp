@@ -76,6 +76,7 @@ const char* MessageTypeName(MessageType type) {
     case MessageType::kDiagnostic: return "diagnostic";
     case MessageType::kLaunchNotRun: return "launch-not-run";
     case MessageType::kProducerStats: return "producer-stats";
+    case MessageType::kSchedule: return "schedule";
   }
   return "unknown";
 }
@@ -412,6 +413,15 @@ RecordRing Segment::ring(uint32_t slot, uint32_t ring) const {
   return RecordRing(idx, records, l.ring_capacity);
 }
 
+void Segment::ReleaseSlotData(uint32_t slot) const {
+  const SlotOffsets o = OffsetsOf(header_->layout);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(SlotBase(slot));
+  const uintptr_t begin = AlignUp(base + o.channel_data, 4096);
+  const uintptr_t end = (base + header_->slot_bytes) / 4096 * 4096;
+  // Best effort: a failure only keeps the pages.
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_REMOVE);
+}
+
 ByteChannel Segment::channel(uint32_t slot) const {
   const Layout& l = header_->layout;
   const SlotOffsets o = OffsetsOf(l);
@@ -535,6 +545,12 @@ bool Producer::SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_ker
   PayloadWriter w;
   w.I32(cuda_error).U32(static_cast<uint32_t>(mangled_kernel.size())).Bytes(mangled_kernel).Bytes(reason);
   return Send(MessageType::kLaunchNotRun, w.data());
+}
+
+bool Producer::SendSchedule(std::string_view policy, uint64_t seed, std::string_view arguments) {
+  PayloadWriter w;
+  w.U64(seed).U32(static_cast<uint32_t>(policy.size())).Bytes(policy).Bytes(arguments);
+  return Send(MessageType::kSchedule, w.data());
 }
 
 void Producer::Detach(int32_t status) {

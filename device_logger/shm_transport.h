@@ -124,6 +124,11 @@ enum class MessageType : uint32_t {
   // in a full ring (the analysis behind; summed over the producer's threads),
   // u64 launches. For `-v`.
   kProducerStats = 11,
+  // The emulator schedule the process runs under (barracuda --seed /
+  // --schedule-policy / --schedules): u64 seed, u32 policy_len, policy name,
+  // the other barracuda options that replay it ("--delays 1:0:17"; may be
+  // empty). Reports name it; schedule exploration tells its runs apart by it.
+  kSchedule = 12,
 };
 const char* MessageTypeName(MessageType type);
 
@@ -281,6 +286,11 @@ class Segment {
   SlotHeader& slot(uint32_t index) const;
   RecordRing ring(uint32_t slot, uint32_t ring) const;
   ByteChannel channel(uint32_t slot) const;
+  // Gives the pages of a finished slot's channel data and rings back to the
+  // system (they read as zero afterwards; the indices stay). For a consumer
+  // that drained a slot whose producer exited: a long session of many
+  // processes (schedule exploration) then holds only the live slots' pages.
+  void ReleaseSlotData(uint32_t slot) const;
 
   // Byte size of a segment with `layout` (header + slots).
   static uint64_t SlotBytes(const Layout& layout);
@@ -325,6 +335,7 @@ class Producer {
   bool SendFree(uint64_t base);
   bool SendDiagnostic(std::string_view text);
   bool SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason);
+  bool SendSchedule(std::string_view policy, uint64_t seed, std::string_view arguments);
   // A launch took `ns` on the producer's clock (sent with kProducerStats).
   void CountLaunch(uint64_t ns) {
     launch_ns_.fetch_add(ns, std::memory_order_relaxed);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <iterator>
 #include <memory>
 #include <tuple>
@@ -73,6 +75,46 @@ ProcessInfo& ReportContext::Process(uint32_t pid) {
     processes_.back().pid = pid;
   }
   return processes_[it->second];
+}
+
+namespace {
+// Round-robin and cd do not use the seed.
+bool Seeded(const Schedule& s) { return s.policy == "random" || s.policy == "pct"; }
+}  // namespace
+
+std::string ScheduleText(const Schedule& schedule) {
+  std::string out = schedule.policy;
+  if (Seeded(schedule)) out += ptx::Cat(", seed ", schedule.seed);
+  if (!schedule.arguments.empty()) out += ptx::Cat(", ", schedule.arguments);
+  return out;
+}
+
+std::string ReplayText(const Schedule& schedule) {
+  std::string out = "barracuda";
+  if (Seeded(schedule)) out += ptx::Cat(" --seed ", schedule.seed);
+  out += ptx::Cat(" --schedule-policy ", schedule.policy);
+  if (!schedule.arguments.empty()) out += ptx::Cat(" ", schedule.arguments);
+  return out;
+}
+
+std::string ProcessEnd::Describe() const {
+  if (!signaled) return ptx::Cat("exited with status ", code);
+  const char* name = sigabbrev_np(code);
+  return ptx::Cat("was killed by signal ", code, name != nullptr ? ptx::Cat(" (SIG", name, ")") : std::string());
+}
+
+std::vector<Schedule> ReportContext::Schedules() const {
+  std::vector<Schedule> out;
+  for (const ProcessInfo& p : processes_)
+    if (p.schedule && std::find(out.begin(), out.end(), *p.schedule) == out.end()) out.push_back(*p.schedule);
+  return out;
+}
+
+uint32_t ReportContext::ScheduleNumber(uint32_t pid) const {
+  const ProcessInfo* p = FindProcess(pid);
+  if (p == nullptr || !p->schedule) return 0;
+  const std::vector<Schedule> all = Schedules();
+  return static_cast<uint32_t>(std::find(all.begin(), all.end(), *p->schedule) - all.begin()) + 1;
 }
 
 void ReportContext::SetProcessCommandLine(uint32_t pid, std::vector<std::string> argv) {
@@ -283,6 +325,27 @@ std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
       r.later = ResolveAccess(context, pid, r.launch, ev.later);
       r.allocation = ResolveAllocation(context, r);
       out.push_back(std::move(r));
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i) out[i].ordinal = i + 1;
+  return out;
+}
+
+std::vector<ResolvedRace> MergeAcrossSchedules(std::vector<ResolvedRace> races) {
+  using Identity = std::tuple<std::string, uint32_t, uint32_t, int, int>;
+  std::map<Identity, size_t> index;
+  std::vector<ResolvedRace> out;
+  for (ResolvedRace& r : races) {
+    const Identity id{r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled, r.key.earlier_site, r.key.later_site,
+                      static_cast<int>(r.key.kind), static_cast<int>(r.key.cls)};
+    const ResolvedRace::Sighting sighting{r.process_id, r.count};
+    auto [it, fresh] = index.emplace(id, out.size());
+    if (fresh) {
+      r.seen_in = {sighting};
+      out.push_back(std::move(r));
+    } else {
+      out[it->second].count += sighting.count;
+      out[it->second].seen_in.push_back(sighting);
     }
   }
   for (size_t i = 0; i < out.size(); ++i) out[i].ordinal = i + 1;

@@ -80,8 +80,22 @@ struct LaunchInfo {
 // The emulator schedule a run used (barracuda --seed / --schedule-policy):
 // `barracuda --seed <seed> --schedule-policy <policy>` replays it.
 struct Schedule {
-  std::string policy;  // "round-robin" or "random"
+  std::string policy;  // "round-robin", "random", "cd" or "pct"
   uint64_t seed = 0;
+  std::string arguments;  // the other options that replay it ("--delays 1:0:17"; often empty)
+  friend bool operator==(const Schedule&, const Schedule&) = default;
+};
+// "random, seed 3", "cd, --delays 1:0:17"; and the command line that replays it.
+std::string ScheduleText(const Schedule& schedule);
+std::string ReplayText(const Schedule& schedule);
+
+// How an app process ended, as the CLI saw it (reported per schedule when
+// barracuda explores schedules).
+struct ProcessEnd {
+  bool signaled = false;
+  int code = 0;  // exit status or signal number
+  friend bool operator==(const ProcessEnd&, const ProcessEnd&) = default;
+  std::string Describe() const;  // "exited with status 1", "was killed by signal 6 (SIGABRT)"
 };
 
 struct ProcessInfo {
@@ -91,6 +105,8 @@ struct ProcessInfo {
   absl::flat_hash_map<uint32_t, std::string> kernel_names;  // name id -> mangled
   absl::flat_hash_map<uint64_t, LaunchInfo> launches;       // launch id -> launch
   std::map<uint64_t, Allocation> allocations;               // base -> allocation
+  std::optional<Schedule> schedule;  // the emulator schedule it ran under (when it said)
+  std::optional<ProcessEnd> end;     // how it ended (when the CLI said)
 };
 
 class ReportContext {
@@ -109,6 +125,17 @@ class ReportContext {
   // Per-process side tables. Processes are listed in order of first mention.
   ProcessInfo& Process(uint32_t pid);
   void SetProcessCommandLine(uint32_t pid, std::vector<std::string> argv);
+  void SetProcessSchedule(uint32_t pid, Schedule schedule) { Process(pid).schedule = std::move(schedule); }
+  void SetProcessEnd(uint32_t pid, ProcessEnd end) { Process(pid).end = end; }
+  // Schedule exploration (barracuda --schedules N): the run is N runs of the
+  // program, one per schedule, each its own process.
+  void SetExploredSchedules(uint32_t n) { explored_schedules_ = n; }
+  uint32_t explored_schedules() const { return explored_schedules_; }
+  // The distinct schedules of the processes, in process (= run) order; a
+  // schedule's number in reports is its position here + 1.
+  std::vector<Schedule> Schedules() const;
+  // 1-based number of the schedule `pid` ran under; 0 when it did not say.
+  uint32_t ScheduleNumber(uint32_t pid) const;
   // Site ids site_base .. site_base+size-1 of `pid` map to `sites`. Fails when
   // the range overlaps a module already added (ids must be program-wide unique).
   absl::Status AddModule(uint32_t pid, uint32_t module_id, uint32_t site_base, std::string name,
@@ -155,6 +182,7 @@ class ReportContext {
   detector::WarpModel warp_model_ = detector::WarpModel::kIts;
   std::vector<std::string> command_line_;
   std::optional<Schedule> schedule_;
+  uint32_t explored_schedules_ = 0;
   std::vector<std::string> incomplete_reasons_;
   std::vector<KernelNotRun> kernels_not_run_;
   std::vector<std::string> notes_;
@@ -208,6 +236,13 @@ struct ResolvedRace {
   std::string kernel;                  // demangled; "kernel#<name id>" when unknown
   ResolvedAccess earlier;              // first access in the report ("first")
   ResolvedAccess later;                // the access that was being analysed ("second")
+  // Schedule exploration: every process (schedule) whose run showed this race,
+  // in run order, with its occurrences there; `process_id` is the first.
+  struct Sighting {
+    uint32_t process_id = 0;
+    uint64_t count = 0;
+  };
+  std::vector<Sighting> seen_in;
 };
 
 // Resolves entries of several processes' reports, in code order: processes
@@ -219,6 +254,14 @@ struct ProcessRaces {
 };
 std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
                                        std::span<const ProcessRaces> reports);
+
+// Schedule exploration: one entry per race over all schedules. Races of
+// different processes are the same race when kernel (mangled name), site pair,
+// kind and class agree (site ids are assigned in module load order, the same
+// in every run of one program). The entry keeps the first schedule's example;
+// `count` becomes the sum over schedules; `seen_in` lists each. Order: first
+// sighting. Ordinals are renumbered.
+std::vector<ResolvedRace> MergeAcrossSchedules(std::vector<ResolvedRace> races);
 
 struct RaceCounts {
   uint64_t races = 0;    // distinct races (report entries)

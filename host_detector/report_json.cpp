@@ -58,7 +58,62 @@ json StringsJson(const std::vector<std::string>& v) {
   return out;
 }
 
-json RaceJson(const ResolvedRace& r) {
+json OneScheduleJson(const Schedule& s) {
+  json j = {{"policy", s.policy}, {"seed", s.seed}};
+  if (!s.arguments.empty()) j["arguments"] = s.arguments;
+  return j;
+}
+
+json EndJson(const std::optional<ProcessEnd>& end) {
+  if (!end) return nullptr;
+  return end->signaled ? json{{"signal", end->code}} : json{{"exit_status", end->code}};
+}
+
+}  // namespace
+
+// Schedule exploration: the schedules that showed the race.
+json SightingsJson(const ResolvedRace& r, const ReportContext& context) {
+  json out = json::array();
+  for (const ResolvedRace::Sighting& s : r.seen_in) {
+    const ProcessInfo* p = context.FindProcess(s.process_id);
+    if (p == nullptr || !p->schedule) continue;
+    json j = OneScheduleJson(*p->schedule);
+    j["number"] = context.ScheduleNumber(s.process_id);
+    j["process_id"] = s.process_id;
+    j["count"] = s.count;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// Schedule exploration: each schedule, its processes, how they ended and how
+// many of the reported races it showed.
+json ExplorationJson(const ReportData& data, const ReportContext& context) {
+  json out = json::array();
+  const std::vector<Schedule> schedules = context.Schedules();
+  for (size_t i = 0; i < schedules.size(); ++i) {
+    json j = OneScheduleJson(schedules[i]);
+    j["number"] = i + 1;
+    json pids = json::array(), ends = json::array();
+    for (const ProcessInfo& p : context.processes()) {
+      if (p.schedule != schedules[i]) continue;
+      pids.push_back(p.pid);
+      ends.push_back(EndJson(p.end));
+    }
+    uint64_t races = 0;
+    for (const ResolvedRace& r : data.races)
+      for (const ResolvedRace::Sighting& s : r.seen_in) races += context.ScheduleNumber(s.process_id) == i + 1;
+    j["processes"] = std::move(pids);
+    j["ends"] = std::move(ends);
+    j["races"] = races;
+    out.push_back(std::move(j));
+  }
+  return json{{"requested", context.explored_schedules()}, {"schedules", std::move(out)}};
+}
+
+namespace {
+
+json RaceJson(const ResolvedRace& r, const ReportContext& context) {
   json kernel = {{"name", r.kernel},
                  {"mangled", r.kernel_mangled.empty() ? json(nullptr) : json(r.kernel_mangled)},
                  {"launch_id", r.launch_id},
@@ -92,6 +147,7 @@ json RaceJson(const ResolvedRace& r) {
   if (r.space == protocol::Space::kShared && r.kind != detector::RaceKind::kBarrierDivergence) {
     race["shared_block"] = r.shared_block;
   }
+  if (context.explored_schedules() > 1) race["schedules"] = SightingsJson(r, context);
   return race;
 }
 
@@ -101,7 +157,7 @@ const char* ToolVersion() { return BARRACUDA_VERSION; }
 
 json ScheduleJson(const ReportContext& context) {
   if (!context.schedule()) return nullptr;
-  return {{"policy", context.schedule()->policy}, {"seed", context.schedule()->seed}};
+  return OneScheduleJson(*context.schedule());
 }
 
 json JsonReport(const ReportData& data, const ReportContext& context) {
@@ -112,7 +168,10 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
       modules.push_back(
           {{"id", m.module_id}, {"name", m.name}, {"site_base", m.site_base}, {"sites", m.sites.sites.size()}});
     }
-    processes.push_back({{"pid", p.pid}, {"command_line", StringsJson(p.command_line)}, {"modules", modules}});
+    json process = {{"pid", p.pid}, {"command_line", StringsJson(p.command_line)}, {"modules", modules}};
+    if (p.schedule) process["schedule"] = OneScheduleJson(*p.schedule);
+    if (p.end) process["end"] = EndJson(p.end);
+    processes.push_back(std::move(process));
   }
   json by_kind = json::object();
   for (detector::RaceKind k : detector::kAllRaceKinds) {
@@ -142,12 +201,12 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                   {"ignored", CountsJson(data.ignored)},
                   {"max_reports", data.max_reports ? json(*data.max_reports) : json(nullptr)}};
   json races = json::array();
-  for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r));
+  for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r, context));
   json not_run = json::array();
   for (const ReportContext::KernelNotRun& k : context.kernels_not_run())
     not_run.push_back({{"process", k.pid}, {"kernel", k.kernel}, {"cuda_error", k.cuda_error},
                        {"reason", k.reason}, {"launches", k.launches}});
-  return json{{"format", "barracuda-report"},
+  json report{{"format", "barracuda-report"},
               {"version", kJsonReportVersion},
               {"tool", {{"name", kToolName}, {"version", ToolVersion()}}},
               {"run",
@@ -162,6 +221,8 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
               {"processes", std::move(processes)},
               {"summary", std::move(summary)},
               {"races", std::move(races)}};
+  if (context.explored_schedules() > 1) report["run"]["exploration"] = ExplorationJson(data, context);
+  return report;
 }
 
 absl::Status WriteJsonFile(const json& value, const std::string& path) {

@@ -20,6 +20,11 @@ const char* ToolVersion();  // the project version ("0.1.0")
 nlohmann::json JsonReport(const ReportData& data, const ReportContext& context);
 // {policy, seed} of the run's emulator schedule; null when not said.
 nlohmann::json ScheduleJson(const ReportContext& context);
+// Schedule exploration (context.explored_schedules() > 1): {requested,
+// schedules: [{number, policy, seed, processes, ends, races}]}, and a race's
+// [{number, policy, seed, process_id, count}] (REPORTS.md).
+nlohmann::json ExplorationJson(const ReportData& data, const ReportContext& context);
+nlohmann::json SightingsJson(const ResolvedRace& race, const ReportContext& context);
 
 // Writes `json` (indented) to `path`; "-" is stdout. Error names the path.
 absl::Status WriteJsonFile(const nlohmann::json& json, const std::string& path);

@@ -94,7 +94,7 @@ json Location(const ResolvedAccess& a, int id, const std::string& message) {
   return loc;
 }
 
-json ResultJson(const ResolvedRace& r) {
+json ResultJson(const ResolvedRace& r, const ReportContext& context) {
   const size_t rule = RuleIndex(r.kind);
   json result = {{"ruleId", detector::RaceKindName(r.kind)},
                  {"ruleIndex", rule},
@@ -134,6 +134,7 @@ json ResultJson(const ResolvedRace& r) {
                            {"size", r.allocation->size},      {"kind", r.allocation->kind},
                            {"label", r.allocation->label},    {"freed", r.allocation->freed}};
   }
+  if (context.explored_schedules() > 1) props["schedules"] = SightingsJson(r, context);
   result["properties"] = std::move(props);
   return result;
 }
@@ -167,7 +168,7 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                      {"defaultConfiguration", {{"level", detector::IsWarningKind(info.kind) ? "warning" : "error"}}}});
   }
   json results = json::array();
-  for (const ResolvedRace& r : data.races) results.push_back(ResultJson(r));
+  for (const ResolvedRace& r : data.races) results.push_back(ResultJson(r, context));
 
   json invocation = {{"executionSuccessful", context.complete()}};
   if (!context.command_line().empty()) {
@@ -202,6 +203,7 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                     {"racesFound", data.found.races},
                     {"racesSuppressed", data.suppressed.races},
                     {"racesOmitted", data.omitted.races}};
+  if (context.explored_schedules() > 1) run_props["exploration"] = ExplorationJson(data, context);
   json run = {{"tool",
                {{"driver",
                  {{"name", kToolName},

@@ -1,8 +1,12 @@
 #include "host_detector/report_text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "ptx_rewriter/text_concat.h"
 
@@ -45,6 +49,88 @@ void Line(std::ostream& out, const std::string& text) { out << kTextPrefix << te
 
 std::string Plural(uint64_t n, const char* one, const char* many) {
   return ptx::Cat(n, " ", n == 1 ? one : many);
+}
+
+std::string NumbersText(const std::vector<uint32_t>& numbers) {
+  std::string out;
+  for (uint32_t n : numbers) out += ptx::Cat(out.empty() ? "#" : ", #", n);
+  return out;
+}
+
+// "    Seen under 2 of 8 schedules: #2 (random, seed 1) 5x, #5 (...) 3x; replay: ..."
+void SightingsText(std::ostream& out, const ResolvedRace& r, const ReportContext& context) {
+  std::string list;
+  std::optional<Schedule> first;
+  uint32_t seen = 0;
+  for (const ResolvedRace::Sighting& s : r.seen_in) {
+    const ProcessInfo* p = context.FindProcess(s.process_id);
+    if (p == nullptr || !p->schedule) continue;
+    if (!first) first = p->schedule;
+    seen++;
+    list += ptx::Cat(list.empty() ? "" : ", ", "#", context.ScheduleNumber(s.process_id), " (",
+                     ScheduleText(*p->schedule), ") ", s.count, "x");
+  }
+  if (!first) return;
+  Line(out, ptx::Cat("    Seen under ", seen, " of ", context.Schedules().size(), " schedules: ", list,
+                     "; replay: ", ReplayText(*first)));
+}
+
+// After the summary of an exploration: which schedules showed races, and
+// whether the program's outcome depended on the schedule.
+void ExplorationText(std::ostream& out, const ReportData& data, const ReportContext& context) {
+  const std::vector<Schedule> schedules = context.Schedules();
+  std::vector<uint32_t> racy;
+  for (uint32_t n = 1; n <= schedules.size(); ++n) {
+    bool any = false;
+    for (const ResolvedRace& r : data.races)
+      for (const ResolvedRace::Sighting& s : r.seen_in) any |= context.ScheduleNumber(s.process_id) == n;
+    if (any) racy.push_back(n);
+  }
+  // "#1 round-robin; #2-#8 random, seeds 1-7; #9-#12 cd": runs of one policy
+  // with consecutive seeds (cd: any delay sets; each race names its own).
+  std::string which;
+  for (size_t i = 0; i < schedules.size();) {
+    const bool cd = schedules[i].policy == "cd";
+    size_t j = i + 1;
+    while (j < schedules.size() && schedules[j].policy == schedules[i].policy && schedules[i].policy != "round-robin" &&
+           (cd || (schedules[j].seed == schedules[j - 1].seed + 1 && schedules[j].arguments == schedules[i].arguments)))
+      ++j;
+    which += which.empty() ? "" : "; ";
+    if (j - i == 1)
+      which += ptx::Cat("#", i + 1, " ", ScheduleText(schedules[i]));
+    else if (cd)
+      which += ptx::Cat("#", i + 1, "-#", j, " cd, a delay set each");
+    else
+      which += ptx::Cat("#", i + 1, "-#", j, " ", schedules[i].policy, ", seeds ", schedules[i].seed, "-",
+                        schedules[j - 1].seed, schedules[i].arguments.empty() ? "" : ", ", schedules[i].arguments);
+    i = j;
+  }
+  std::string line = ptx::Cat("Schedules explored: ", schedules.size(), " of ", context.explored_schedules(),
+                              " requested (", which.empty() ? std::string("none") : which, "); races seen under ",
+                              racy.empty() ? std::string("none") : ptx::Cat(racy.size(), " (", NumbersText(racy), ")"));
+  Line(out, line);
+  // Outcomes: the program's end under each schedule, grouped.
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> outcomes;
+  for (const ProcessInfo& p : context.processes()) {
+    if (!p.schedule || !p.end) continue;
+    const std::string what = p.end->Describe();
+    auto it = std::find_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.first == what; });
+    if (it == outcomes.end()) it = outcomes.insert(outcomes.end(), {what, {}});
+    const uint32_t n = context.ScheduleNumber(p.pid);
+    if (std::find(it->second.begin(), it->second.end(), n) == it->second.end()) it->second.push_back(n);
+  }
+  if (outcomes.size() <= 1) return;
+  std::string groups;
+  for (const auto& [what, numbers] : outcomes)
+    groups += ptx::Cat(groups.empty() ? "" : "; ", "the program ", what, " under ", NumbersText(numbers));
+  Line(out, ptx::Cat("SCHEDULE-DEPENDENT OUTCOME: ", groups));
+  // Replay lines for the outcomes other than the first schedule's (the
+  // default run's, when schedule 1 is round-robin).
+  for (size_t i = 1; i < outcomes.size(); ++i) {
+    const Schedule& s = schedules[outcomes[i].second.front() - 1];
+    Line(out, ptx::Cat("    the program ", outcomes[i].first, " under #", outcomes[i].second.front(), " (",
+                       ScheduleText(s), "); replay: ", ReplayText(s)));
+  }
 }
 
 }  // namespace
@@ -148,6 +234,7 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
     }
     kernel += ptx::Cat(", process ", r.process_id);
     Line(out, kernel);
+    if (context.explored_schedules() > 1) SightingsText(out, r, context);
     Line(out, "");
   }
 
@@ -192,10 +279,11 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   // On the summary line itself: "0 races" alone would read as a clean run.
   if (!context.complete()) summary += "; analysis INCOMPLETE";
   Line(out, summary);
-  if (context.schedule() && !(context.schedule()->policy == "round-robin" && context.schedule()->seed == 0)) {
-    Line(out, ptx::Cat("Emulator schedule: ", context.schedule()->policy, ", seed ", context.schedule()->seed,
-                       " (replay: barracuda --seed ", context.schedule()->seed, " --schedule-policy ",
-                       context.schedule()->policy, ")"));
+  if (context.explored_schedules() > 1) {
+    ExplorationText(out, data, context);
+  } else if (context.schedule() && context.schedule()->policy != "round-robin") {
+    Line(out, ptx::Cat("Emulator schedule: ", ScheduleText(*context.schedule()), " (replay: ",
+                       ReplayText(*context.schedule()), ")"));
   }
   for (const SuppressionUse& use : data.suppressions_used) {
     Line(out, ptx::Cat("Suppressed by ", use.where, " (", use.text, "): ", Plural(use.counts.races, "race", "races")));

@@ -3,6 +3,7 @@
 add_library(barracuda_cli STATIC
   ${CMAKE_CURRENT_LIST_DIR}/program_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/runtime_paths.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/schedule_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/supervisor.cpp)
 target_include_directories(barracuda_cli PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(barracuda_cli PUBLIC barracuda_ptx barracuda_transport nlohmann_json::nlohmann_json
@@ -32,6 +33,7 @@ set_target_properties(barracuda_synthetic_app PROPERTIES RUNTIME_OUTPUT_DIRECTOR
 barracuda_unit_test(cli_tests
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/program_check_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/supervisor_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/schedule_plan_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/cli_binary_test.cpp
   LIBS barracuda_cli)
 add_dependencies(cli_tests barracuda barracudad barracuda_synthetic_app)
@@ -60,8 +62,10 @@ if(BARRACUDA_CUDA_TESTS)
   # --ignore; wmma_kernel, bad_registers: kernels the emulator cannot run
   # (unimplemented instructions, PTX its loader rejects), which barracuda must
   # call incomplete runs (exit 118); faulting_kernel: kernels that fault (a
-  # null pointer, crossed barriers), which also make a run incomplete.
-  foreach(_prog racy_then_crash same_value_flag wmma_kernel bad_registers faulting_kernel)
+  # null pointer, crossed barriers), which also make a run incomplete;
+  # ticket_order: a race and an exit status that depend on the schedule
+  # (--schedules).
+  foreach(_prog racy_then_crash same_value_flag wmma_kernel bad_registers faulting_kernel ticket_order)
     add_custom_command(OUTPUT ${_cli_out}/${_prog}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${_cli_out}
       COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/${_prog}.cu

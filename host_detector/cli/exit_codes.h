@@ -14,6 +14,10 @@ inline constexpr int kDefaultErrorExitCode = 1;
 // uses), so its races are unknown. Wins over races found and over the app's
 // own status: "N races" or "0 races" would claim more than was checked.
 inline constexpr int kExitKernelNotRun = 118;
+// Schedule exploration (--schedules): the program's end (exit status or
+// signal) differed between schedules, and no race explains it. Races and
+// incomplete analyses win over it; the report names the schedules.
+inline constexpr int kExitScheduleDependent = 117;
 inline constexpr int kExitBackendUnavailable = 119;  // --backend=gpu: not available (yet)
 inline constexpr int kExitUsage = 120;               // bad command line (unknown option, bad regex, ...)
 inline constexpr int kExitNotCudaProgram = 121;      // a script, not ELF, static executable, no CUDA inside

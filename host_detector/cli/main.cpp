@@ -3,9 +3,13 @@
 // Options, exit codes and environment: README.md.
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -18,6 +22,7 @@
 #include "host_detector/cli/exit_codes.h"
 #include "host_detector/cli/program_check.h"
 #include "host_detector/cli/runtime_paths.h"
+#include "host_detector/cli/schedule_plan.h"
 #include "host_detector/cli/supervisor.h"
 #include "host_detector/daemon/daemon_exit_codes.h"
 #ifdef BARRACUDA_CLI_REPORT_WRITERS
@@ -39,6 +44,8 @@ Exit status:
   118 analysis incomplete: a kernel did not run (the emulator could not load its
       module or does not implement an instruction it uses) or faulted (trap, assert,
       illegal address, deadlock); wins over races found;
+  117 with --schedules: no races, but the program ended differently under some
+      schedules (exit status or signal); the report names them;
   119 backend not available, 120 usage error, 121 not a dynamically linked CUDA program,
   122 static CUDA runtime (rebuild with -cudart shared), 123 no PTX embedded,
   124 report or suppressions path not usable, 125 internal error (daemon, emulator
@@ -47,6 +54,28 @@ Exit status:
 Build apps with:  nvcc -cudart shared -lineinfo -gencode arch=compute_75,code=[sm_75,compute_75] ...
 Environment: BARRACUDA_EMU_LIB (directory of the emulator's libcudart.so.13),
   BARRACUDA_DAEMON (path of barracudad), BARRACUDA_GPU_AGENT (path of libbarracuda_gpu.so).)";
+
+// A temporary file name, removed at scope exit (what a cd/pct exploration's
+// first run records).
+class ScratchFile {
+ public:
+  ScratchFile() {
+    const char* dir = std::getenv("TMPDIR");
+    std::string tmpl = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/barracuda-schedule-XXXXXX";
+    const int fd = mkstemp(tmpl.data());
+    if (fd >= 0) {
+      close(fd);
+      path_ = tmpl;
+    }
+  }
+  ~ScratchFile() {
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 int Refuse(const CheckResult& r) {
   std::cerr << "barracuda: " << r.message << "\n";
@@ -113,9 +142,32 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 32u));
   std::string schedule_policy;
   app.add_option("--schedule-policy", schedule_policy,
-                 "emulator schedule: round-robin (default without --seed) or random (warp order, turn "
-                 "lengths and the order of cross-block operations drawn from --seed)")
-      ->check(CLI::IsMember({"round-robin", "random"}));
+                 "emulator schedule: round-robin (default without --seed), random (warp order, turn lengths "
+                 "and the order of cross-block operations drawn from --seed), cd (conflict-directed delay "
+                 "bounding: with --schedules, or --delays to replay) or pct (priorities and --pct-depth "
+                 "change points drawn from --seed)")
+      ->check(CLI::IsMember({"round-robin", "random", "cd", "pct"}));
+  ScheduleRequest schedule_request;
+  app.add_option("--schedules", schedule_request.schedules,
+                 "emulator: run the program under N schedules and report the union of their races, each with "
+                 "the schedules that showed it (and how to replay one), and any schedule whose run ended "
+                 "differently. Schedule 1 is round-robin; then random seeds 1..N-1 (with --seed S: all random, "
+                 "seeds S..S+N-1), or with --schedule-policy cd the conflict-directed delay sets, or pct seeds")
+      ->check(CLI::Range(1u, 4000u));
+  app.add_option("--delay-bound", schedule_request.delay_bound,
+                 "--schedule-policy cd: delay at most K conflict points per schedule")
+      ->check(CLI::Range(1u, 8u))
+      ->capture_default_str();
+  app.add_option("--delays", schedule_request.delays,
+                 "--schedule-policy cd: replay one schedule, holding back these LAUNCH:BLOCK:SITE points (as "
+                 "a report names them)");
+  app.add_option("--pct-depth", schedule_request.pct_depth,
+                 "--schedule-policy pct: d, the bug depth (d-1 priority change points)")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  uint64_t pct_horizon = 0;
+  app.add_option("--pct-horizon", pct_horizon,
+                 "--schedule-policy pct: the serial steps change points are drawn from (a report names it)");
   app.add_flag("-q,--quiet", quiet, "no text report on stderr, no notes (files are still written)");
   app.add_flag("-v,--verbose", verbose, "say what barracuda does; statistics in the report");
   app.add_flag("--version", version, "print the version and exit");
@@ -250,13 +302,34 @@ int main(int argc, char** argv) {
   nlohmann::json command_line = nlohmann::json::array();
   for (int i = 0; i < argc; ++i) command_line.push_back(argv[i]);
   d.insert(d.end(), {"--command-json", command_line.dump()});
-  if (app.count("--seed") != 0) plan.app_env.emplace_back("BARRACUDA_EMU_SEED", std::to_string(seed));
   if (analysis_streams != 1) plan.app_env.emplace_back("BARRACUDA_EMU_STREAMS", std::to_string(analysis_streams));
-  const bool seeded = app.count("--seed") != 0;
-  const std::string policy = !schedule_policy.empty() ? schedule_policy : seeded ? "random" : "round-robin";
-  if (!schedule_policy.empty() || seeded) plan.app_env.emplace_back("BARRACUDA_EMU_POLICY", policy);
-  // The report names the emulator schedule, so that a finding can be replayed.
-  if (!use_gpu) d.insert(d.end(), {"--schedule-json", nlohmann::json{{"policy", policy}, {"seed", seed}}.dump()});
+  schedule_request.policy = schedule_policy;
+  if (app.count("--seed") != 0) schedule_request.seed = seed;
+  if (app.count("--pct-horizon") != 0) schedule_request.pct_horizon = pct_horizon;
+  if (std::optional<std::string> bad = SchedulePlan::Check(schedule_request)) {
+    std::cerr << "barracuda: " << *bad << "\n";
+    return kExitUsage;
+  }
+  if (schedule_request.schedules > 1 && use_gpu) {
+    std::cerr << "barracuda: --schedules needs the emulator backend (--backend=emu): a GPU's schedule cannot be "
+                 "chosen\n";
+    return kExitUsage;
+  }
+  // The first run of a cd/pct exploration records what the others are planned from.
+  ScratchFile scratch;
+  SchedulePlan schedule_plan(schedule_request, scratch.path());
+  plan.runs = schedule_plan.FirstRuns();
+  if (schedule_plan.exploring()) {
+    plan.after_first_run = [&schedule_plan](std::string* note) { return schedule_plan.AfterFirstRun(note); };
+    d.insert(d.end(), {"--schedules", std::to_string(schedule_request.schedules)});
+    // A slot per run, and room for processes the app forks.
+    plan.layout.max_processes = std::min<uint32_t>(4096, schedule_request.schedules + 16);
+  } else if (!use_gpu) {
+    // The report names the emulator schedule, so that a finding can be replayed.
+    nlohmann::json schedule_json{{"policy", schedule_plan.SinglePolicy()}, {"seed", seed}};
+    if (const std::string args = schedule_plan.SingleArguments(); !args.empty()) schedule_json["arguments"] = args;
+    d.insert(d.end(), {"--schedule-json", schedule_json.dump()});
+  }
   if (use_gpu) {
     // The agent is preloaded; records come from its queues, so the emulator
     // (when it plays the GPU) must not trace as well. One ring per GPU queue:
@@ -296,6 +369,15 @@ int main(int argc, char** argv) {
   if (run.daemon_exit == barracuda::daemon::kDaemonAnalysisErrors) {
     std::cerr << "barracuda: the analysis reported errors (see above): the verdict may be wrong\n";
     return kExitInternal;
+  }
+  // Exploration: a program whose end (status, signal) differs between
+  // schedules fails under some interleavings; the report names them.
+  for (const AppRun& r : run.runs) {
+    if (r.wait_status == run.runs.front().wait_status) continue;
+    if (!quiet)
+      std::cerr << "barracuda: the program's outcome depends on the schedule (see the report); exit status "
+                << kExitScheduleDependent << "\n";
+    return kExitScheduleDependent;
   }
   const int st = run.app_wait_status;
   if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);

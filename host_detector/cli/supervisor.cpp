@@ -18,11 +18,13 @@ namespace barracuda::cli {
 namespace {
 
 volatile sig_atomic_t g_app_pid = 0;
+volatile sig_atomic_t g_interrupted = 0;  // a termination signal arrived: run no further schedules
 
 // Termination signals sent to barracuda go to the app; the app's end is then
 // reported as usual. A Ctrl-C from the terminal already reaches the app (same
 // process group), so only SIGINTs sent by a process (si_pid != 0) are forwarded.
 void Forward(int sig, siginfo_t* info, void*) {
+  g_interrupted = 1;
   if (sig == SIGINT && info != nullptr && info->si_pid == 0) return;
   if (g_app_pid > 0) kill(static_cast<pid_t>(g_app_pid), sig);
 }
@@ -55,12 +57,13 @@ class ProgressLine {
     const auto now = std::chrono::steady_clock::now();
     if (now - start_ < std::chrono::seconds(2) || now - last_ < std::chrono::milliseconds(500)) return;
     last_ = now;
-    std::fprintf(stderr, "\r\033[Kbarracuda: %llu kernels analysed, %llu records, %llu races so far",
-                 static_cast<unsigned long long>(h_.launches_analysed.load()),
+    std::fprintf(stderr, "\r\033[Kbarracuda: %s%llu kernels analysed, %llu records, %llu races so far",
+                 label_.c_str(), static_cast<unsigned long long>(h_.launches_analysed.load()),
                  static_cast<unsigned long long>(h_.records_analysed.load()),
                  static_cast<unsigned long long>(h_.races_found.load()));
     shown_ = true;
   }
+  void SetLabel(const std::string& label) { label_ = label + ": "; }
   void Clear() {
     if (shown_) std::fprintf(stderr, "\r\033[K");
     shown_ = false;
@@ -72,6 +75,7 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_{};
   bool shown_ = false;
+  std::string label_;
 };
 
 }  // namespace
@@ -158,61 +162,98 @@ RunOutcome RunSession(const RunPlan& plan) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 
-  // The app. A CLOEXEC pipe tells whether exec succeeded (EOF) or failed (errno).
-  int exec_pipe[2];
-  if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
-    out.error = std::string("pipe: ") + std::strerror(errno);
-    reap_daemon();
-    return out;
-  }
-  std::vector<std::string> app_args = plan.app_argv;
-  const pid_t app = fork();
-  if (app < 0) {
-    out.error = std::string("fork: ") + std::strerror(errno);
-    reap_daemon();
-    return out;
-  }
-  if (app == 0) {
-    RestoreDefaults();
-    close(exec_pipe[0]);
-    if (!plan.library_dir.empty()) {
-      const char* old = std::getenv("LD_LIBRARY_PATH");
-      std::string value = plan.library_dir;
-      if (old != nullptr && *old != '\0') value += std::string(":") + old;
-      setenv("LD_LIBRARY_PATH", value.c_str(), 1);
-    }
-    setenv(transport::kSessionEnv, name.c_str(), 1);
-    for (const auto& [k, v] : plan.app_env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> argv = Argv(app_args);
-    execv(plan.program_path.c_str(), argv.data());
-    const int err = errno;
-    (void)!write(exec_pipe[1], &err, sizeof err);
-    _exit(127);
-  }
-  g_app_pid = app;
-  InstallForwarding();
-  close(exec_pipe[1]);
-  int exec_err = 0;
-  ssize_t got;
-  while ((got = read(exec_pipe[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR) {
-  }
-  close(exec_pipe[0]);
-  out.app_started = got == 0;
-  if (!out.app_started) out.exec_errno = exec_err;
-
+  // The app, once per run (schedule exploration: one run per schedule).
+  std::vector<ScheduleRun> runs = plan.runs;
+  if (runs.empty()) runs.emplace_back();
   ProgressLine progress(plan.progress, header);
   int status = 0;
-  for (;;) {
-    const pid_t r = waitpid(app, &status, plan.progress ? WNOHANG : 0);
-    if (r == app) break;
-    if (r < 0 && errno != EINTR) break;
-    if (r == 0) {
-      progress.Tick();
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (size_t run = 0; run < runs.size() && !g_interrupted; ++run) {
+    // A CLOEXEC pipe tells whether exec succeeded (EOF) or failed (errno).
+    int exec_pipe[2];
+    if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
+      out.error = std::string("pipe: ") + std::strerror(errno);
+      reap_daemon();
+      return out;
+    }
+    std::vector<std::string> app_args = plan.app_argv;
+    const pid_t app = fork();
+    if (app < 0) {
+      out.error = std::string("fork: ") + std::strerror(errno);
+      reap_daemon();
+      return out;
+    }
+    if (app == 0) {
+      RestoreDefaults();
+      close(exec_pipe[0]);
+      if (!plan.library_dir.empty()) {
+        const char* old = std::getenv("LD_LIBRARY_PATH");
+        std::string value = plan.library_dir;
+        if (old != nullptr && *old != '\0') value += std::string(":") + old;
+        setenv("LD_LIBRARY_PATH", value.c_str(), 1);
+      }
+      setenv(transport::kSessionEnv, name.c_str(), 1);
+      for (const auto& [k, v] : plan.app_env) setenv(k.c_str(), v.c_str(), 1);
+      for (const auto& [k, v] : runs[run].env) setenv(k.c_str(), v.c_str(), 1);
+      std::vector<char*> argv = Argv(app_args);
+      execv(plan.program_path.c_str(), argv.data());
+      const int err = errno;
+      (void)!write(exec_pipe[1], &err, sizeof err);
+      _exit(127);
+    }
+    g_app_pid = app;
+    InstallForwarding();
+    close(exec_pipe[1]);
+    int exec_err = 0;
+    ssize_t got;
+    while ((got = read(exec_pipe[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR) {
+    }
+    close(exec_pipe[0]);
+    if (got != 0) {
+      if (run == 0) {
+        out.app_started = false;
+        out.exec_errno = exec_err;
+      }
+      waitpid(app, &status, 0);
+      g_app_pid = 0;
+      break;
+    }
+    out.app_started = true;
+    if (!runs[run].label.empty()) {
+      progress.SetLabel(runs[run].label);
+      if (plan.verbose) std::fprintf(stderr, "barracuda: %s\n", runs[run].label.c_str());
+    }
+    for (;;) {
+      const pid_t r = waitpid(app, &status, plan.progress ? WNOHANG : 0);
+      if (r == app) break;
+      if (r < 0 && errno != EINTR) break;
+      if (r == 0) {
+        progress.Tick();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    g_app_pid = 0;
+    out.app_wait_status = status;
+    out.runs.push_back({app, status});
+    if (run == 0 && plan.after_first_run) {
+      std::string note;
+      for (ScheduleRun& more : plan.after_first_run(&note)) runs.push_back(std::move(more));
+      if (!note.empty()) {
+        const std::string line = "note " + note + "\n";
+        (void)!write(control[1], line.data(), line.size());
+      }
+    }
+    if (plan.after_first_run || runs.size() > 1) {
+      // The daemon reports each run's end under its schedule.
+      char line[96];
+      if (WIFSIGNALED(status))
+        std::snprintf(line, sizeof line, "process %d signal %d\n", static_cast<int>(app), WTERMSIG(status));
+      else
+        std::snprintf(line, sizeof line, "process %d exit %d\n", static_cast<int>(app),
+                      WIFEXITED(status) ? WEXITSTATUS(status) : 0);
+      (void)!write(control[1], line, std::strlen(line));
     }
   }
-  g_app_pid = 0;
-  out.app_wait_status = status;
+  out.interrupted = g_interrupted != 0;
 
   // Tell the daemon, then wait for its verdict (it may still be analysing).
   char line[64];

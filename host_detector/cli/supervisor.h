@@ -6,6 +6,7 @@
 #ifndef BARRACUDA_HOST_DETECTOR_CLI_SUPERVISOR_H_
 #define BARRACUDA_HOST_DETECTOR_CLI_SUPERVISOR_H_
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device_logger/shm_transport.h"
+#include "host_detector/cli/schedule_plan.h"
 
 namespace barracuda::cli {
 
@@ -23,14 +25,28 @@ struct RunPlan {
   std::vector<std::string> daemon_args;   // report/analysis options (session and fds are added)
   std::string library_dir;                // prepended to LD_LIBRARY_PATH ("" = none)
   std::vector<std::pair<std::string, std::string>> app_env;  // extra environment
+  // The app runs once per entry, one after another, into the one session,
+  // with the entry's environment on top of app_env (schedule exploration:
+  // one entry per schedule, its label in the progress line). Empty: one run.
+  std::vector<ScheduleRun> runs;
+  // Called after the first run; returns more runs (planned from what it
+  // recorded) and may set a note for the report.
+  std::function<std::vector<ScheduleRun>(std::string* note)> after_first_run;
   transport::Layout layout;
   bool progress = false;  // status line on stderr (a terminal) for long runs
   bool verbose = false;
 };
 
+struct AppRun {
+  int pid = 0;
+  int wait_status = 0;  // waitpid status
+};
+
 struct RunOutcome {
   bool app_started = false;
-  int app_wait_status = 0;      // waitpid status of the app
+  int app_wait_status = 0;      // waitpid status of the app (of its last run)
+  std::vector<AppRun> runs;     // every run that started, in order
+  bool interrupted = false;     // a termination signal stopped the exploration early
   int exec_errno = 0;           // the app could not be executed (app_started false)
   bool daemon_finished = false; // exited normally
   int daemon_exit = -1;

@@ -12,6 +12,8 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -25,8 +27,10 @@ namespace {
 
 using barracuda::daemon::AppEnd;
 
-// Reads the control channel: lines "exit N", "signal N", "done". Returns the
-// app's end once one arrived (EOF: the controller went away).
+// Reads the control channel: lines "exit N", "signal N", "done" (the app
+// ended), and "process PID exit N" / "process PID signal N" (one run of
+// schedule exploration ended), "note TEXT" (for the report). Returns the app's end once one arrived (EOF:
+// the controller went away).
 class Control {
  public:
   explicit Control(int fd) : fd_(fd) {
@@ -50,12 +54,19 @@ class Control {
       const std::string cmd = line_.substr(0, nl);
       line_.erase(0, nl + 1);
       int value = 0;
-      if (std::sscanf(cmd.c_str(), "exit %d", &value) == 1) {
+      unsigned pid = 0;
+      if (std::sscanf(cmd.c_str(), "process %u exit %d", &pid, &value) == 2) {
+        process_ends_.emplace_back(pid, AppEnd{AppEnd::How::kExited, value});
+      } else if (std::sscanf(cmd.c_str(), "process %u signal %d", &pid, &value) == 2) {
+        process_ends_.emplace_back(pid, AppEnd{AppEnd::How::kSignaled, value});
+      } else if (std::sscanf(cmd.c_str(), "exit %d", &value) == 1) {
         end_ = {AppEnd::How::kExited, value};
         ended_ = true;
       } else if (std::sscanf(cmd.c_str(), "signal %d", &value) == 1) {
         end_ = {AppEnd::How::kSignaled, value};
         ended_ = true;
+      } else if (cmd.rfind("note ", 0) == 0) {
+        notes_.push_back(cmd.substr(5));
       } else if (cmd == "done") {
         ended_ = true;
       }
@@ -63,6 +74,8 @@ class Control {
     return ended_;
   }
   const AppEnd& end() const { return end_; }
+  const std::vector<std::pair<uint32_t, AppEnd>>& process_ends() const { return process_ends_; }
+  const std::vector<std::string>& notes() const { return notes_; }
   bool lost_controller() const { return lost_controller_; }
 
  private:
@@ -71,6 +84,8 @@ class Control {
   bool lost_controller_ = false;
   std::string line_;
   AppEnd end_;
+  std::vector<std::pair<uint32_t, AppEnd>> process_ends_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace
@@ -125,6 +140,10 @@ int main(int argc, char** argv) {
   std::string schedule_json;
   app.add_option("--schedule-json", schedule_json,
                  "the emulator schedule for the report, as a JSON object {\"policy\": ..., \"seed\": N}");
+  uint32_t schedules = 0;
+  app.add_option("--schedules", schedules,
+                 "the session holds this many runs of the program, one per emulator schedule: races are "
+                 "merged over them and listed with the schedules that showed them");
   std::string command_json;
   app.add_option("--command-json", command_json,
                  "the run's command line for the report, as a JSON array of strings (one argument: app "
@@ -147,6 +166,8 @@ int main(int argc, char** argv) {
   options.barrier_arrivals_in_groups = backend == "gpu";
   options.analysis_workers = std::max(1u, workers);
   options.grace = std::chrono::milliseconds(std::max(0, grace_ms));
+  options.explored_schedules = schedules;
+  request.explored_schedules = schedules;
   try {
     if (!kernel_include.empty()) options.kernel_include.emplace(kernel_include);
     if (!kernel_exclude.empty()) options.kernel_exclude.emplace(kernel_exclude);
@@ -172,7 +193,8 @@ int main(int argc, char** argv) {
       std::cerr << "barracudad: --schedule-json: not {\"policy\": string, \"seed\": unsigned}\n";
       return d::kDaemonUsage;
     }
-    request.schedule = barracuda::reports::Schedule{s["policy"].get<std::string>(), s["seed"].get<uint64_t>()};
+    request.schedule = barracuda::reports::Schedule{s["policy"].get<std::string>(), s["seed"].get<uint64_t>(),
+                                                    s.value("arguments", std::string())};
   }
   absl::StatusOr<t::Segment> segment = create ? t::Segment::Create(session, layout) : t::Segment::Attach(session);
   if (!segment.ok()) {
@@ -186,6 +208,7 @@ int main(int argc, char** argv) {
   while (!control.Check(0)) {
     if (!analysis.Poll()) control.Check(1);  // idle: wait up to 1 ms for the controller
   }
+  for (const auto& [pid, end] : control.process_ends()) analysis.SetProcessEnd(pid, end);
   analysis.Finish(control.end());
   d::SessionResult result = analysis.result();
   result.backend = backend;
@@ -196,6 +219,7 @@ int main(int argc, char** argv) {
   if (control.lost_controller())
     result.incomplete_reasons.push_back("the barracuda CLI went away before the app ended");
   if (unlink_at_end) (void)t::Segment::Unlink(segment_name);
+  request.notes = control.notes();
 
   absl::StatusOr<d::ReportOutcome> outcome = d::WriteReports(result, request);
   int rc = d::kDaemonOk;

@@ -37,6 +37,8 @@ struct ReportRequest {
   std::optional<uint64_t> max_reports;
   std::vector<std::string> command_line;  // of the whole run (barracuda ... ./app args)
   std::optional<reports::Schedule> schedule;  // the emulator's schedule (none on a GPU)
+  uint32_t explored_schedules = 0;            // barracuda --schedules N (0: a single run)
+  std::vector<std::string> notes;             // from the controller ("note TEXT" lines)
 };
 
 struct ReportOutcome {

@@ -53,12 +53,17 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   ctx.SetWarpModel(result.warp_model);
   ctx.SetCommandLine(request.command_line);
   if (request.schedule) ctx.SetSchedule(*request.schedule);
+  ctx.SetExploredSchedules(request.explored_schedules);
   for (const std::string& reason : result.incomplete_reasons) ctx.MarkIncomplete(reason);
+  for (const std::string& note : request.notes) ctx.AddNote(note);
   for (const std::string& error : result.errors) ctx.AddNote(Cat("analysis error: ", error));
   std::vector<reports::ProcessRaces> races_of;
   for (const ProcessResult* p : result.processes) {
     ctx.Process(p->pid);
     ctx.SetProcessCommandLine(p->pid, p->command_line);
+    if (p->schedule) ctx.SetProcessSchedule(p->pid, {p->schedule->policy, p->schedule->seed, p->schedule->arguments});
+    if (p->end && p->end->how != AppEnd::How::kUnknown)
+      ctx.SetProcessEnd(p->pid, {p->end->how == AppEnd::How::kSignaled, p->end->code});
     for (const ModuleTable& m : p->modules) {
       absl::Status s = ctx.AddModule(p->pid, m.module_id, m.site_base, m.name, m.sites);
       if (!s.ok()) ctx.AddNote(Cat("process ", p->pid, ": module ", m.name, ": ", s.message()));
@@ -94,6 +99,7 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   }
   if (request.verbose) ctx.AddNote(Cat("daemon: peak resident memory ", MiB(result.daemon_peak_rss_bytes), " MiB"));
   std::vector<reports::ResolvedRace> resolved = reports::ResolveRaces(ctx, races_of);
+  if (request.explored_schedules > 1) resolved = reports::MergeAcrossSchedules(std::move(resolved));
   reports::ReportData data = reports::FilterRaces(std::move(resolved), suppressions ? &*suppressions : nullptr,
                                                   request.max_reports, request.ignore);
   ReportOutcome outcome;

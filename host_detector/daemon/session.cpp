@@ -160,6 +160,7 @@ struct AnalysisSession::Process {
   std::optional<OpenLaunch> open;
   bool exit_seen = false;
   bool gave_up = false;  // the stream is corrupt: stop reading it
+  bool released = false;  // finished: rings checked, slot pages given back
 };
 
 AnalysisSession::AnalysisSession(transport::Segment segment, SessionOptions options)
@@ -226,7 +227,38 @@ bool AnalysisSession::PollProcess(Process& p) {
     if (!step || p.gave_up) break;
     progress = true;
   }
+  // A process that exited and whose records are all analysed gives its slot's
+  // pages back (schedule exploration runs many processes in one session).
+  if (!p.released && !p.gave_up && p.exit_seen && !p.open &&
+      static_cast<transport::SlotState>(segment_.slot(p.result.slot).state.load(std::memory_order_acquire)) ==
+          transport::SlotState::kExited) {
+    CheckRingsDrained(p);
+    segment_.ReleaseSlotData(p.result.slot);
+    p.released = true;
+  }
   return progress;
+}
+
+std::string AnalysisSession::Who(const Process& p) const {
+  const ProcessResult& res = p.result;
+  std::string who =
+      Cat("process ", res.pid, res.command_line.empty() ? std::string() : Cat(" (", res.command_line[0], ")"));
+  if (options_.explored_schedules > 1 && res.schedule)
+    who += Cat(" under schedule ", res.schedule->policy, ", seed ", res.schedule->seed, " (replay: barracuda --seed ",
+               res.schedule->seed, " --schedule-policy ", res.schedule->policy,
+               res.schedule->arguments.empty() ? "" : " ", res.schedule->arguments, ")");
+  return who;
+}
+
+// Nothing lost: every record produced on a ring was consumed.
+void AnalysisSession::CheckRingsDrained(const Process& p) {
+  const uint32_t rings = segment_.slot(p.result.slot).rings_used.load(std::memory_order_relaxed);
+  for (uint32_t r = 0; r < rings; ++r) {
+    transport::RecordRing ring = segment_.ring(p.result.slot, r);
+    if (ring.produced() != ring.consumed())
+      Error(Cat(Who(p), " ring ", r, ": ", ring.produced(), " records produced, ", ring.consumed(),
+                " consumed (lost)"));
+  }
 }
 
 bool AnalysisSession::HandleMessages(Process& p) {
@@ -364,6 +396,19 @@ bool AnalysisSession::HandleMessages(Process& p) {
       case MessageType::kDiagnostic:
         p.result.diagnostics.emplace_back(r.Rest());
         break;
+      case MessageType::kSchedule: {
+        ProcessSchedule schedule;
+        uint32_t policy_len = 0;
+        std::string_view policy;
+        if (!r.U64(&schedule.seed) || !r.U32(&policy_len) || !r.Bytes(policy_len, &policy)) {
+          malformed();
+          break;
+        }
+        schedule.policy = std::string(policy);
+        schedule.arguments = std::string(r.Rest());
+        p.result.schedule = std::move(schedule);
+        break;
+      }
       case MessageType::kProducerStats: {
         uint64_t launches = 0;
         if (!r.U64(&p.result.producer_launch_ns) || !r.U64(&p.result.producer_waited_ns) || !r.U64(&launches))
@@ -557,8 +602,8 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
   }
   for (auto& p : processes_) {
     ProcessResult& res = p->result;
-    const std::string who = Cat("process ", res.pid,
-                                res.command_line.empty() ? std::string() : Cat(" (", res.command_line[0], ")"));
+    if (auto it = process_ends_.find(res.pid); it != process_ends_.end()) res.end = it->second;
+    const std::string who = Who(*p);
     const bool alive = ProcessAlive(res.pid);
     if (p->open) {
       const std::string* kernel = res.KernelName(p->open->begin.kernel.name_id);
@@ -579,16 +624,10 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
       if (alive)
         incomplete_.push_back(Cat(who, " was still running when the report was written"));
       else
-        incomplete_.push_back(Cat(who, " did not exit normally (the app ", app_end.Describe(), ")"));
+        incomplete_.push_back(Cat(who, " did not exit normally (the app ", res.end ? res.end->Describe()
+                                                                                    : app_end.Describe(), ")"));
     }
-    // Nothing lost: every record produced on a ring was consumed.
-    const uint32_t rings = segment_.slot(res.slot).rings_used.load(std::memory_order_relaxed);
-    for (uint32_t r = 0; r < rings; ++r) {
-      transport::RecordRing ring = segment_.ring(res.slot, r);
-      if (ring.produced() != ring.consumed())
-        Error(Cat(who, " ring ", r, ": ", ring.produced(), " records produced, ", ring.consumed(),
-                  " consumed (lost)"));
-    }
+    if (!p->released) CheckRingsDrained(*p);
     if (res.records_received != res.records_analysed + res.records_skipped)
       Error(Cat(who, ": ", res.records_received, " records received, ", res.records_analysed, " analysed, ",
                 res.records_skipped, " skipped by kernel filters"));

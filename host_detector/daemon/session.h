@@ -46,6 +46,9 @@ struct SessionOptions {
   std::string kernel_include_text, kernel_exclude_text;
   // After Finish() is called, how long to wait for other processes still alive.
   std::chrono::milliseconds grace{5000};
+  // barracuda --schedules N: the session holds N runs of the program, one per
+  // emulator schedule; messages about a process then name its schedule.
+  uint32_t explored_schedules = 0;
 };
 
 // How the app ended, as the CLI saw it.
@@ -53,6 +56,13 @@ struct AppEnd {
   enum class How { kExited, kSignaled, kUnknown } how = How::kUnknown;
   int code = 0;  // exit status or signal number
   std::string Describe() const;
+};
+
+// The emulator schedule a process ran under (transport kSchedule).
+struct ProcessSchedule {
+  std::string policy;
+  uint64_t seed = 0;
+  std::string arguments;  // other options that replay it ("--delays 1:0:17")
 };
 
 struct ModuleTable {
@@ -103,6 +113,8 @@ struct ProcessResult {
   std::vector<NotRunKernel> not_run;                         // launches that did not run, by kernel and reason
   bool exited_normally = false;  // sent kExit
   int32_t exit_status = 0;
+  std::optional<ProcessSchedule> schedule;
+  std::optional<AppEnd> end;     // how it ended, when the controller said (SetProcessEnd)
   uint64_t records_received = 0;   // consumed from the rings (markers excluded)
   uint64_t records_analysed = 0;   // handed to the detector
   uint64_t records_skipped = 0;    // of filtered-out launches
@@ -155,6 +167,9 @@ class AnalysisSession {
   // for other attached processes that are still alive, analyse open launches
   // as incomplete, check produced vs analysed counts.
   void Finish(const AppEnd& app_end);
+  // The controller saw process `pid` end (a run of schedule exploration).
+  // Before Finish.
+  void SetProcessEnd(uint32_t pid, const AppEnd& end) { process_ends_[pid] = end; }
 
   SessionResult result() const;
   transport::Segment& segment() { return segment_; }
@@ -168,6 +183,8 @@ class AnalysisSession {
   bool InFlight(const Process& p);
   void AnalyseLaunch(Process& p, bool complete);
   bool KernelSelected(const Process& p, uint32_t name_id) const;
+  std::string Who(const Process& p) const;  // "process 123 (./app)[ under schedule ...]"
+  void CheckRingsDrained(const Process& p);
   void Error(std::string message);
 
   transport::Segment segment_;
@@ -177,6 +194,7 @@ class AnalysisSession {
   absl::flat_hash_map<uint32_t, Process*> by_slot_;
   std::vector<std::string> errors_;
   std::vector<std::string> incomplete_;
+  absl::flat_hash_map<uint32_t, AppEnd> process_ends_;
 };
 
 }  // namespace barracuda::daemon

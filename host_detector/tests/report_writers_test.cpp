@@ -236,7 +236,7 @@ TEST_CASE("JSON, SARIF and text name the emulator schedule", "[reports][json][sa
   Fixture f = MakeFixture();
   const ReportData d = FilterRaces(f.Resolve(), nullptr, std::nullopt);
   CHECK(JsonReport(d, f.context)["run"]["schedule"].is_null());  // not said (e.g. a GPU run)
-  f.context.SetSchedule(Schedule{"random", 7});
+  f.context.SetSchedule(Schedule{"random", 7, ""});
   const json j = JsonReport(d, f.context);
   WriteBoth(d, f.context, "scheduled");
   CHECK(j["run"]["schedule"] == json({{"policy", "random"}, {"seed", 7}}));
@@ -244,8 +244,56 @@ TEST_CASE("JSON, SARIF and text name the emulator schedule", "[reports][json][sa
   const std::string text = TextReport(d, f.context);
   CHECK(text.find("Emulator schedule: random, seed 7 (replay: barracuda --seed 7 --schedule-policy random)") !=
         std::string::npos);
-  f.context.SetSchedule(Schedule{"round-robin", 0});  // the default: not repeated in the text
+  f.context.SetSchedule(Schedule{"cd", 0, "--delays 1:0:17"});
+  CHECK(TextReport(d, f.context).find("Emulator schedule: cd, --delays 1:0:17 (replay: barracuda --schedule-policy "
+                                      "cd --delays 1:0:17)") != std::string::npos);
+  CHECK(JsonReport(d, f.context)["run"]["schedule"]["arguments"] == "--delays 1:0:17");
+  f.context.SetSchedule(Schedule{"round-robin", 0, ""});  // the default: not repeated in the text
   CHECK(TextReport(d, f.context).find("Emulator schedule") == std::string::npos);
+}
+
+TEST_CASE("Schedule exploration: one entry per race over the schedules' processes", "[reports][schedules]") {
+  auto race = [](uint32_t pid, const char* kernel, uint32_t a, uint32_t b, detector::RaceKind kind, uint64_t count) {
+    ResolvedRace r;
+    r.process_id = pid;
+    r.kernel_mangled = kernel;
+    r.key = {a, b, kind, detector::RaceClass::kInterBlock};
+    r.kind = kind;
+    r.count = count;
+    return r;
+  };
+  using K = detector::RaceKind;
+  std::vector<ResolvedRace> in = {race(10, "_Z1kv", 3, 5, K::kWriteAfterWrite, 2),
+                                  race(11, "_Z1kv", 3, 5, K::kWriteAfterWrite, 4),  // same race, schedule 2
+                                  race(11, "_Z1kv", 3, 5, K::kReadAfterWrite, 1),   // another kind
+                                  race(12, "_Z1gv", 3, 5, K::kWriteAfterWrite, 1),  // another kernel
+                                  race(12, "_Z1kv", 3, 5, K::kWriteAfterWrite, 3)};
+  const std::vector<ResolvedRace> out = MergeAcrossSchedules(std::move(in));
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].process_id == 10);
+  CHECK(out[0].count == 9);
+  REQUIRE(out[0].seen_in.size() == 3);
+  CHECK(out[0].seen_in[1].process_id == 11);
+  CHECK(out[0].seen_in[1].count == 4);
+  CHECK(out[1].kind == K::kReadAfterWrite);
+  CHECK(out[1].seen_in.size() == 1);
+  CHECK(out[2].kernel_mangled == "_Z1gv");
+  CHECK(out[2].ordinal == 3);
+
+  // Schedule numbers follow the processes' order; a repeated schedule (a
+  // forked child) keeps its number.
+  ReportContext ctx;
+  ctx.SetProcessSchedule(10, {"round-robin", 0, ""});
+  ctx.SetProcessSchedule(11, {"random", 1, ""});
+  ctx.SetProcessSchedule(13, {"random", 1, ""});
+  ctx.SetProcessSchedule(12, {"random", 2, ""});
+  CHECK(ctx.Schedules().size() == 3);
+  CHECK(ctx.ScheduleNumber(12) == 3);
+  CHECK(ctx.ScheduleNumber(13) == 2);
+  CHECK(ctx.ScheduleNumber(99) == 0);
+  CHECK(ReplayText({"pct", 4, "--pct-depth 3 --pct-horizon 90"}) ==
+        "barracuda --seed 4 --schedule-policy pct --pct-depth 3 --pct-horizon 90");
+  CHECK(ScheduleText({"round-robin", 0, ""}) == "round-robin");
 }
 
 TEST_CASE("JSON and SARIF: filtered, incomplete and empty reports", "[reports][json][sarif][report-files]") {

@@ -1,10 +1,66 @@
 #include "ptx_emulator/core/device.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
+#include <vector>
+
 
 namespace barracuda::emu {
+
+absl::StatusOr<std::vector<DelayPoint>> ParseDelays(std::string_view text) {
+  std::vector<DelayPoint> out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    DelayPoint d;
+    const char* p = item.data();
+    const char* end = item.data() + item.size();
+    auto number = [&](auto* value, bool last) {
+      const std::from_chars_result r = std::from_chars(p, end, *value);
+      if (r.ec != std::errc() || (last ? r.ptr != end : (r.ptr == end || *r.ptr != ':'))) return false;
+      p = last ? r.ptr : r.ptr + 1;
+      return true;
+    };
+    if (!number(&d.launch, false) || !number(&d.block, false) || !number(&d.site, true))
+      return absl::InvalidArgumentError("delay point '" + std::string(item) +
+                                        "' is not LAUNCH:BLOCK:SITE (three numbers)");
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::string DelaysText(std::span<const DelayPoint> delays) {
+  std::string out;
+  for (const DelayPoint& d : delays) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(d.launch) + ":" + std::to_string(d.block) + ":" + std::to_string(d.site);
+  }
+  return out;
+}
+
+const char* PolicyName(ScheduleOptions::Policy policy) {
+  switch (policy) {
+    case ScheduleOptions::Policy::kRoundRobin: return "round-robin";
+    case ScheduleOptions::Policy::kRandom: return "random";
+    case ScheduleOptions::Policy::kConflictDelay: return "cd";
+    case ScheduleOptions::Policy::kPct: return "pct";
+  }
+  return "round-robin";
+}
+
+std::string ScheduleArguments(const ScheduleOptions& options) {
+  switch (options.policy) {
+    case ScheduleOptions::Policy::kConflictDelay: return "--delays " + DelaysText(options.delays);
+    case ScheduleOptions::Policy::kPct:
+      return "--pct-depth " + std::to_string(options.pct_depth) +
+             (options.pct_horizon != 0 ? " --pct-horizon " + std::to_string(options.pct_horizon) : std::string());
+    default: return "";
+  }
+}
 
 Device::Device() : memory_(std::make_unique<DeviceMemory>()) {
   // Environment knobs, read once: the CLI sets them for the app process.
@@ -15,8 +71,20 @@ Device::Device() : memory_(std::make_unique<DeviceMemory>()) {
     if (q > 0) schedule_.quantum = static_cast<uint32_t>(q);
   }
   if (const char* s = std::getenv("BARRACUDA_EMU_POLICY")) {
-    if (std::strcmp(s, "random") == 0) schedule_.policy = ScheduleOptions::Policy::kRandom;
-    if (std::strcmp(s, "round-robin") == 0) schedule_.policy = ScheduleOptions::Policy::kRoundRobin;
+    for (auto p : {ScheduleOptions::Policy::kRoundRobin, ScheduleOptions::Policy::kRandom,
+                   ScheduleOptions::Policy::kConflictDelay, ScheduleOptions::Policy::kPct})
+      if (std::strcmp(s, PolicyName(p)) == 0) schedule_.policy = p;
+  }
+  if (const char* s = std::getenv("BARRACUDA_EMU_DELAYS")) {
+    // The CLI checked the syntax; a malformed list here delays nothing.
+    if (absl::StatusOr<std::vector<DelayPoint>> d = ParseDelays(s); d.ok()) schedule_.delays = std::move(*d);
+  }
+  if (const char* s = std::getenv("BARRACUDA_EMU_PCT_DEPTH")) schedule_.pct_depth = static_cast<uint32_t>(std::atoi(s));
+  if (const char* s = std::getenv("BARRACUDA_EMU_PCT_HORIZON")) schedule_.pct_horizon = std::strtoull(s, nullptr, 10);
+  if (const char* s = std::getenv("BARRACUDA_EMU_CONFLICTS_OUT")) schedule_.conflicts_out = s;
+  if (const char* s = std::getenv("BARRACUDA_EMU_HOLD_ROUNDS")) {
+    const int n = std::atoi(s);
+    if (n > 0) schedule_.hold_rounds = static_cast<uint32_t>(n);
   }
   if (const char* s = std::getenv("BARRACUDA_EMU_DETERMINISTIC")) schedule_.deterministic = std::atoi(s) != 0;
   if (const char* s = std::getenv("BARRACUDA_EMU_STREAMS")) {

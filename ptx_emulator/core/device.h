@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,20 @@ struct LaunchConfig {
   bool cooperative = false;
 };
 
+// A cross-block operation that the cd policy holds back one round: the first
+// time block `block` of launch `launch` (the process's launch counter,
+// 1-based) reaches the instruction with site id `site` (exec/serial_phase.h).
+struct DelayPoint {
+  uint64_t launch = 0;
+  uint32_t block = 0;
+  uint32_t site = 0;
+  friend bool operator==(const DelayPoint&, const DelayPoint&) = default;
+};
+
+// "1:0:17,1:3:17" <-> delay points (LAUNCH:BLOCK:SITE).
+absl::StatusOr<std::vector<DelayPoint>> ParseDelays(std::string_view text);
+std::string DelaysText(std::span<const DelayPoint> delays);
+
 // How blocks and warps are interleaved (exec/scheduler.*). Deterministic for a
 // seed with workers == 1; with several workers each block's schedule is still
 // seeded but blocks on different cores interleave as the OS runs them.
@@ -75,7 +90,15 @@ struct ScheduleOptions {
   uint64_t seed = 0;
   uint32_t workers = 0;          // 0 = one per core
   uint32_t quantum = 256;        // warp instructions before the scheduler may switch
-  enum class Policy : uint8_t { kRoundRobin, kRandom } policy = Policy::kRoundRobin;
+  // The serial phase's policy (exec/serial_phase.h); warps within a block are
+  // picked round-robin except under kRandom.
+  enum class Policy : uint8_t { kRoundRobin, kRandom, kConflictDelay, kPct } policy = Policy::kRoundRobin;
+  std::vector<DelayPoint> delays;  // kConflictDelay (BARRACUDA_EMU_DELAYS)
+  uint32_t pct_depth = 3;          // kPct: d (d-1 change points; BARRACUDA_EMU_PCT_DEPTH)
+  uint64_t pct_horizon = 0;        // kPct: steps the change points are drawn from (BARRACUDA_EMU_PCT_HORIZON)
+  uint32_t hold_rounds = 8;        // kConflictDelay, kPct: rounds a delayed operation waits (BARRACUDA_EMU_HOLD_ROUNDS)
+  // Where to append the run's conflict points (BARRACUDA_EMU_CONFLICTS_OUT; "" = none).
+  std::string conflicts_out;
   uint32_t max_resident_blocks_per_worker = 32;  // free-running workers only
   // Deterministic rounds (exec/deterministic_rounds.cpp): the same seed gives
   // the same execution and records with any number of workers.
@@ -92,6 +115,11 @@ struct ScheduleOptions {
   // once per worker per launch.
   std::function<std::unique_ptr<SchedulePolicy>(uint32_t worker)> policy_factory;
 };
+// "round-robin", "random", "cd", "pct" (BARRACUDA_EMU_POLICY values).
+const char* PolicyName(ScheduleOptions::Policy policy);
+// The barracuda options besides --seed/--schedule-policy that replay the
+// schedule ("--delays 1:0:17", "--pct-depth 3 --pct-horizon 120"; "" when none).
+std::string ScheduleArguments(const ScheduleOptions& options);
 
 // What the emulated GPU says about itself (cudaGetDeviceProperties & co.).
 struct DeviceDescription {
@@ -188,6 +216,7 @@ class Device {
   std::atomic<uint64_t> thread_instructions_{0};
   std::atomic<uint64_t> rounds_{0};
   std::atomic<uint64_t> serial_instructions_{0};
+  uint64_t serial_steps_ = 0;  // serial operations planned, over launches (launches are serialised)
 };
 
 }  // namespace barracuda::emu

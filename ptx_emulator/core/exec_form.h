@@ -131,6 +131,9 @@ struct Inst {
   // address operand; it runs at once when every lane addresses its block's
   // shared window (nothing another block can see). 0: always serial.
   uint8_t serial_address = 0;
+  // For a serial memory instruction (global or generic): 1 + the index of its
+  // address operand, for conflict recording (exec/serial_phase.h). 0: none.
+  uint8_t address_operand = 0;
   uint8_t num_ops = 0;
   ptx::Opcode opcode = ptx::Opcode::kUnknown;
   Opnd ops[kMaxOperands];

@@ -713,10 +713,12 @@ absl::Status Decoder::DecodeInstruction(size_t stmt, const ptx::Instruction& ir)
   inst.serial = RunsInSerialPhase(
       ir, ir.op == ptx::Opcode::kCall && inst.aux < out_.call_sites.size() ? out_.call_sites[inst.aux].builtin
                                                                           : Builtin::kNone);
-  if (inst.serial && ir.op != ptx::Opcode::kCall && ir.info.space != ptx::StateSpace::kGlobal) {
+  if (inst.serial && ir.op != ptx::Opcode::kCall) {
     const int address = ir.op == ptx::Opcode::kLd || ir.op == ptx::Opcode::kAtom ? 1 : 0;
-    if (address < inst.num_ops && inst.ops[address].kind != Opnd::Kind::kNone)
-      inst.serial_address = static_cast<uint8_t>(address + 1);
+    if (address < inst.num_ops && inst.ops[address].kind != Opnd::Kind::kNone) {
+      inst.address_operand = static_cast<uint8_t>(address + 1);
+      if (ir.info.space != ptx::StateSpace::kGlobal) inst.serial_address = inst.address_operand;
+    }
   }
   out_.code.push_back(inst);
   return absl::OkStatus();

@@ -66,6 +66,7 @@ bool LaunchRunner::RunSerialOp(Worker& slot, Warp* w) {
   w->serial_pending = false;
   w->serial_gate = false;
   w->store_buffer = nullptr;  // the serial phase sees device memory, committed
+  serial_phase_->Observe(*w, w->frame().fn->code[w->top().pc]);
   RunCounted(slot, *w, 1);
   ++serial_instructions_;
   w->serial_gate = true;
@@ -102,20 +103,22 @@ bool LaunchRunner::BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, u
   };
   for (const Worker& s : slots)
     if (stopped(s)) return false;
-  // The serial phase: slot order, then the order the warps stopped in; the
-  // random policy draws a permutation instead (the order of atomics and of
-  // flag hand-offs is what a schedule search must vary).
+  // The serial phase: slot order, then the order the warps stopped in, as the
+  // schedule policy orders and holds them (serial_phase.h: the order of
+  // atomics and of flag hand-offs is what a schedule search must vary).
   serial_ops_.clear();
+  serial_warps_.clear();
   for (Worker& s : slots) {
-    for (Warp* w : s.pending) serial_ops_.emplace_back(&s, w);
+    for (Warp* w : s.pending) serial_ops_.emplace_back(&s, w), serial_warps_.push_back(w);
     s.pending.clear();
   }
-  if (device_.schedule().policy == ScheduleOptions::Policy::kRandom && !device_.schedule().policy_factory) {
-    for (size_t i = serial_ops_.size(); i > 1; --i) std::swap(serial_ops_[i - 1], serial_ops_[serial_rng_.Next() % i]);
-  }
-  for (auto& [slot, w] : serial_ops_)
+  serial_phase_->Plan(serial_warps_, serial_order_, serial_held_);
+  for (uint32_t i : serial_held_) serial_ops_[i].first->pending.push_back(serial_ops_[i].second);
+  for (uint32_t i : serial_order_) {
+    auto [slot, w] = serial_ops_[i];
     if (!RunSerialOp(*slot, w) && stopped(*slot)) return false;
-  bool any = false;
+  }
+  bool any = !serial_held_.empty();  // a held operation runs next round
   for (Worker& s : slots) {
     if (s.resident.empty() && next_unit < total_units_) s.admit = next_unit++;
     any |= !s.resident.empty() || s.admit != kNoUnit;
@@ -126,7 +129,7 @@ bool LaunchRunner::BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, u
 void LaunchRunner::RunRounds(RecordSink* sink) {
   const ScheduleOptions& opts = device_.schedule();
   const uint32_t quantum = std::max<uint32_t>(1, opts.quantum);
-  serial_rng_ = SplitMix64(opts.seed ^ (0x9e3779b97f4a7c15ull * launch_id_));
+  serial_phase_ = std::make_unique<SerialPhase>(opts, launch_id_, device_.serial_steps_);
   std::vector<Worker> slots(num_slots_);
   for (uint32_t i = 0; i < num_slots_; ++i) {
     slots[i].index = i;
@@ -182,6 +185,7 @@ void LaunchRunner::RunRounds(RecordSink* sink) {
     for (uint32_t t = 0; t < threads; ++t) std::fprintf(stderr, " | t%u busy %.1f wait %.1f ms", t, busy_ns[t] / 1e6, wait_ns[t] / 1e6);
     std::fprintf(stderr, "\n");
   }
+  serial_phase_->Finish();
   device_.rounds_.fetch_add(rounds, std::memory_order_relaxed);
   device_.serial_instructions_.fetch_add(serial_instructions_, std::memory_order_relaxed);
   for (const Worker& s : slots) {

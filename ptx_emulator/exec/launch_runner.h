@@ -21,6 +21,7 @@
 #include "ptx_emulator/exec/cluster.h"
 #include "ptx_emulator/exec/run_queue.h"
 #include "ptx_emulator/exec/schedule_policy.h"
+#include "ptx_emulator/exec/serial_phase.h"
 #include "ptx_emulator/exec/warp.h"
 
 namespace barracuda::emu {
@@ -96,7 +97,9 @@ class LaunchRunner {
   uint32_t num_slots_ = 1;     // deterministic rounds: resident slots
   uint32_t num_rings_ = 1;     // record streams of the launch
   std::vector<std::pair<Worker*, Warp*>> serial_ops_;  // one serial phase
-  SplitMix64 serial_rng_{0};   // the random policy's serial-phase order
+  std::vector<Warp*> serial_warps_;                     // the same warps, for the plan
+  std::vector<uint32_t> serial_order_, serial_held_;    // the plan: run now (in order), hold a round
+  std::unique_ptr<SerialPhase> serial_phase_;           // the schedule policy's serial-phase plan
   uint64_t serial_instructions_ = 0;
   bool deterministic_ = false;
 };

@@ -92,6 +92,8 @@ Runtime::Runtime()
     : session_sink_(emu::ShmRecordSink::FromEnvironment()), device_(std::make_unique<emu::Device>()) {
   if (session_sink_) {
     device_->SetSink(session_sink_.get());
+    const emu::ScheduleOptions& schedule = device_->schedule();
+    session_sink_->OnSchedule(emu::PolicyName(schedule.policy), schedule.seed, emu::ScheduleArguments(schedule));
   } else if (const char* trace = std::getenv("BARRACUDA_EMU_TRACE"); trace != nullptr && std::string(trace) == "count") {
     counting_sink_ = std::make_unique<CountingSink>();
     device_->SetSink(counting_sink_.get());

@@ -102,6 +102,7 @@ void ShmRecordSink::ReattachAfterFork() {
   }
   producer_ = std::move(*fresh);
   if (!producer_->SendHello()) Fail();
+  if (schedule_ && !producer_->SendSchedule(schedule_->policy, schedule_->seed, schedule_->arguments)) Fail();
 }
 
 void ShmRecordSink::OnLaunchBegin(const protocol::Record& begin, uint32_t workers) {
@@ -152,6 +153,12 @@ void ShmRecordSink::OnAllocation(uint64_t base, uint64_t size, transport::Alloca
 void ShmRecordSink::OnFree(uint64_t base) {
   if (!healthy() || detached_) return;
   if (!producer_->SendFree(base)) Fail();
+}
+
+void ShmRecordSink::OnSchedule(std::string_view policy, uint64_t seed, std::string_view arguments) {
+  schedule_ = Schedule{std::string(policy), seed, std::string(arguments)};
+  if (!healthy() || detached_) return;
+  if (!producer_->SendSchedule(policy, seed, arguments)) Fail();
 }
 
 void ShmRecordSink::OnDiagnostic(std::string_view text) {

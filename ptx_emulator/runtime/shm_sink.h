@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,10 @@ class ShmRecordSink : public RecordSink {
   // variables); OnFree when freed.
   void OnAllocation(uint64_t base, uint64_t size, transport::AllocationKind kind, std::string_view label);
   void OnFree(uint64_t base);
+  // The schedule this process runs under (sent again by a forked child);
+  // `arguments`: the barracuda options besides --seed/--schedule-policy that
+  // replay it.
+  void OnSchedule(std::string_view policy, uint64_t seed, std::string_view arguments);
   // A message for the report (e.g. "launch of K failed: ...").
   void OnDiagnostic(std::string_view text);
   // A launch the emulator could not run (module not loadable, unimplemented
@@ -76,6 +81,12 @@ class ShmRecordSink : public RecordSink {
   void Fail();
   std::unique_ptr<transport::Producer> producer_;
   std::string session_;
+  struct Schedule {
+    std::string policy;
+    uint64_t seed = 0;
+    std::string arguments;
+  };
+  std::optional<Schedule> schedule_;
   std::mutex launch_mu_;   // held from OnLaunchBegin to OnLaunchEnd
   std::chrono::steady_clock::time_point launch_start_;  // under launch_mu_
   uint32_t rings_ = 0;     // rings of the current launch

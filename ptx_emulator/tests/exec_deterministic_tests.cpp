@@ -6,6 +6,10 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <unistd.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,8 +73,10 @@ struct TicketRun {
 };
 
 TicketRun RunTickets(uint32_t workers, ScheduleOptions::Policy policy = ScheduleOptions::Policy::kRoundRobin,
-                     uint64_t seed = 0, uint32_t streams = 1) {
+                     uint64_t seed = 0, uint32_t streams = 1,
+                     const std::function<void(ScheduleOptions&)>& tweak = nullptr) {
   auto device = std::make_unique<Device>();
+  if (tweak) tweak(device->schedule());
   device->schedule().record_streams = streams;
   device->schedule().workers = workers;
   device->schedule().policy = policy;
@@ -305,6 +311,69 @@ TEST_CASE("phase store buffer: private until committed, changed bytes only, in c
   CHECK(dev.base[4096 + 8] == 0);
   a.Commit();
   CHECK(dev.base[4096 + 8] == 3);
+}
+
+
+// Schedule search (exec/serial_phase.h): the conflict points a run records,
+// cd's delays at them and pct's change points, each replayed exactly with any
+// number of workers.
+TEST_CASE("serial phase: conflict recording, cd delays and pct change points", "[exec][determinism][schedules]") {
+  using Policy = ScheduleOptions::Policy;
+  const std::string file = "/tmp/barracuda_conflicts_" + std::to_string(getpid());
+  std::remove(file.c_str());
+  const TicketRun rr = RunTickets(2, Policy::kRoundRobin, 0, 1, [&](ScheduleOptions& o) { o.conflicts_out = file; });
+  std::ifstream in(file);
+  std::vector<std::string> conflicts;
+  std::string steps;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("conflict ", 0) == 0)
+      conflicts.push_back(line);
+    else
+      steps = line;
+  }
+  std::remove(file.c_str());
+  // Every block's ticket atomic hits the one counter: one point per block, in block order.
+  REQUIRE(conflicts.size() == 40);
+  CHECK(conflicts[0].rfind("conflict 1 0 ", 0) == 0);
+  CHECK(conflicts[39].rfind("conflict 1 39 ", 0) == 0);
+  CHECK(steps == "steps 120");  // 40 blocks x 3 warps, one atomic each
+  const uint32_t site = static_cast<uint32_t>(std::stoul(conflicts[0].substr(conflicts[0].rfind(' ') + 1)));
+  CHECK(rr.out[0] == 0);  // block 0's first warp takes the first tickets
+
+  // cd: block 0's atomic held back: the other resident blocks take tickets first.
+  auto hold_block0 = [&](ScheduleOptions& o) { o.delays = {{1, 0, site}}; };
+  const TicketRun cd = RunTickets(1, Policy::kConflictDelay, 0, 1, hold_block0);
+  CHECK(cd.out[0] != 0);
+  const TicketRun cd4 = RunTickets(4, Policy::kConflictDelay, 0, 1, hold_block0);
+  CHECK(cd4.out == cd.out);
+  CHECK(SameRecords(cd4.records, cd.records));
+  // A delay point of another launch changes nothing.
+  const TicketRun other = RunTickets(2, Policy::kConflictDelay, 0, 1, [&](ScheduleOptions& o) {
+    o.delays = {{2, 0, site}};
+  });
+  CHECK(other.out == rr.out);
+
+  // pct: priorities and change points from the seed; replays with any workers.
+  auto pct = [](ScheduleOptions& o) {
+    o.pct_depth = 3;
+    o.pct_horizon = 120;
+  };
+  const TicketRun p1 = RunTickets(1, Policy::kPct, 5, 1, pct);
+  const TicketRun p2 = RunTickets(2, Policy::kPct, 5, 1, pct);
+  CHECK(p1.out == p2.out);
+  CHECK(p1.out != rr.out);
+}
+
+TEST_CASE("delay points parse as LAUNCH:BLOCK:SITE lists", "[exec][schedules]") {
+  absl::StatusOr<std::vector<DelayPoint>> d = ParseDelays("1:0:17,2:3:4");
+  REQUIRE(d.ok());
+  REQUIRE(d->size() == 2);
+  CHECK((*d)[1] == DelayPoint{2, 3, 4});
+  CHECK(DelaysText(*d) == "1:0:17,2:3:4");
+  CHECK(!ParseDelays("1:0").ok());
+  CHECK(!ParseDelays("1:0:x").ok());
+  CHECK(!ParseDelays("1:0:3:4").ok());
+  CHECK(ParseDelays("")->empty());
 }
 
 }  // namespace

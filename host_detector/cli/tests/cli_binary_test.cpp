@@ -415,6 +415,121 @@ TEST_CASE("barracuda: a kernel that faults makes the run incomplete, with kernel
   CheckFault("deadlock", "cudaErrorLaunchTimeout", "no warp of the block can make progress");
 }
 
+// Schedule exploration (issue 15 items 2 and 4) on a program with a
+// ticket-order assumption: the default schedule keeps the tickets in block
+// order, other schedules do not.
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in);
+}
+
+TEST_CASE("barracuda --schedules: a race seen only under some schedules is reported with them, and replays",
+          "[cli][e2e][report-files][schedules]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/ticket_order";
+  // The default schedule alone does not show it.
+  Result alone = Barracuda({app, "race"});
+  INFO(alone.err);
+  CHECK(alone.status == 0);
+  CHECK_THAT(alone.err, Catch::Contains("BARRACUDA SUMMARY: 0 races"));
+
+  const std::string json = ReportPath("schedules_race") + ".json", sarif = ReportPath("schedules_race") + ".sarif";
+  Result r = Barracuda({"--schedules", "4", "--report-json", json, "--report-sarif", sarif, app, "race"});
+  INFO(r.err);
+  CHECK(r.status == kDefaultErrorExitCode);
+  CHECK_THAT(r.err, Catch::Contains("WAW"));
+  CHECK_THAT(r.err, Catch::Contains("Seen under"));
+  CHECK_THAT(r.err, Catch::Contains("Schedules explored: 4 of 4 requested (#1 round-robin; #2-#4 random, seeds 1-3)"));
+  const nlohmann::json report = ReadJson(json);
+  const nlohmann::json& exploration = report["run"]["exploration"];
+  CHECK(exploration["requested"] == 4);
+  REQUIRE(exploration["schedules"].size() == 4);
+  CHECK(exploration["schedules"][0]["policy"] == "round-robin");
+  CHECK(exploration["schedules"][0]["races"] == 0);
+  CHECK(exploration["schedules"][3]["seed"] == 3);
+  REQUIRE(report["processes"].size() == 4);
+  // One entry for the race over every schedule, listing where it was seen.
+  REQUIRE(report["races"].size() >= 1);
+  uint64_t replay_seed = 0;
+  for (const nlohmann::json& race : report["races"]) {
+    REQUIRE(!race["schedules"].empty());
+    for (const nlohmann::json& seen : race["schedules"]) {
+      CHECK(seen["number"] != 1);
+      CHECK(seen["policy"] == "random");
+      CHECK(seen["count"].get<uint64_t>() >= 1);
+    }
+    replay_seed = race["schedules"][0]["seed"].get<uint64_t>();
+  }
+  // The schedule named in the report replays the race on its own.
+  Result replay = Barracuda({"--seed", std::to_string(replay_seed), "--schedule-policy", "random", app, "race"});
+  INFO(replay.err);
+  CHECK(replay.status == kDefaultErrorExitCode);
+  CHECK_THAT(replay.err, Catch::Contains("WAW"));
+  const nlohmann::json sarif_report = ReadJson(sarif);
+  CHECK(sarif_report["runs"][0]["properties"]["exploration"] == exploration);
+  if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) {
+    std::remove(json.c_str());
+    std::remove(sarif.c_str());
+  }
+}
+
+TEST_CASE("barracuda --schedules with cd and pct: delays at conflict points expose the race, and replay",
+          "[cli][e2e][report-files][schedules]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/ticket_order";
+  const std::string json = ReportPath("schedules_cd") + ".json";
+  Result r = Barracuda({"--schedules", "3", "--schedule-policy", "cd", "--report-json", json, app, "race"});
+  INFO(r.err);
+  CHECK(r.status == kDefaultErrorExitCode);
+  CHECK_THAT(r.err, Catch::Contains("schedule exploration (cd): schedule 1 met 8 conflict points"));
+  const nlohmann::json report = ReadJson(json);
+  REQUIRE(report["races"].size() == 1);
+  const nlohmann::json& seen = report["races"][0]["schedules"][0];
+  CHECK(seen["policy"] == "cd");
+  const std::string delays = seen["arguments"].get<std::string>();
+  CHECK_THAT(delays, Catch::StartsWith("--delays 1:"));
+  // The named delay set replays the race alone; the default schedule does not show it.
+  Result replay = Barracuda({"--schedule-policy", "cd", "--delays", delays.substr(9), app, "race"});
+  INFO(replay.err);
+  CHECK(replay.status == kDefaultErrorExitCode);
+  CHECK_THAT(replay.err, Catch::Contains("Emulator schedule: cd, " + delays));
+  if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) std::remove(json.c_str());
+
+  Result pct = Barracuda({"--schedules", "3", "--schedule-policy", "pct", app, "race"});
+  INFO(pct.err);
+  CHECK(pct.status == kDefaultErrorExitCode);
+  CHECK_THAT(pct.err, Catch::Contains("#2-#3 pct, seeds 1-2, --pct-depth 3 --pct-horizon "));
+
+  Result bad = Barracuda({"--schedule-policy", "cd", "--delays", "1:x:3", app, "race"});
+  CHECK(bad.status == kExitUsage);
+  Result lone = Barracuda({"--schedule-policy", "cd", app, "race"});
+  CHECK(lone.status == kExitUsage);
+}
+
+TEST_CASE("barracuda --schedules: a program that fails under some schedules gets exit 117 and the schedules named",
+          "[cli][e2e][report-files][schedules]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/ticket_order";
+  const std::string json = ReportPath("schedules_outcome") + ".json";
+  Result r = Barracuda({"--schedules", "3", "--report-json", json, app, "check"});
+  INFO(r.err);
+  CHECK(r.status == kExitScheduleDependent);
+  CHECK_THAT(r.out, Catch::Contains("tickets in block order"));
+  CHECK_THAT(r.out, Catch::Contains("out of order"));
+  CHECK_THAT(r.err, Catch::Contains("SCHEDULE-DEPENDENT OUTCOME: the program exited with status 0 under #1"));
+  CHECK_THAT(r.err, Catch::Contains("exited with status 1 under #2 (random, seed 1); replay: barracuda --seed 1 "
+                                    "--schedule-policy random"));
+  const nlohmann::json report = ReadJson(json);
+  REQUIRE(report["run"]["exploration"]["schedules"].size() == 3);
+  CHECK(report["run"]["exploration"]["schedules"][0]["ends"] == nlohmann::json::array({nlohmann::json{{"exit_status", 0}}}));
+  CHECK(report["run"]["exploration"]["schedules"][1]["ends"] == nlohmann::json::array({nlohmann::json{{"exit_status", 1}}}));
+  CHECK(report["races"].empty());
+  if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) std::remove(json.c_str());
+
+  // Usage: round-robin is a single schedule.
+  Result usage = Barracuda({"--schedules", "3", "--schedule-policy", "round-robin", app, "check"});
+  CHECK(usage.status == kExitUsage);
+  CHECK_THAT(usage.err, Catch::Contains("round-robin is one schedule"));
+}
+
 TEST_CASE("barracuda: a clean CUDA program is complete and exits 0", "[cli][e2e][not-run]") {
   Result r = Barracuda({"--report-json", "-", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/tiny_good"});
   INFO(r.err);
