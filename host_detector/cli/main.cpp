@@ -165,6 +165,12 @@ int main(int argc, char** argv) {
                  "--schedule-policy pct: d, the bug depth (d-1 priority change points)")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
+  double kernel_timeout = 0;
+  app.add_option("--kernel-timeout", kernel_timeout,
+                 "emulator: a launch still running after SECONDS fails with cudaErrorLaunchTimeout (as a GPU "
+                 "watchdog would) and the run is incomplete (exit 118), kernel and schedule named: for spin-waits "
+                 "that some schedule never releases (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
   uint64_t pct_horizon = 0;
   app.add_option("--pct-horizon", pct_horizon,
                  "--schedule-policy pct: the serial steps change points are drawn from (a report names it)");
@@ -303,6 +309,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line.push_back(argv[i]);
   d.insert(d.end(), {"--command-json", command_line.dump()});
   if (analysis_streams != 1) plan.app_env.emplace_back("BARRACUDA_EMU_STREAMS", std::to_string(analysis_streams));
+  if (kernel_timeout > 0) plan.app_env.emplace_back("BARRACUDA_EMU_KERNEL_TIMEOUT", std::to_string(kernel_timeout));
   schedule_request.policy = schedule_policy;
   if (app.count("--seed") != 0) schedule_request.seed = seed;
   if (app.count("--pct-horizon") != 0) schedule_request.pct_horizon = pct_horizon;

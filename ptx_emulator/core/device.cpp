@@ -82,6 +82,7 @@ Device::Device() : memory_(std::make_unique<DeviceMemory>()) {
   if (const char* s = std::getenv("BARRACUDA_EMU_PCT_DEPTH")) schedule_.pct_depth = static_cast<uint32_t>(std::atoi(s));
   if (const char* s = std::getenv("BARRACUDA_EMU_PCT_HORIZON")) schedule_.pct_horizon = std::strtoull(s, nullptr, 10);
   if (const char* s = std::getenv("BARRACUDA_EMU_CONFLICTS_OUT")) schedule_.conflicts_out = s;
+  if (const char* s = std::getenv("BARRACUDA_EMU_KERNEL_TIMEOUT")) schedule_.kernel_timeout_s = std::atof(s);
   if (const char* s = std::getenv("BARRACUDA_EMU_HOLD_ROUNDS")) {
     const int n = std::atoi(s);
     if (n > 0) schedule_.hold_rounds = static_cast<uint32_t>(n);

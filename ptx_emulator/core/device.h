@@ -96,6 +96,11 @@ struct ScheduleOptions {
   std::vector<DelayPoint> delays;  // kConflictDelay (BARRACUDA_EMU_DELAYS)
   uint32_t pct_depth = 3;          // kPct: d (d-1 change points; BARRACUDA_EMU_PCT_DEPTH)
   uint64_t pct_horizon = 0;        // kPct: steps the change points are drawn from (BARRACUDA_EMU_PCT_HORIZON)
+  // Deterministic rounds: a launch still running after this many seconds
+  // fails with a timeout fault (cudaErrorLaunchTimeout, as a GPU's watchdog),
+  // so a spin-wait that a schedule never releases ends the run instead of
+  // hanging it. 0: no limit (BARRACUDA_EMU_KERNEL_TIMEOUT).
+  double kernel_timeout_s = 0;
   uint32_t hold_rounds = 8;        // kConflictDelay, kPct: rounds a delayed operation waits (BARRACUDA_EMU_HOLD_ROUNDS)
   // Where to append the run's conflict points (BARRACUDA_EMU_CONFLICTS_OUT; "" = none).
   std::string conflicts_out;

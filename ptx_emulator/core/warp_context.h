@@ -29,6 +29,7 @@ enum class FaultKind : uint8_t {
   kUnsupported,        // an instruction form the emulator does not implement
   kDeadlock,           // no warp can make progress (reported by the scheduler)
   kStackOverflow,      // call depth / local window exhausted
+  kTimeout,            // the launch outran ScheduleOptions::kernel_timeout_s: cudaErrorLaunchTimeout
 };
 
 struct Fault {

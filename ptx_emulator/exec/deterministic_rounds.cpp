@@ -31,11 +31,14 @@
 // had one when the round ended.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+#include "ptx_emulator/exec/fault_status.h"
 #include "ptx_emulator/exec/launch_runner.h"
 #include "ptx_emulator/exec/round_barrier.h"
 
@@ -126,6 +129,25 @@ bool LaunchRunner::BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, u
   return any;
 }
 
+void LaunchRunner::ReportTimeout(const std::vector<Worker>& slots, double seconds) {
+  // Name the first resident block and where its first live warp is.
+  for (const Worker& s : slots) {
+    for (const Block* b : s.resident) {
+      for (const auto& wp : b->warps) {
+        const Warp& w = *wp;
+        if (w.state == WarpState::kDone) continue;
+        const uint32_t lane = static_cast<uint32_t>(std::countr_zero(w.live | 1u << 31));
+        SetError(FaultStatus(FaultKind::kTimeout,
+                             absl::StrCat("the launch ran longer than ", seconds,
+                                          " s (--kernel-timeout): a wait that never ends? still running, e.g. ",
+                                          Coordinates(*b, &w, lane), " at pc ", w.cur_pc)));
+        return;
+      }
+    }
+  }
+  SetError(FaultStatus(FaultKind::kTimeout, absl::StrCat("the launch ran longer than ", seconds, " s")));
+}
+
 void LaunchRunner::RunRounds(RecordSink* sink) {
   const ScheduleOptions& opts = device_.schedule();
   const uint32_t quantum = std::max<uint32_t>(1, opts.quantum);
@@ -151,6 +173,7 @@ void LaunchRunner::RunRounds(RecordSink* sink) {
   RoundBarrier barrier(threads);
   bool finished = false;
   const bool stats = std::getenv("BARRACUDA_EMU_ROUND_STATS") != nullptr;
+  const auto start = std::chrono::steady_clock::now();
   std::vector<uint64_t> busy_ns(threads), wait_ns(threads);
   uint64_t between_ns = 0, rounds = 0;
   const auto now = [] {
@@ -167,6 +190,11 @@ void LaunchRunner::RunRounds(RecordSink* sink) {
       const uint64_t t2 = stats ? now() : 0;
       if (t == 0) {
         finished = !BetweenRounds(slots, sink, next_unit);
+        if (!finished && opts.kernel_timeout_s > 0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > opts.kernel_timeout_s) {
+          ReportTimeout(slots, opts.kernel_timeout_s);
+          finished = true;
+        }
         next_slot.store(0, std::memory_order_relaxed);  // published by the barrier
         ++rounds;
         if (stats) between_ns += now() - t2;

@@ -14,6 +14,7 @@ std::string_view FaultKindName(FaultKind kind) {
     case FaultKind::kUnsupported: return "unsupported";
     case FaultKind::kDeadlock: return "deadlock";
     case FaultKind::kStackOverflow: return "stack overflow";
+    case FaultKind::kTimeout: return "timeout";
   }
   return "fault";
 }
@@ -28,7 +29,7 @@ std::optional<FaultKind> FaultKindOf(const absl::Status& status) {
   if (status.ok()) return std::nullopt;
   for (FaultKind k : {FaultKind::kIllegalAddress, FaultKind::kMisalignedAddress, FaultKind::kInvalidPc,
                       FaultKind::kTrap, FaultKind::kAssert, FaultKind::kUnsupported, FaultKind::kDeadlock,
-                      FaultKind::kStackOverflow}) {
+                      FaultKind::kStackOverflow, FaultKind::kTimeout}) {
     const std::string prefix = std::string(FaultKindName(k)) + ": ";
     if (std::string_view(status.message().data(), status.message().size()).substr(0, prefix.size()) == prefix) return k;
   }

@@ -68,6 +68,7 @@ class LaunchRunner {
   void Retire(Worker& worker, Block* b);
   void ReportFault(const Warp& w);
   void ReportDeadlock(const Block& b);
+  void ReportTimeout(const std::vector<Worker>& slots, double seconds);
   void SetError(absl::Status status);
   std::string Coordinates(const Block& b, const Warp* w, uint32_t lane) const;
 

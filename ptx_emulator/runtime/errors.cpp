@@ -50,7 +50,8 @@ cudaError_t LaunchErrorFromStatus(const absl::Status& status, bool* sticky) {
     case emu::FaultKind::kInvalidPc:
     case emu::FaultKind::kTrap: e = cudaErrorIllegalInstruction; break;
     case emu::FaultKind::kAssert: e = cudaErrorAssert; break;
-    case emu::FaultKind::kDeadlock: e = cudaErrorLaunchTimeout; break;
+    case emu::FaultKind::kDeadlock:
+    case emu::FaultKind::kTimeout: e = cudaErrorLaunchTimeout; break;
     case emu::FaultKind::kStackOverflow: e = cudaErrorHardwareStackError; break;
     // The emulator's own limitation, not a corrupted context.
     case emu::FaultKind::kUnsupported: return cudaErrorNotSupported;

@@ -388,7 +388,7 @@ TEST_CASE("barracuda: a module the emulator cannot load makes the analysis incom
 void CheckFault(const std::string& arg, const std::string& cuda_error, const std::string& reason_part) {
   const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/faulting_kernel";
   const std::string json = ReportPath("fault_" + arg) + ".json";
-  Result r = Barracuda({"--seed", "5", "--report-json", json, app, arg});
+  Result r = Barracuda({"--seed", "5", "--kernel-timeout", "1.5", "--report-json", json, app, arg});
   INFO(r.err);
   CHECK(r.status == kExitKernelNotRun);
   CHECK_THAT(r.out, Catch::Contains("sync: " + cuda_error));  // the program saw the fault
@@ -413,6 +413,7 @@ TEST_CASE("barracuda: a kernel that faults makes the run incomplete, with kernel
           "[cli][e2e][report-files][not-run]") {
   CheckFault("null", "cudaErrorIllegalAddress", "ReadNull");
   CheckFault("deadlock", "cudaErrorLaunchTimeout", "no warp of the block can make progress");
+  CheckFault("spin", "cudaErrorLaunchTimeout", "ran longer than 1.5 s (--kernel-timeout)");
 }
 
 // Schedule exploration (issue 15 items 2 and 4) on a program with a

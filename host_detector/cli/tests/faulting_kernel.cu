@@ -1,7 +1,8 @@
 // A CUDA program whose kernel faults: `null` reads through a null pointer
 // (cudaErrorIllegalAddress), `deadlock` has warp 0 wait at barrier 1 and warp 1
 // at barrier 2, each for all 64 threads (the emulator reports the deadlock as
-// cudaErrorLaunchTimeout). The program reports what the launch returned and
+// cudaErrorLaunchTimeout), `spin` waits for a flag nobody sets (with
+// --kernel-timeout, cudaErrorLaunchTimeout too). The program reports what the launch returned and
 // exits 0, as a program that ignores errors would: barracuda must still say
 // that the kernel faulted and that the analysis is incomplete (exit 118),
 // never a clean "0 races". Built with -lineinfo for sm_75 (cli.cmake).
@@ -9,6 +10,16 @@
 #include <cstring>
 
 __global__ void ReadNull(const int* p, int* out) { out[threadIdx.x] = p[threadIdx.x]; }
+
+// Block 1 waits for a flag nobody sets: a spin that never ends (the emulator
+// fails it only with --kernel-timeout).
+__global__ void SpinForever(int* out) {
+  if (threadIdx.x != 0) return;
+  if (blockIdx.x == 1)
+    while (*reinterpret_cast<volatile int*>(&out[32]) == 0) {
+    }
+  out[blockIdx.x] = 1;
+}
 
 __global__ void CrossedBarriers(int* out) {
   if (threadIdx.x < 32) {
@@ -21,9 +32,13 @@ __global__ void CrossedBarriers(int* out) {
 
 int main(int argc, char** argv) {
   const bool deadlock = argc > 1 && std::strcmp(argv[1], "deadlock") == 0;
+  const bool spin = argc > 1 && std::strcmp(argv[1], "spin") == 0;
   int* out = nullptr;
   if (cudaMalloc(&out, 64 * sizeof(int)) != cudaSuccess) return 2;
-  if (deadlock) {
+  if (cudaMemset(out, 0, 64 * sizeof(int)) != cudaSuccess) return 2;
+  if (spin) {
+    SpinForever<<<2, 32>>>(out);
+  } else if (deadlock) {
     CrossedBarriers<<<1, 64>>>(out);
   } else {
     ReadNull<<<1, 32>>>(nullptr, out);
