@@ -78,6 +78,61 @@ class ProgressLine {
   std::string label_;
 };
 
+// Forks and execs the app with the session's environment plus `extra`.
+// Returns its pid once exec succeeded; with *exec_errno set when exec failed
+// (the child is reaped); -1 with *error when it could not be started at all.
+pid_t SpawnApp(const RunPlan& plan, const std::string& session, const Environment& extra, int* exec_errno,
+               std::string* error) {
+  // A CLOEXEC pipe tells whether exec succeeded (EOF) or failed (errno).
+  int exec_pipe[2];
+  if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  std::vector<std::string> app_args = plan.app_argv;
+  const pid_t app = fork();
+  if (app < 0) {
+    *error = std::string("fork: ") + std::strerror(errno);
+    close(exec_pipe[0]);
+    close(exec_pipe[1]);
+    return -1;
+  }
+  if (app == 0) {
+    RestoreDefaults();
+    close(exec_pipe[0]);
+    if (!plan.library_dir.empty()) {
+      const char* old = std::getenv("LD_LIBRARY_PATH");
+      std::string value = plan.library_dir;
+      if (old != nullptr && *old != '\0') value += std::string(":") + old;
+      setenv("LD_LIBRARY_PATH", value.c_str(), 1);
+    }
+    setenv(transport::kSessionEnv, session.c_str(), 1);
+    for (const auto& [k, v] : plan.app_env) setenv(k.c_str(), v.c_str(), 1);
+    for (const auto& [k, v] : extra) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> argv = Argv(app_args);
+    execv(plan.program_path.c_str(), argv.data());
+    const int err = errno;
+    (void)!write(exec_pipe[1], &err, sizeof err);
+    _exit(127);
+  }
+  g_app_pid = app;
+  InstallForwarding();
+  close(exec_pipe[1]);
+  int err = 0;
+  ssize_t got;
+  while ((got = read(exec_pipe[0], &err, sizeof err)) < 0 && errno == EINTR) {
+  }
+  close(exec_pipe[0]);
+  if (got != 0) {
+    int status = 0;
+    while (waitpid(app, &status, 0) < 0 && errno == EINTR) {
+    }
+    g_app_pid = 0;
+    *exec_errno = err != 0 ? err : ENOEXEC;
+  }
+  return app;
+}
+
 }  // namespace
 
 RunOutcome RunSession(const RunPlan& plan) {
@@ -168,53 +223,15 @@ RunOutcome RunSession(const RunPlan& plan) {
   ProgressLine progress(plan.progress, header);
   int status = 0;
   for (size_t run = 0; run < runs.size() && !g_interrupted; ++run) {
-    // A CLOEXEC pipe tells whether exec succeeded (EOF) or failed (errno).
-    int exec_pipe[2];
-    if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
-      out.error = std::string("pipe: ") + std::strerror(errno);
-      reap_daemon();
-      return out;
-    }
-    std::vector<std::string> app_args = plan.app_argv;
-    const pid_t app = fork();
-    if (app < 0) {
-      out.error = std::string("fork: ") + std::strerror(errno);
-      reap_daemon();
-      return out;
-    }
-    if (app == 0) {
-      RestoreDefaults();
-      close(exec_pipe[0]);
-      if (!plan.library_dir.empty()) {
-        const char* old = std::getenv("LD_LIBRARY_PATH");
-        std::string value = plan.library_dir;
-        if (old != nullptr && *old != '\0') value += std::string(":") + old;
-        setenv("LD_LIBRARY_PATH", value.c_str(), 1);
-      }
-      setenv(transport::kSessionEnv, name.c_str(), 1);
-      for (const auto& [k, v] : plan.app_env) setenv(k.c_str(), v.c_str(), 1);
-      for (const auto& [k, v] : runs[run].env) setenv(k.c_str(), v.c_str(), 1);
-      std::vector<char*> argv = Argv(app_args);
-      execv(plan.program_path.c_str(), argv.data());
-      const int err = errno;
-      (void)!write(exec_pipe[1], &err, sizeof err);
-      _exit(127);
-    }
-    g_app_pid = app;
-    InstallForwarding();
-    close(exec_pipe[1]);
     int exec_err = 0;
-    ssize_t got;
-    while ((got = read(exec_pipe[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR) {
+    const pid_t app = SpawnApp(plan, name, runs[run].env, &exec_err, &out.error);
+    if (app < 0) {
+      reap_daemon();
+      return out;
     }
-    close(exec_pipe[0]);
-    if (got != 0) {
-      if (run == 0) {
-        out.app_started = false;
-        out.exec_errno = exec_err;
-      }
-      waitpid(app, &status, 0);
-      g_app_pid = 0;
+    if (exec_err != 0) {
+      if (run == 0) out.exec_errno = exec_err;
+      status = W_EXITCODE(127, 0);  // what the child's _exit(127) said
       break;
     }
     out.app_started = true;
