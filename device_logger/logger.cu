@@ -111,7 +111,7 @@ __device__ __forceinline__ proto::RecordHeader Header(proto::Op op, uint8_t flag
 
 // Synchronisation and every strong access (kAtomic: relaxed, volatile,
 // atom/red), which takes part in release/acquire patterns with fences at run
-// time (host_detector/SEMANTICS.md).
+// time (host_detector/detector/SEMANTICS.md).
 __device__ __forceinline__ bool IsStamped(uint8_t op) {
   return op == static_cast<uint8_t>(proto::Op::kAcquire) || op == static_cast<uint8_t>(proto::Op::kRelease) ||
          op == static_cast<uint8_t>(proto::Op::kAcqRel) || op == static_cast<uint8_t>(proto::Op::kFence) ||

@@ -69,7 +69,7 @@ inline constexpr const char* kLogExit = "__barracuda_log_exit";
 // (a barrier, loop or call between branch and join), lanes reach the join in
 // several groups (sm_70+) and each group logs the levels its lanes close; the
 // detector closes a level when every lane of it has arrived
-// (host_detector/SEMANTICS.md, "Joins reached in groups"). Bit 29 is unused
+// (host_detector/detector/SEMANTICS.md, "Joins reached in groups"). Bit 29 is unused
 // (it was kFiFellCloses, which made only fall-through lanes close a level).
 inline constexpr uint32_t kFiFell = 1u << 31;
 inline constexpr uint32_t kFiElseAtFi = 1u << 30;

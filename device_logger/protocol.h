@@ -95,7 +95,7 @@ constexpr uint32_t SharedOffset(uint64_t address) { return static_cast<uint32_t>
 // Thread-block clusters (sm_90; added for multi-CTA clusters). barrier.cluster
 // is encoded with the synchronisation records rather than kBarrier, so that
 // its ordering across the CTAs of a cluster follows from the existing
-// acquire/release rules (host_detector/SEMANTICS.md, "Thread-block clusters"):
+// acquire/release rules (host_detector/detector/SEMANTICS.md, "Thread-block clusters"):
 //   barrier.cluster.arrive[.release]  -> kRelease, scope kCluster, flags
 //       kFlagLoad | kFlagStore (a read-modify-write of the barrier's arrival
 //       count: releases of the phase JOIN into the location clock), stamped

@@ -1,5 +1,5 @@
 // ClassifyAccesses: what each memory and fence instruction is in the PTX
-// memory consistency model (host_detector/SEMANTICS.md), decided per
+// memory consistency model (host_detector/detector/SEMANTICS.md), decided per
 // instruction, with no adjacency inference.
 //
 // Decisions (and why):

@@ -1,6 +1,6 @@
 // How each memory and fence instruction of a function takes part in the PTX
 // memory consistency model: weak or strong access, acquire/release semantics,
-// fence sides, scope (host_detector/SEMANTICS.md). Decided per instruction;
+// fence sides, scope (host_detector/detector/SEMANTICS.md). Decided per instruction;
 // fences are handled at run time by the detector, not bundled with accesses.
 // One classification, used by both producers of records (the emulator's
 // tracer and the instrumentation pass), so the two agree (DESIGN.md "The

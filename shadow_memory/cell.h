@@ -33,7 +33,7 @@
 // unless the launch has clusters of more than one CTA: a neighbour block of the
 // cluster (distributed shared memory) may then reach them from another worker,
 // so the detector locks shared cells too in such launches
-// (host_detector/SEMANTICS.md, "Thread-block clusters").
+// (host_detector/detector/SEMANTICS.md, "Thread-block clusters").
 // Flag setters are plain stores of the control word, not atomic RMWs: call
 // them under the lock, or where only one worker can reach the cell.
 #ifndef BARRACUDA_SHADOW_MEMORY_CELL_H_

@@ -39,7 +39,7 @@ void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bo
 
 // A write concurrent with the recorded writer(s) but not racing with them
 // (atomic after atomic, or a same-value pair within one record): W keeps all
-// of them (host_detector/SEMANTICS.md, "past the paper"). W bottom or an epoch of
+// of them (host_detector/detector/SEMANTICS.md, "past the paper"). W bottom or an epoch of
 // the same thread: W := (E(t), atomic). Pool exhausted: as AddReader.
 void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
                Strength strength = kWeak);

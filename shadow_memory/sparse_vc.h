@@ -1,5 +1,5 @@
 // The out-of-line vector clock of a cell: concurrent readers (READINFLATE,
-// READSHARED) or concurrent non-racing writers (host_detector/SEMANTICS.md, "past
+// READSHARED) or concurrent non-racing writers (host_detector/detector/SEMANTICS.md, "past
 // the paper"). A sparse map tid -> (clock, site, atomic): absent entries are 0,
 // which is nearly all of them. The paper keeps an unordered map too (§4.3.3);
 // per-location VCs are rare, so they are not compressed further.
@@ -102,7 +102,7 @@ class SparseVc {
   }
   // Removes every entry for which pred(Tid, const VcEntry&) holds, in place
   // (no rebuild: an atomic on a hot word keeps its concurrent atomics and drops
-  // only what it is ordered after, host_detector/memory_access.cpp CheckAtomic).
+  // only what it is ordered after, host_detector/detector/memory_access.cpp CheckAtomic).
   template <class P>
   void EraseIf(P&& pred) {
     uint32_t kept = 0;

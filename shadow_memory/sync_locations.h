@@ -3,7 +3,7 @@
 // Clocks are of type ClockT (a template parameter: the detector's vector
 // clock from vc_compression).
 //
-// What is kept (host_detector/SEMANTICS.md, "Synchronizes-with"): the clocks
+// What is kept (host_detector/detector/SEMANTICS.md, "Synchronizes-with"): the clocks
 // released to x, by releaser and scope, so that a release and an acquire
 // synchronise exactly when each one's scope includes the other's thread (PTX
 // "morally strong"):
@@ -57,7 +57,7 @@ struct SyncKey {
   }
 };
 
-// How a release writes S_x (host_detector/SEMANTICS.md): a release store
+// How a release writes S_x (host_detector/detector/SEMANTICS.md): a release store
 // replaces every clock of x; a read-modify-write (or acq_rel) joins into them.
 enum class ReleaseKind : uint8_t { kStore, kReadModifyWrite };
 

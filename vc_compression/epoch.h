@@ -1,6 +1,6 @@
 // Epochs (FastTrack c@t): one clock value for one thread, packed in 64 bits.
 //
-// Thread ids are grid-linear within one launch (host_detector/SEMANTICS.md), so 32
+// Thread ids are grid-linear within one launch (host_detector/detector/SEMANTICS.md), so 32
 // bits suffice for every launch the detector accepts (it rejects grids with
 // more than 2^32 threads). Clocks are 32-bit: a thread's clock grows by one per
 // synchronisation it takes part in (and per instruction under the lockstep

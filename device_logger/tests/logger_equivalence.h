@@ -114,7 +114,7 @@ struct WarpStream {
   std::vector<std::string> records;
   uint32_t exited = 0;
   std::vector<std::string> described;
-  // Joins reached in groups (host_detector/SEMANTICS.md): the logger logs one
+  // Joins reached in groups (host_detector/detector/SEMANTICS.md): the logger logs one
   // kFi per group of lanes that arrive together where log_fi cannot wait, the
   // emulator one per branch. Both streams are compared as the detector reads
   // them: a kFi that closes a branch is kept (mask 0: which group closed it is

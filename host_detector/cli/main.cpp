@@ -26,7 +26,7 @@
 #include "host_detector/cli/supervisor.h"
 #include "host_detector/daemon/daemon_exit_codes.h"
 #ifdef BARRACUDA_CLI_REPORT_WRITERS
-#include "host_detector/suppressions.h"
+#include "host_detector/reports/suppressions.h"
 #endif
 
 #ifndef BARRACUDA_VERSION
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   app.add_option("--kernel-include", include, "analyse only kernels whose name (mangled or demangled) matches "
                                               "the ECMAScript REGEX");
   app.add_option("--kernel-exclude", exclude, "do not analyse kernels whose name matches REGEX");
-  app.add_option("--suppressions", suppressions, "suppression FILE (host_detector/REPORTS.md)");
+  app.add_option("--suppressions", suppressions, "suppression FILE (host_detector/reports/REPORTS.md)");
   std::vector<std::string> ignore;
   app.add_option("--ignore", ignore,
                  "leave out a warning class (repeatable): same-value (unordered writes of one value) or "

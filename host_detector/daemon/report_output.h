@@ -22,7 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "host_detector/daemon/session.h"
-#include "host_detector/report_context.h"
+#include "host_detector/reports/report_context.h"
 
 namespace barracuda::daemon {
 

@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "host_detector/daemon/report_output.h"
-#include "host_detector/report_context.h"
-#include "host_detector/report_json.h"
-#include "host_detector/report_sarif.h"
-#include "host_detector/report_text.h"
-#include "host_detector/suppressions.h"
+#include "host_detector/reports/report_context.h"
+#include "host_detector/reports/report_json.h"
+#include "host_detector/reports/report_sarif.h"
+#include "host_detector/reports/report_text.h"
+#include "host_detector/reports/suppressions.h"
 #include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::daemon {

@@ -29,9 +29,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "device_logger/shm_transport.h"
-#include "host_detector/detector.h"
-#include "host_detector/streaming_analysis.h"
-#include "host_detector/report_model.h"
+#include "host_detector/detector/detector.h"
+#include "host_detector/detector/streaming_analysis.h"
+#include "host_detector/detector/report_model.h"
 #include "ptx_rewriter/site_table.h"
 
 namespace barracuda::daemon {

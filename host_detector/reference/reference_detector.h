@@ -1,5 +1,5 @@
 // The reference detector: a deliberately naive implementation of
-// host_detector/SEMANTICS.md (paper §3.2 synchronisation order, extended with
+// host_detector/detector/SEMANTICS.md (paper §3.2 synchronisation order, extended with
 // the PTX memory consistency model: strong vs weak accesses, morally strong
 // pairs, fences and release/acquire patterns), written independently of the
 // optimised detector so that the two can be compared on random traces

@@ -1,5 +1,5 @@
 // Random feasible record streams: what a real SIMT execution could log
-// (DESIGN.md "The record contract", host_detector/SEMANTICS.md). Used by the
+// (DESIGN.md "The record contract", host_detector/detector/SEMANTICS.md). Used by the
 // differential test against the reference detector and by other detector
 // tests (the adversarial ring interleaving test reuses SplitIntoRings).
 //

@@ -6,7 +6,7 @@
 // counting, so the generation is re-checked on exit). Waiting warps leave the
 // run queue until their generation completes. The record (kBarrier /
 // kBarrierArrive) is emitted at arrival, before any completion, as
-// host_detector/SEMANTICS.md expects. A block is always run by one worker, so
+// host_detector/detector/SEMANTICS.md expects. A block is always run by one worker, so
 // none of this needs locks.
 #include <bit>
 

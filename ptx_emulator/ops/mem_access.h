@@ -179,7 +179,7 @@ inline bool IsAcquire(uint8_t op) { return op == static_cast<uint8_t>(protocol::
 inline bool IsSync(uint8_t op) { return IsRelease(op) || IsAcquire(op); }
 // Strong accesses (kAtomic: relaxed, volatile, atom/red) take part in release
 // and acquire patterns with fences, decided by the detector at run time
-// (host_detector/SEMANTICS.md), so they are stamped like synchronisation:
+// (host_detector/detector/SEMANTICS.md), so they are stamped like synchronisation:
 // writes and read-modify-writes before they become visible (under the release
 // lock), loads after they observed.
 inline bool IsStrong(uint8_t op) { return IsSync(op) || op == static_cast<uint8_t>(protocol::Op::kAtomic); }

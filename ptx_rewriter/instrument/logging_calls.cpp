@@ -368,7 +368,7 @@ std::string FunctionRewriter::Fi(size_t branch_stmt, const BranchPlan& plan) con
   // lanes waiting here), a loop (lanes still looping may wait for a lane that
   // left) or a call: those joins pass 0, and each group that arrives together
   // logs the levels its lanes close (the detector closes a level when all its
-  // lanes arrived: host_detector/SEMANTICS.md, "Joins reached in groups")
+  // lanes arrived: host_detector/detector/SEMANTICS.md, "Joins reached in groups")
   // (plan.reconverge).
   const std::string mask = snippet::JoinMaskReg(plan.index);
   s += snippet::Call(abi::kLogFi, {Arg{32, Cat(Site(branch_stmt))}, Arg{32, arg},

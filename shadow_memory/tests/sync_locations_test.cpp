@@ -27,7 +27,7 @@ TestClock Tick(uint32_t t, uint64_t v) {
   return r;
 }
 
-// The rule of host_detector/SEMANTICS.md read literally: every release of x
+// The rule of host_detector/detector/SEMANTICS.md read literally: every release of x
 // kept as (releaser block, level, clock); a store forgets the others first; an
 // acquire joins the releases whose scope includes the acquirer and whose
 // releaser is inside the acquire's scope. Clusters: blocks b / 2.

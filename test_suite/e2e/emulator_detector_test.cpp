@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "host_detector/detector.h"
+#include "host_detector/detector/detector.h"
 #include "ptx_emulator/core/device.h"
 
 namespace {

@@ -179,7 +179,7 @@ TEST_CASE("supervisor: suppressions, SARIF and text reports through the report w
 
 // Writes the daemon's JSON and SARIF reports of several runs (racy, clean,
 // crashed, two processes) for the CTest daemon_report_schemas, which validates
-// them against the checked-in schemas (host_detector/tests/validate_reports.py).
+// them against the checked-in schemas (host_detector/reports/tests/validate_reports.py).
 TEST_CASE("supervisor: reports of real runs for schema validation", "[cli][report-files]") {
   const char* dir_env = std::getenv("BARRACUDA_REPORT_OUTPUT_DIR");
   const std::string dir = dir_env != nullptr ? dir_env : "/tmp";

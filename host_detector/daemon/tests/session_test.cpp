@@ -15,7 +15,7 @@
 
 #include "host_detector/daemon/report_output.h"
 #include "host_detector/daemon/tests/racy_stream.h"
-#include "host_detector/record_feed.h"
+#include "host_detector/detector/record_feed.h"
 #include "ptx_emulator/runtime/shm_sink.h"
 
 namespace barracuda::daemon {

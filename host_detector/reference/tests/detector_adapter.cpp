@@ -1,6 +1,6 @@
 #include "host_detector/reference/tests/detector_adapter.h"
 
-#include "host_detector/detector.h"
+#include "host_detector/detector/detector.h"
 #include "host_detector/reference/trace_generator.h"
 
 namespace barracuda::reference::testing {

@@ -1,5 +1,5 @@
 // The one place the reference tests touch the optimised detector
-// (host_detector/detector.h, public API only): run a stream, collect events.
+// (host_detector/detector/detector.h, public API only): run a stream, collect events.
 #ifndef BARRACUDA_HOST_DETECTOR_REFERENCE_TESTS_DETECTOR_ADAPTER_H_
 #define BARRACUDA_HOST_DETECTOR_REFERENCE_TESTS_DETECTOR_ADAPTER_H_
 

@@ -1,7 +1,7 @@
-// Differential test: the optimised detector (host_detector/detector.h) against
+// Differential test: the optimised detector (host_detector/detector/detector.h) against
 // the reference on random feasible traces, in both warp models.
 //
-// Contract (host_detector/SEMANTICS.md): before the first race on a byte both
+// Contract (host_detector/detector/SEMANTICS.md): before the first race on a byte both
 // detectors are exact, so they must agree on which access first races on each
 // byte. The detector reports one event per racy access naming its *first*
 // racing byte, so for every thread-level access a, with

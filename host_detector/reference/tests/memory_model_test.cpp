@@ -1,4 +1,4 @@
-// Hand-written checks of the wave-2 rules of host_detector/SEMANTICS.md in the
+// Hand-written checks of the wave-2 rules of host_detector/detector/SEMANTICS.md in the
 // reference: strong vs weak accesses, morally strong pairs, and release /
 // acquire patterns built from fences and strong (relaxed) accesses.
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // Hand-written checks of the reference detector, one rule at a time
-// (paper Figures 2-3 and host_detector/SEMANTICS.md).
+// (paper Figures 2-3 and host_detector/detector/SEMANTICS.md).
 #include <catch2/catch.hpp>
 
 #include "host_detector/reference/reference_detector.h"

@@ -51,4 +51,4 @@ int main() {
 // nothing ordering them (the next block's CAS that reads the 0 is an atomic without
 // acquire, so it orders nothing), a WAW between two executions of line 30. barracuda
 // reported it from the start, mislabelled as WAR until kept writes were told apart from
-// reads in the shadow (host_detector/SEMANTICS.md, reader kinds).
+// reads in the shadow (host_detector/detector/SEMANTICS.md, reader kinds).

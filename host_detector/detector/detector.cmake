@@ -1,0 +1,29 @@
+# The BARRACUDA algorithm over records (owner: detector core): the detector,
+# its parallel and streaming engines and the race report model. See README.md.
+# include()d from host_detector/CMakeLists.txt.
+add_library(barracuda_detector STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/detector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/memory_access.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/synchronisation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/strong_access.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/parallel_engine.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/record_feed.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/same_value.cpp)
+target_include_directories(barracuda_detector PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(barracuda_detector
+  PUBLIC barracuda_vc barracuda_shadow barracuda_protocol absl::status absl::statusor absl::strings
+         absl::flat_hash_map TBB::tbb)
+
+barracuda_unit_test(host_detector_tests
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/rules_memory_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/rules_sync_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/rules_fences_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/paper_examples_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/launch_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/ring_interleaving_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/record_feed_test.cpp
+  LIBS barracuda_detector)
+
+if(BARRACUDA_BENCHMARKS)
+  add_executable(detector_bench ${CMAKE_CURRENT_LIST_DIR}/bench/detector_bench.cpp)
+  target_link_libraries(detector_bench PRIVATE barracuda_detector benchmark::benchmark)
+endif()

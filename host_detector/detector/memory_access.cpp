@@ -1,0 +1,751 @@
+// Plain and atomic accesses: the FastTrack rules of paper Fig. 2-3 on shadow
+// cells (READEXCL, READSHARED, READINFLATE, WRITEEXCL, WRITESHARED,
+// INITATOMEXCL/SHRD, ATOMEXCL/SHARED) plus write-VC inflation for concurrent
+// non-racing writers and the same-value filter (host_detector/detector/SEMANTICS.md).
+//
+// Hot path: one shadow page lookup per record while lanes stay inside a 1 MiB
+// page (coalesced accesses do), epoch checks are O(1) point queries on the
+// warp's compressed clocks, a word access is decided once for all its bytes
+// when they carry the same metadata, and nothing is allocated per access.
+// Plain reads/writes whose word cells hold one simple, ordered epoch take
+// FastPlainAccess (no race possible; nothing stored when nothing changes).
+// Global memory has one cell per 4-byte granule, split into byte cells only
+// where an access covers part of one (shadow_memory/global_shadow.h).
+// Measured 2026-11-21 (detector_bench RunSerial/a_streaming, per CPU-second,
+// shared 2-core machine): 10.5 M thread-level accesses/s before the fast path
+// and striped locks, 15.6 M after (load ~2); quiet machine, medians of 5:
+// 27.6 M with byte cells, 37.7 M zeroing released shadow in place, 52.4 M
+// with granule cells, no prefetch for compact records and one lock pass per
+// record.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <optional>
+
+#include "absl/container/inlined_vector.h"
+
+#include "host_detector/detector/detector_impl.h"
+#include "shadow_memory/cell_vc.h"
+
+namespace barracuda::detector {
+namespace {
+
+using protocol::Op;
+using shadow::Cell;
+
+// The conflicting earlier access reported for one byte. Out-of-line clocks are
+// hash maps whose iteration order is not deterministic, so among several
+// conflicts the one of the lowest thread id is kept (writes before reads):
+// reports must not depend on hash seeds or on the analysis interleaving.
+//
+// Filled in place through a reference (never returned by value: copying a
+// struct assembled from byte stores stalls store forwarding, which cost half
+// of the streaming benchmark's time when these were returned by value).
+struct Conflict {
+  bool found = false;
+  bool decided = false;    // an earlier byte of the access already had a data race
+  bool candidate = false;  // a write-write race whose class waits for the launch end (same_value.h)
+  uint64_t tid = 0;
+  uint32_t site = 0;
+  Op op = Op::kRead;
+  RaceKind kind = RaceKind::kReadAfterWrite;
+  // Which conflict names the access: a data race before a candidate
+  // same-value pair before a dependency-ordered warning before a same-value
+  // warning, and the lowest thread id within a rank.
+  static int Rank(RaceKind k, bool is_candidate) {
+    if (k == RaceKind::kSameValue) return 0;
+    if (IsWarningKind(k)) return 1;
+    return is_candidate ? 2 : 3;
+  }
+  // Does the conflict name the access whatever later bytes show? Not a
+  // same-value pair (known or candidate): a data race on a later byte wins.
+  bool Decides() const { return kind != RaceKind::kSameValue && !candidate; }
+  void Note(uint64_t t, uint32_t s, Op o, RaceKind k, bool is_candidate = false) {
+    if (decided) return;
+    if (found) {
+      const int rank = Rank(k, is_candidate), held = Rank(kind, candidate);
+      if (rank < held || (rank == held && t >= tid)) return;
+    }
+    found = true;
+    candidate = is_candidate;
+    tid = t;
+    site = s;
+    op = o;
+    kind = k;
+  }
+};
+
+// What the lane doing the access looks like to the rules.
+struct Accessor {
+  const vc::WarpClocks* clocks;
+  unsigned lane;
+  vc::ThreadId tid;
+  shadow::Epoch epoch;  // E(t)
+  uint32_t site;
+  // For the same-value filter: the record, its active lanes and access size.
+  const protocol::Record* record;
+  uint32_t mask;
+  uint32_t size;
+  bool same_value;
+  // The record stored one value in every lane (kFlagValue): a write-write race
+  // with another record may be a same-value pair, decided at the launch end.
+  bool value_known;
+  // Size and scope of this access when it is strong (kWeak for plain ones),
+  // and the launch, for the morally-strong test.
+  shadow::Strength strength;
+  const LaunchGeometry* launch;
+  // What the accessing block learnt through relaxed (unfenced) strong loads of
+  // values published by strong stores (BlockState::dependency).
+  const vc::VectorClock* dependency;
+
+  bool Covers(shadow::Tid t, shadow::Clock c) const {
+    return c <= clocks->Get(lane, static_cast<vc::ThreadId>(t));
+  }
+  // Was (t, c) a write of an earlier lane of this same record to `byte`?
+  bool SameRecordWrite(shadow::Tid t, shadow::Clock c, uint64_t byte) const {
+    uint32_t other = t - clocks->geometry().first_tid;
+    if (t < clocks->geometry().first_tid || other >= lane || !(mask >> other & 1)) return false;
+    if (c != clocks->Local(other)) return false;
+    uint64_t a = record->addr[other];
+    return byte >= a && byte - a < size;
+  }
+  // PTX "morally strong": both strong, complete overlap (strong accesses are
+  // naturally aligned: same size), each thread in the other's scope (scope
+  // membership is symmetric, so the narrower scope decides).
+  // Is (t, c) ordered before this access through a relaxed publication chain
+  // only (what a data or address dependency would order)?
+  bool DependencyCovers(shadow::Tid t, shadow::Clock c) const {
+    return dependency != nullptr && c <= dependency->Get(static_cast<vc::ThreadId>(t));
+  }
+  bool SameBlock(shadow::Tid t) const { return launch->BlockOfThread(t) == launch->BlockOfThread(tid); }
+  bool MorallyStrongWith(shadow::Tid t, shadow::Strength other) const {
+    if (strength == shadow::kWeak || other == shadow::kWeak) return false;
+    if (shadow::StrengthSize(other) != shadow::StrengthSize(strength)) return false;
+    return launch->InScope(tid, t, std::min(shadow::StrengthLevel(strength), shadow::StrengthLevel(other)));
+  }
+};
+
+// Plain read (READEXCL / READSHARED / READINFLATE) or atomic load (an
+// ld.relaxed: it conflicts with plain writes only, and is recorded as a reader
+// of kind kAtomicRead so that later atomics pass it and plain writes do not).
+void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool atomic_load, Conflict& k) {
+  const shadow::ReadKind kind = atomic_load ? shadow::ReadKind::kAtomicRead : shadow::ReadKind::kRead;
+  const RaceKind plain_kind = atomic_load ? RaceKind::kAtomicVsPlain : RaceKind::kReadAfterWrite;
+  shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+    if (a.Covers(t, e.clock)) return;
+    if (!e.atomic) {
+      k.Note(t, e.site, Op::kWrite, plain_kind);
+    } else if (!atomic_load) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+    } else if (!a.MorallyStrongWith(t, e.strength)) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+    }
+  });
+  // A write kept among the readers (see CheckAtomic) conflicts with reads too
+  // (a read VC counts them: a hot word's many plain readers need no scan).
+  const bool kept_writes = cell.read_shared() ? pool.Get(cell.read_vc()).kept_writes() != 0
+                                              : cell.read_kind() == shadow::ReadKind::kKeptWrite;
+  if (kept_writes) shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+    if (e.read_kind != shadow::ReadKind::kKeptWrite || a.Covers(t, e.clock)) return;
+    if (e.strength == shadow::kWeak) {
+      k.Note(t, e.site, Op::kWrite, plain_kind);
+    } else if (!atomic_load) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+    } else if (!a.MorallyStrongWith(t, e.strength)) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+    }
+  });
+  const shadow::Strength strength = atomic_load ? a.strength : shadow::kWeak;
+  if (cell.read_shared()) {
+    shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READSHARED
+  } else {
+    shadow::Epoch r = cell.read_epoch();
+    if (r.IsBottom() ||
+        (a.Covers(r.tid, r.clock) && shadow::ReaderSubsumes(kind, strength, cell.read_kind(), cell.read_strength(),
+                                                            a.SameBlock(r.tid)))) {
+      shadow::SetReadEpoch(cell, pool, a.epoch, a.site, kind, strength);  // READEXCL
+    } else {
+      shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READINFLATE
+    }
+  }
+}
+
+// R[t] := max(R[t], c) as a kept write: records a write that later accesses
+// must still check although another write took the write half: a plain one
+// beside a concurrent non-racing write (an atomic, or another lane of a
+// same-value store), or a strong one that a newer strong write does not stand
+// for (Subsumes: a narrower scope or another size).
+void KeepAsReader(Cell& cell, shadow::SparseVcPool& pool, shadow::Epoch e, uint32_t site,
+                  shadow::Strength strength = shadow::kWeak) {
+  constexpr shadow::ReadKind kKept = shadow::ReadKind::kKeptWrite;
+  if (cell.read_shared()) {
+    const shadow::VcEntry* r = pool.Get(cell.read_vc()).Find(shadow::ReaderKey(e.tid, kKept, strength));
+    if (r != nullptr && r->clock >= e.clock && shadow::ReaderSubsumes(kKept, r->strength, kKept, strength, true)) return;
+  } else {
+    shadow::Epoch r = cell.read_epoch();
+    if (!r.IsBottom() && r.tid == e.tid && r.clock >= e.clock && cell.read_kind() == kKept &&
+        shadow::ReaderSubsumes(kKept, cell.read_strength(), kKept, strength, true)) {
+      return;
+    }
+  }
+  shadow::AddReader(cell, pool, e, site, kKept, strength);
+}
+
+// Plain write: WRITEEXCL / WRITESHARED (+ same-value writers kept as a write VC).
+void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_t byte,
+                     Conflict& k) {
+  bool concurrent_writer_kept = false;
+  bool write_race = false;
+  bool data_write_race = false;  // write_race, not only candidate same-value pairs
+  shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+    if (a.Covers(t, e.clock)) return;
+    if (e.atomic) {
+      write_race = data_write_race = true;
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+    } else if (a.same_value && a.SameRecordWrite(t, e.clock, byte)) {
+      // Lanes of one record storing one value (paper §3.3.1): a race by the
+      // PTX model, reported as a same-value warning; the rules treat the pair
+      // as concurrent non-racing writers.
+      concurrent_writer_kept = true;
+      k.Note(t, e.site, Op::kWrite, RaceKind::kSameValue);
+    } else {
+      write_race = true;
+      data_write_race |= !a.value_known;
+      k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite, a.value_known);
+    }
+  });
+  bool read_race = false;
+  shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+    if (!a.Covers(t, e.clock)) {
+      read_race = true;
+      if (data_write_race) return;
+      switch (e.read_kind) {
+        case shadow::ReadKind::kKeptWrite:
+          if (e.strength == shadow::kWeak) {
+            k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite, a.value_known);
+          } else {
+            k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+          }
+          break;
+        case shadow::ReadKind::kAtomicRead: k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain); break;
+        case shadow::ReadKind::kRead:
+          k.Note(t, e.site, Op::kRead,
+                 a.DependencyCovers(t, e.clock) ? RaceKind::kDependencyOrdered : RaceKind::kWriteAfterRead);
+          break;
+      }
+    }
+  });
+  const bool raced = read_race || write_race;
+  if (a.same_value) {
+    // Lanes of this record overlap: a later lane's write is not checked against
+    // this one (same value), so it must still see what this write was ordered
+    // after: keep the reads, and keep the previous writers as if they were reads
+    // (see CheckAtomic for why that is exact).
+    shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+      if (!a.SameRecordWrite(t, e.clock, byte)) KeepAsReader(cell, pool, {t, e.clock}, e.site, e.strength);
+    });
+  } else {
+    shadow::ClearReads(cell, pool);
+  }
+  if (concurrent_writer_kept && !raced) {
+    shadow::AddWriter(cell, pool, a.epoch, a.site, false);
+  } else {
+    shadow::SetWriteEpoch(cell, pool, a.epoch, a.site, false);
+  }
+}
+
+// The readers' half of an atomic's check (CheckAtomic).
+void CheckAtomicAgainstReaders(const Cell& cell, const shadow::SparseVcPool& pool, const Accessor& a,
+                               Conflict& k) {
+  shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+    const bool strong = e.read_kind == shadow::ReadKind::kAtomicRead ||
+                        (e.read_kind == shadow::ReadKind::kKeptWrite && e.strength != shadow::kWeak);
+    // Morally strong pairs never race: decided without the clock query (a lock
+    // word's many kept strong writers made Covers 37% of detector_bench d_locks).
+    if (strong && a.MorallyStrongWith(t, e.strength)) return;
+    if (a.Covers(t, e.clock)) return;
+    if (strong) {
+      k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+      return;
+    }
+    const bool read = e.read_kind != shadow::ReadKind::kKeptWrite;
+    const bool dependency = read && a.DependencyCovers(t, e.clock);
+    k.Note(t, e.site, read ? Op::kRead : Op::kWrite,
+           dependency ? RaceKind::kDependencyOrdered : RaceKind::kAtomicVsPlain);
+  });
+}
+
+// An atomic on a word whose writers are concurrent atomics of its own
+// strength, none of them (but its own thread's) ordered before it: the
+// writers' scan below would note nothing and keep them all, so the atomic
+// only takes its thread's entry. Decided from summaries in O(warp): the VC's
+// lowest clock against the largest clock the thread knows of any other, and
+// its scope against where the accessors can be. Without it a hot word's
+// atomics each scanned all the word's earlier atomics (hot_histogram:
+// quadratic in the accesses per phase). Returns false, having changed
+// nothing, when the full check must run.
+bool AtomicAmongConcurrentAtomics(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
+  if (!cell.write_shared()) return false;
+  shadow::SparseVc& w = pool.Get(cell.write_vc());
+  if (w.uniform_atomic_strength() != a.strength) return false;  // never kWeak: only atomics count
+  // Every accessor of the word is in the atomic's scope: any at gpu scope;
+  // in a block's shared memory, its block (or cluster with distributed
+  // shared memory).
+  const shadow::ScopeLevel level = shadow::StrengthLevel(a.strength);
+  const bool all_in_scope = level == shadow::ScopeLevel::kGpu ||
+                            (cell.Has(shadow::kCellSharedSpace) &&
+                             (level == shadow::ScopeLevel::kCluster || a.launch->cluster_size <= 1));
+  if (!all_in_scope) return false;
+  vc::Clock known = 0;
+  if (!a.clocks->KnownOthersBound(a.lane, &known) || w.min_clock() <= known) return false;
+  CheckAtomicAgainstReaders(cell, pool, a, k);
+  // The thread's own entry is ordered before (program order) and of the same
+  // strength (Subsumes): dropped, as the full rule drops it.
+  w.Set(a.tid, {a.epoch.clock, a.site, true, shadow::ReadKind::kRead, a.strength});
+  cell.SetWriteVc(cell.write_vc(), a.site, true);
+  return true;
+}
+
+// Atomic: INITATOMEXCL / INITATOMSHRD / ATOMEXCL / ATOMSHARED.
+//
+// Past the paper (for exactness, host_detector/detector/SEMANTICS.md): an atomic does not
+// race with a concurrent atomic, so a later atomic concurrent with this one
+// must still be checked against the plain accesses this one was ordered
+// after. The paper clears R and overwrites W here, which misses e.g.
+//   block 0: read x; bar; atomic x        block 1: atomic x   (races with the read)
+// So reads are kept, the plain writers are kept as if they were reads (every
+// later access that conflicts with a plain write also conflicts with a read,
+// except plain reads, which would race with this atomic anyway), and
+// concurrent atomic writers stay in a write VC.
+void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
+  if (AtomicAmongConcurrentAtomics(cell, pool, a, k)) return;
+  const bool found_before = k.found;
+  struct Kept {
+    shadow::Epoch epoch;
+    uint32_t site;
+    shadow::Strength strength;
+  };
+  absl::InlinedVector<Kept, 2> plains;
+  absl::InlinedVector<Kept, 2> superseded;  // ordered before, but excused less often
+  shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
+    const bool covered = a.Covers(t, e.clock);
+    if (e.atomic) {
+      if (covered) {
+        if (!shadow::Subsumes(a.strength, e.strength, a.SameBlock(t))) superseded.push_back({{t, e.clock}, e.site, e.strength});
+        return;
+      }
+      // Concurrent strong writers are kept (SetWriteKeeping below).
+      if (!a.MorallyStrongWith(t, e.strength)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+    } else {
+      plains.push_back({{t, e.clock}, e.site, shadow::kWeak});
+      if (!covered) k.Note(t, e.site, Op::kWrite, RaceKind::kAtomicVsPlain);
+    }
+  });
+  const bool write_race = k.found != found_before;
+  if (!write_race) CheckAtomicAgainstReaders(cell, pool, a, k);
+  for (const Kept& p : plains) KeepAsReader(cell, pool, p.epoch, p.site);
+  for (const Kept& p : superseded) KeepAsReader(cell, pool, p.epoch, p.site, p.strength);
+  shadow::SetWriteKeeping(cell, pool, a.epoch, a.site, true, a.strength,
+                          [&](shadow::Tid t, const shadow::VcEntry& e) { return e.atomic && !a.Covers(t, e.clock); });
+}
+
+constexpr unsigned kPrefetchDistance = 4;
+// Widest span of lane addresses (bytes) that a record locks as a whole: at
+// most 32 stripes of 16 bytes, so never more locks than lanes.
+constexpr uint64_t kCompactSpan = 512 - 16;
+
+// Do all cells carry the same metadata (epochs, sites, flags; no out-of-line
+// clocks)? Callers hold the cells' locks when cells are shared between workers.
+bool SameMetadata(std::span<Cell> cells) {
+  const Cell& c0 = cells[0];
+  if (c0.read_shared() || c0.write_shared()) return false;
+  for (size_t i = 1; i < cells.size(); ++i) {
+    if (!cells[i].MetadataEquals(c0)) return false;
+  }
+  return true;
+}
+
+// cells[1..] := cells[0], skipping cells that already hold it (a store that
+// changes nothing would still dirty the cache line).
+void CopyFirstToRest(std::span<Cell> cells) {
+  for (size_t i = 1; i < cells.size(); ++i) {
+    if (!cells[i].MetadataEquals(cells[0])) cells[i].CopyMetadataFrom(cells[0]);
+  }
+}
+
+// The common case decided without the general rules: a plain read or plain
+// write (no same-value filter) whose cells all hold the same epochs (no
+// out-of-line clocks), every one of them ordered before this access. No race
+// is possible, and the new metadata is what READEXCL / WRITEEXCL store; it is
+// computed once and stored only into cells that differ, so re-reading or
+// re-writing data with the same epoch (loops over the same array) dirties no
+// cache line. Returns false, having changed nothing, in every other case: a
+// write VC or read VC, a possible race, a read that would inflate.
+// Callers hold the cells' locks when cells are shared between workers.
+// Measured (detector_bench RunSerial/a_streaming, per CPU-second, loaded
+// 2-core machine at load 6-7): general path 9.5 M, this path with per-field
+// compares 13.2 M, with Cell::Bits word compares 18.0 M accesses/s.
+[[gnu::always_inline]] inline bool FastPlainAccess(std::span<Cell> cells, const Accessor& a, bool write) {
+  const Cell& c0 = cells[0];
+  const Cell::Bits b = c0.bits();
+  if ((b.flags() & (shadow::kCellReadShared | shadow::kCellWriteShared)) != 0) return false;
+  const shadow::Epoch w = c0.write_epoch(), r = c0.read_epoch();
+  if (!w.IsBottom() && !a.Covers(w.tid, w.clock)) return false;
+  if (!r.IsBottom()) {
+    if (!a.Covers(r.tid, r.clock)) return false;
+    // A read replaces an earlier reader only of a weaker or equal kind (else READINFLATE).
+    if (!write && (b.flags() & shadow::kCellReadKeptWrite) != 0) return false;
+  }
+  for (size_t i = 1; i < cells.size(); ++i) {
+    if (!(cells[i].bits() == b)) return false;
+  }
+  // WRITEEXCL (R := bottom, W := E(t)) or READEXCL (R := E(t)).
+  const Cell::Bits next = write ? Cell::WithPlainWrite(b, a.epoch, a.site) : Cell::WithPlainRead(b, a.epoch, a.site);
+  if (next == b) return true;  // same epoch again: nothing to store
+  for (Cell& c : cells) c.StoreBits(next);
+  return true;
+}
+
+// Do two active lanes of the record access overlapping bytes? (Only then can
+// the same-value filter matter.)
+bool LanesOverlap(const protocol::Record& r, uint32_t mask, uint32_t size) {
+  std::array<uint64_t, 32> addrs;
+  size_t n = 0;
+  for (uint32_t m = mask; m != 0; m &= m - 1) addrs[n++] = r.addr[std::countr_zero(m)];
+  std::sort(addrs.begin(), addrs.begin() + n);
+  for (size_t i = 1; i < n; ++i) {
+    if (addrs[i] - addrs[i - 1] < size) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uint32_t block,
+                                  unsigned warp, WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  vc::WarpClocks& wc = bs.clocks.warp(warp);
+  const Op op = protocol::OpOf(r.header);
+  const protocol::Space space = protocol::SpaceOf(r.header);
+  const uint32_t size = r.header.access_size;
+  if (size == 0 || size > 16 || static_cast<uint8_t>(space) > 1) {
+    Malformed(c, "memory record with bad access size or space", index);
+    return;
+  }
+  const uint32_t mask = r.header.active_mask & bs.live[warp];
+  c.warp_accesses++;
+  c.thread_accesses += static_cast<uint64_t>(std::popcount(mask));
+
+  Accessor a;
+  a.clocks = &wc;
+  a.record = &r;
+  a.mask = mask;
+  a.size = size;
+  a.site = r.header.site_id;
+  a.same_value = options.same_value_filter && op == Op::kWrite &&
+                 (r.header.flags & protocol::kFlagSameValue) != 0 && LanesOverlap(r, mask, size);
+  a.value_known = options.same_value_filter && protocol::HasStoredValue(r) && size <= 8 &&
+                  r.header.site_id != protocol::kNoSite;
+  if (op == Op::kWrite) c.site_values.Note(site_values, launches, r);
+  // Every access but kRead/kWrite is strong (SEMANTICS.md): race-checked with
+  // its size and scope, and it takes part in release/acquire patterns
+  // (StrongBefore/StrongAfter around each lane's check).
+  const bool strong = op != Op::kRead && op != Op::kWrite;
+  a.strength = strong ? shadow::MakeStrength(size, launch.LevelOf(op, protocol::ScopeOf(r.header))) : shadow::kWeak;
+  a.launch = &launch;
+  a.dependency = bs.dependency.IsBottom() ? nullptr : &bs.dependency;
+  // A strong access that only loads (ld.relaxed, ld.volatile, ld.acquire) is
+  // checked as a read that passes morally strong accesses.
+  const bool atomic_load = strong && StrongLoads(r.header) && !StrongStores(r.header);
+  shadow::SparseVcPool& pool = shadow.vcs();
+  shadow::PageView view;
+  const bool global = space == protocol::Space::kGlobal;
+  // Global cells are shared by the workers. Shared cells are this block's own
+  // unless the launch has clusters of several CTAs: a neighbour of the cluster
+  // may then update them (distributed shared memory) from another worker while
+  // this block's worker accesses them, so both sides lock. A single analysis
+  // thread needs no cell locks at all.
+  bool lock = concurrent && (global || launch.cluster_size > 1);
+  // A compact global record (all lanes within kCompactSpan bytes of one page,
+  // as coalesced and broadcast accesses are) takes the stripe locks of its
+  // span once, in ascending order like every holder, instead of one lock per
+  // lane; and needs no software prefetch (the hardware prefetcher follows the
+  // cells). Measured (detector_bench a_streaming, quiet 2-core machine, medians
+  // of 3): prefetching coalesced lanes cost 50.4 -> 57.0 M accesses/s serial.
+  bool compact = false;
+  std::optional<shadow::CellSpanLock> record_lock;
+  if (global && mask != 0 && !lock) {
+    // Only the prefetch depends on it: the first and last lanes suffice.
+    const uint64_t x = r.addr[std::countr_zero(mask)], y = r.addr[31 - std::countl_zero(mask)];
+    compact = (x > y ? x - y : y - x) <= kCompactSpan;
+  } else if (global && mask != 0) {
+    uint64_t lo = ~uint64_t{0}, hi = 0;
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+      const uint64_t x = r.addr[std::countr_zero(m)];
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    compact = hi - lo <= kCompactSpan;
+    if (compact) {
+      view = shadow.global().View(lo);
+      if (view.Contains(lo, hi - lo + size)) {
+        record_lock.emplace(view.Cells(lo, hi - lo + size), true);
+        lock = false;
+      }
+    }
+  }
+  const bool fast_op = !a.same_value && (op == Op::kRead || op == Op::kWrite);
+  bool lanes_granule_aligned = (size & (shadow::kGranuleBytes - 1)) == 0;
+  if (a.same_value) {
+    for (uint32_t m = mask; m != 0 && lanes_granule_aligned; m &= m - 1) {
+      lanes_granule_aligned = (r.addr[std::countr_zero(m)] & (shadow::kGranuleBytes - 1)) == 0;
+    }
+  }
+
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+    const uint64_t addr = r.addr[lane];
+    if (strong) {
+      StrongBefore(r, bs, block, warp, lane);
+      // The synthetic cluster-barrier locations (protocol.h) are no memory.
+      if (!global && protocol::IsClusterBarrierAddress(addr)) {
+        StrongAfter(r, bs, block, warp, lane, c);
+        continue;
+      }
+    }
+    a.lane = lane;
+    a.tid = wc.tid(lane);
+    a.epoch = shadow::Epoch{a.tid, wc.Local(lane)};
+    Conflict first;
+    uint64_t first_byte = 0;
+    // The cells of a lane a few lanes ahead, for scattered global records and
+    // shared ones (the lanes' addresses are all known now). Measured with byte
+    // cells on coalesced records (loaded 2-core machine): 9.3 -> 9.9 M
+    // accesses/s; with granule cells it cost more than it saved there.
+    if (const unsigned target = lane + kPrefetchDistance; !compact && target < 32 && (m >> target) != 0) {
+      const uint64_t next = r.addr[target + static_cast<unsigned>(std::countr_zero(m >> target))];
+      if (global) {
+        // Both cache lines of a word's 4 cells.
+        if (view.Contains(next, size)) {
+          __builtin_prefetch(view.CellAddress(next), 1);
+          __builtin_prefetch(view.CellAddress(next + size - 1), 1);
+        }
+      } else if (Cell* c = shadow.shared().CellFor(next)) {
+        __builtin_prefetch(c, 1);
+      }
+    }
+    auto check = [&](Cell& cell, uint64_t byte) {
+      if (op == Op::kRead || atomic_load) {
+        CheckRead(cell, pool, a, atomic_load, first);
+      } else if (op == Op::kWrite) {
+        CheckPlainWrite(cell, pool, a, byte, first);
+      } else {
+        CheckAtomic(cell, pool, a, first);
+      }
+    };
+    // check() plus the race's first byte: the first racing byte names the race.
+    // A same-value pair (known or candidate) does not decide: a race on a
+    // later byte of the access still names it.
+    auto check_noted = [&](Cell& cell, uint64_t byte) {
+      const int before = first.found ? Conflict::Rank(first.kind, first.candidate) : -1;
+      check(cell, byte);
+      if (first.found && !first.decided) {
+        if (Conflict::Rank(first.kind, first.candidate) > before) first_byte = byte;
+        first.decided = first.Decides();
+      }
+    };
+    auto visit = [&](Cell& cell, uint64_t byte) {
+      shadow::CellSpanLock guard({&cell, 1}, lock);
+      check_noted(cell, byte);
+    };
+    // A plain access over cells that each cover `step` bytes, decided at once
+    // (callers hold the cells' stripes and exclude the same-value filter): the
+    // fast path, or, when all cells carry the same metadata (the common case:
+    // data accessed as whole words), the rules on the first cell with the
+    // result copied to the others. Returns false, having changed nothing, when
+    // the cells must be checked one by one.
+    auto decide_at_once = [&](std::span<Cell> cells, uint64_t first_addr, uint64_t step) __attribute__((always_inline)) {
+      if (fast_op && FastPlainAccess(cells, a, op == Op::kWrite)) return true;
+      if (cells.size() < 2 || !SameMetadata(cells)) return false;
+      check_noted(cells[0], first_addr);
+      if (!cells[0].read_shared() && !cells[0].write_shared()) {
+        CopyFirstToRest(cells);
+      } else {
+        for (size_t i = 1; i < cells.size(); ++i) check(cells[i], first_addr + i * step);
+      }
+      return true;
+    };
+    // The cells of one lane's access (shared memory, degraded global pages),
+    // under one lock per 4-cell stripe; cells holding out-of-line clocks, and
+    // the same-value filter (which depends on the byte), go cell by cell.
+    auto visit_all = [&](std::span<Cell> cells, uint64_t first_addr, uint64_t step) {
+      if (!a.same_value) {
+        shadow::CellSpanLock guard(cells, lock);
+        if (decide_at_once(cells, first_addr, step)) return;
+      }
+      for (size_t i = 0; i < cells.size(); ++i) visit(cells[i], first_addr + i * step);
+    };
+    // Global memory at full granularity: granule cells, split into byte cells
+    // where an access covers part of a granule (global_shadow.h).
+    // Bytes [lo, hi) of granule g, on its byte cells (split first if needed),
+    // folded back into g when they end up equal. Caller holds g's stripe.
+    auto check_bytes = [&](const shadow::PageView& v, Cell& g, uint64_t lo, uint64_t hi) {
+      Cell* bytes = v.ByteCells(g);
+      if (!g.split()) shadow::SplitGranule(g, bytes, pool);
+      const uint64_t ga = v.AddressOf(g);
+      for (uint64_t b = lo; b < hi; ++b) check_noted(bytes[b - ga], b);
+      shadow::MergeGranule(g, bytes);
+    };
+    auto visit_granules = [&](std::span<Cell> gs, uint64_t first_addr, uint32_t bytes) {
+      shadow::CellSpanLock guard(gs, lock);
+      // Whole granules, none split: the word rules on granule cells. With the
+      // same-value filter only if every lane is granule-aligned (the filter
+      // asks which lanes wrote a byte; the granule's first byte then answers
+      // for all four).
+      const bool whole = ((first_addr | bytes) & (shadow::kGranuleBytes - 1)) == 0 &&
+                         (!a.same_value || lanes_granule_aligned);
+      if (whole && std::none_of(gs.begin(), gs.end(), [](const Cell& g) { return g.split(); })) {
+        if (!a.same_value && decide_at_once(gs, first_addr, shadow::kGranuleBytes)) return;
+        for (size_t i = 0; i < gs.size(); ++i) check_noted(gs[i], first_addr + i * shadow::kGranuleBytes);
+        return;
+      }
+      const uint64_t end = first_addr + bytes;
+      for (Cell& g : gs) {
+        const uint64_t ga = view.AddressOf(g);
+        const uint64_t lo = std::max(first_addr, ga), hi = std::min(end, ga + shadow::kGranuleBytes);
+        if (!g.split() && lo == ga && hi == ga + shadow::kGranuleBytes && (!a.same_value || lanes_granule_aligned)) {
+          check_noted(g, ga);
+        } else {
+          check_bytes(view, g, lo, hi);
+        }
+      }
+    };
+    if (global) {
+      if (!view.Contains(addr, size)) view = shadow.global().View(addr);
+      if (!view.Contains(addr, size)) {
+        // Straddles a page boundary (or an unmappable address): byte by byte.
+        for (uint32_t b = 0; b < size; ++b) {
+          shadow::PageView bv = shadow.global().View(addr + b);
+          if (!bv.valid()) {
+            c.shadow_dropped++;
+            continue;
+          }
+          Cell& g = bv.CellAt(addr + b);
+          shadow::CellSpanLock guard({&g, 1}, lock);
+          if (bv.degraded()) {
+            check_noted(g, addr + b);
+          } else {
+            check_bytes(bv, g, addr + b, addr + b + 1);
+          }
+        }
+      } else if (view.degraded()) {
+        visit_all(view.Cells(addr, size), addr, view.bytes_per_cell());
+      } else {
+        visit_granules(view.Cells(addr, size), addr, size);
+      }
+    } else {
+      std::span<Cell> cells = shadow.shared().Cells(addr, size);
+      if (cells.empty()) {
+        c.shadow_dropped++;  // outside the launch's shared window: not tracked
+        if (strong) StrongAfter(r, bs, block, warp, lane, c);
+        continue;
+      }
+      // Cells that take out-of-line clocks here wait for the block's next
+      // whole-block barrier to collapse them (BlockState::inflated_shared).
+      const auto inflated = [](const Cell& x) { return x.read_shared() || x.write_shared(); };
+      uint32_t was_inflated = 0;  // cells.size() <= 16
+      if (launch.cluster_size <= 1) {
+        for (size_t i = 0; i < cells.size(); ++i) was_inflated |= uint32_t{inflated(cells[i])} << i;
+      }
+      visit_all(cells, addr, 1);
+      if (launch.cluster_size <= 1) {
+        for (size_t i = 0; i < cells.size(); ++i) {
+          if (inflated(cells[i]) && !(was_inflated >> i & 1)) bs.inflated_shared.push_back(&cells[i]);
+        }
+        // Without barriers cells inflate and deflate again and again: keep the
+        // list to the cells still inflated, each once (amortised O(1); bounded
+        // by the window, so the list never grows with the work).
+        std::vector<Cell*>& list = bs.inflated_shared;
+        if (list.size() > std::max<size_t>(1024, 2 * uint64_t{shadow.shared().window_bytes()})) {
+          std::erase_if(list, [&](Cell* x) { return !inflated(*x); });
+          std::sort(list.begin(), list.end());
+          list.erase(std::unique(list.begin(), list.end()), list.end());
+        }
+      }
+    }
+    if (first.found) {
+      RaceEvent e;
+      e.kind = first.kind;
+      e.cls = Classify(block, warp, lane, first.tid);
+      e.space = space;
+      e.address = first_byte;
+      e.launch_id = launch.launch_id;
+      e.kernel_name_id = launch.name_id;
+      e.earlier = Describe(first.tid, first.site, first.op);
+      e.later = Describe(a.tid, a.site, op);
+      e.later.record_index = index;
+      e.later.address = addr;
+      e.later.access_size = static_cast<uint8_t>(size);
+      if (first.candidate) {
+        std::lock_guard<std::mutex> lock(report_mu);
+        pending_same_value.push_back({e, MaskedValue(protocol::StoredValue(r), size), static_cast<uint8_t>(size)});
+      } else {
+        Emit(e);
+      }
+    }
+    if (strong) StrongAfter(r, bs, block, warp, lane, c);
+  }
+  if (options.warp_model == WarpModel::kLockstep) bs.clocks.JoinIncrement(warp, mask);  // ENDINSN
+}
+
+AccessInfo Detector::Impl::Describe(uint64_t tid, uint32_t site, Op op) const {
+  AccessInfo info;
+  info.tid = tid;
+  info.site = site;
+  info.op = op;
+  if (launch.threads_per_block != 0) {
+    info.block = static_cast<uint32_t>(tid / launch.threads_per_block);
+    uint32_t in_block = static_cast<uint32_t>(tid % launch.threads_per_block);
+    info.lane = in_block % vc::kLanes;
+    info.warp = info.block * launch.warps_per_block + in_block / vc::kLanes;
+  }
+  return info;
+}
+
+RaceClass Detector::Impl::Classify(uint32_t block, unsigned warp, unsigned lane,
+                                   uint64_t earlier_tid) const {
+  AccessInfo e = Describe(earlier_tid, 0, Op::kRead);
+  if (e.block != block) return RaceClass::kInterBlock;
+  if (e.warp != block * launch.warps_per_block + warp) return RaceClass::kIntraBlock;
+  const BlockState* bs = blocks[block].get();
+  if (bs != nullptr && bs->clocks.warp(warp).stack().SplitApart(lane, e.lane)) {
+    return RaceClass::kDivergence;
+  }
+  return RaceClass::kIntraWarp;
+}
+
+void Detector::Impl::ResolveSameValue() {
+  std::vector<PendingSameValue> pending;
+  {
+    std::lock_guard<std::mutex> lock(report_mu);
+    pending.swap(pending_same_value);
+  }
+  // Stream order: listeners see the same sequence whatever order workers found them in.
+  std::sort(pending.begin(), pending.end(), [](const PendingSameValue& x, const PendingSameValue& y) {
+    return std::pair(x.event.later.record_index, x.event.later.lane) <
+           std::pair(y.event.later.record_index, y.event.later.lane);
+  });
+  for (PendingSameValue& p : pending) {
+    if (site_values.ConstantWith(p.event.earlier.site, p.value, p.size)) p.event.kind = RaceKind::kSameValue;
+    Emit(p.event);
+  }
+}
+
+void Detector::Impl::Emit(const RaceEvent& e) {
+  std::lock_guard<std::mutex> lock(report_mu);
+  report.Add(e);
+  racy_accesses++;
+  if (listener) listener(e);
+}
+
+}  // namespace barracuda::detector

@@ -1,0 +1,138 @@
+// Strong accesses and fences: release and acquire patterns of the PTX memory
+// consistency model, handled at run time (host_detector/detector/SEMANTICS.md,
+// "Synchronizes-with"), as C++ race detectors handle atomic_thread_fence: a
+// release fence leaves a pending release clock that the thread's later strong
+// writes publish; strong reads gather what they observed into pending acquire
+// clocks that the thread's next acquire fence joins. Explicit acquire/release
+// accesses (ld.acquire, st.release, atom.acq_rel) act at once.
+//
+// Why at run time and not by matching instruction shapes (the paper's §3.1):
+// the fence after a spin loop's exit, a fence at the top of a retry loop, a
+// warp vote between the load and the fence (CUB's WaitForValid), and fences
+// and atomics in called functions (-G builds) are all the same pattern to
+// the model, and a weak store after a fence is not a release at all.
+//
+// The race check of the access itself is memory_access.cpp's; these run per
+// lane around it, in lane order, so lanes of one warp instruction on one
+// location act as if serialised in lane order.
+#include <bit>
+
+#include "host_detector/detector/detector_impl.h"
+
+namespace barracuda::detector {
+
+using protocol::Op;
+using shadow::ScopeLevel;
+
+void Detector::Impl::StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp,
+                                  unsigned lane) {
+  const Op op = protocol::OpOf(r.header);
+  if (op != Op::kAcquire && op != Op::kAcqRel) return;
+  const ScopeLevel level = launch.LevelOf(op, protocol::ScopeOf(r.header));
+  const shadow::SyncKey key{static_cast<shadow::Space>(protocol::SpaceOf(r.header)), r.addr[lane]};
+  vc::VectorClock acquired;
+  const bool any = sync_locations.Observe(key, block, launch.ClusterOf(block), level,
+                                          [&](ScopeLevel, const vc::VectorClock& s) { acquired.Join(s); });
+  if (any) bs.clocks.Acquire(warp, lane, acquired);
+}
+
+void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp,
+                                 unsigned lane, WorkerCounters& c) {
+  const Op op = protocol::OpOf(r.header);
+  const bool loads = StrongLoads(r.header), stores = StrongStores(r.header);
+  const ScopeLevel level = launch.LevelOf(op, protocol::ScopeOf(r.header));
+  const shadow::SyncKey key{static_cast<shadow::Space>(protocol::SpaceOf(r.header)), r.addr[lane]};
+  const uint32_t cluster = launch.ClusterOf(block);
+  const shadow::ReleaseKind kind = loads ? shadow::ReleaseKind::kReadModifyWrite : shadow::ReleaseKind::kStore;
+  const uint32_t thread = warp * vc::kLanes + lane;
+  c.sync_ops++;
+  // The read half of a strong access that is not an acquire itself: an acquire
+  // pattern if an acquire fence follows; keep what it observed by level.
+  if (loads && op != Op::kAcquire && op != Op::kAcqRel) {
+    PendingSync* p = nullptr;
+    sync_locations.Observe(key, block, cluster, level, [&](ScopeLevel part, const vc::VectorClock& s) {
+      if (p == nullptr) p = &bs.pending[thread];
+      p->acquire[static_cast<size_t>(part)].Join(s);
+      p->acquire_parts |= static_cast<uint8_t>(1u << static_cast<unsigned>(part));
+    });
+  }
+  // Relaxed publication chains (classification only): a strong store that is
+  // not a read-modify-write publishes what its thread and block know; a strong
+  // load that is not one learns it for its block.
+  const bool releases = op == Op::kRelease || op == Op::kAcqRel;
+  // The thread's clock, expanded once for the publications below (none changes it).
+  const vc::VectorClock mine =
+      (stores && !loads) || releases ? bs.clocks.warp(warp).Expand(lane) : vc::VectorClock();
+  if (stores && !loads) {
+    // The store's value replaces the location's: a relaxed load learns what
+    // this store's thread and block knew, not every earlier store's (joining
+    // them all made D_x grow with every store: detector_bench d_locks 10x
+    // slower than before wave 2).
+    dependency_locations.Publish(key, block, cluster, ScopeLevel::kGpu, shadow::ReleaseKind::kStore,
+                                 [&](vc::VectorClock& slot) {
+                                   slot = mine;
+                                   slot.Join(bs.dependency);
+                                 });
+  } else if (loads && !stores) {
+    dependency_locations.Observe(key, block, cluster, ScopeLevel::kGpu,
+                                 [&](ScopeLevel, const vc::VectorClock& s) { bs.dependency.Join(s); });
+  }
+  if (releases) {
+    sync_locations.Publish(key, block, cluster, level, kind, [&](vc::VectorClock& slot) { slot.Join(mine); });
+    bs.clocks.Increment(warp, 1u << lane);
+    return;
+  }
+  if (!stores) return;
+  // A strong write after a release fence completes a release pattern at the
+  // narrower of the two scopes; without one, a store still ends every release
+  // sequence of x (a reader of its value synchronises with nobody) and a
+  // read-modify-write continues them.
+  auto it = bs.pending.find(thread);
+  if (it != bs.pending.end() && it->second.has_release) {
+    const PendingSync& p = it->second;
+    sync_locations.Publish(key, block, cluster, std::min(level, p.release_level), kind,
+                           [&](vc::VectorClock& slot) { slot.Join(p.release); });
+  } else if (kind == shadow::ReleaseKind::kStore) {
+    sync_locations.Overwrite(key);
+  }
+}
+
+void Detector::Impl::Fence(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  const uint8_t sides = r.header.flags & (protocol::kFlagLoad | protocol::kFlagStore);
+  const bool acquire = sides == 0 || (sides & protocol::kFlagLoad) != 0;
+  const bool release = sides == 0 || (sides & protocol::kFlagStore) != 0;
+  const ScopeLevel level = launch.LevelOf(Op::kFence, protocol::ScopeOf(r.header));
+  const uint32_t mask = r.header.active_mask & bs.live[warp];
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+    const uint32_t thread = warp * vc::kLanes + lane;
+    c.sync_ops++;
+    // Acquire side first (fence.sc / acq_rel order both ways): the parts of the
+    // pending acquire that this fence's scope reaches.
+    if (acquire) {
+      if (auto it = bs.pending.find(thread); it != bs.pending.end() && it->second.acquire_parts != 0) {
+        PendingSync& p = it->second;
+        vc::VectorClock joined;
+        for (unsigned part = 0; part <= static_cast<unsigned>(level); ++part) {
+          if ((p.acquire_parts >> part & 1) == 0) continue;
+          joined.Join(p.acquire[part]);
+          p.acquire[part].Clear();
+          p.acquire_parts &= static_cast<uint8_t>(~(1u << part));
+        }
+        if (!joined.IsBottom()) bs.clocks.Acquire(warp, lane, joined);
+      }
+    }
+    if (release) {
+      PendingSync& p = bs.pending[thread];
+      p.release = bs.clocks.warp(warp).Expand(lane);
+      p.release_level = level;
+      p.has_release = true;
+    }
+  }
+  // What the thread does after a release fence is not part of what it released.
+  if (release && mask != 0) bs.clocks.Increment(warp, mask);
+  if (options.warp_model == WarpModel::kLockstep) bs.clocks.JoinIncrement(warp, mask);  // ENDINSN
+}
+
+}  // namespace barracuda::detector

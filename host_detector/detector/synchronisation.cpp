@@ -1,0 +1,148 @@
+// Synchronisation records other than strong accesses and fences
+// (strong_access.cpp): barriers (BAR with barrier-divergence detection, named
+// barriers with counts, bar.arrive), branches (IF, ELSE/ENDIF), warp-sync and
+// exits. Semantics: host_detector/detector/SEMANTICS.md.
+#include <bit>
+
+#include "host_detector/detector/detector_impl.h"
+#include "shadow_memory/cell_vc.h"
+
+namespace barracuda::detector {
+
+using protocol::Op;
+
+void Detector::Impl::BarrierArrival(const protocol::Record& r, uint64_t index, uint32_t block,
+                                    unsigned warp, WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  const uint32_t id = r.barrier.barrier_id;
+  if (id >= kMaxBarrierIds) {
+    Malformed(c, "barrier id out of range", index);
+    return;
+  }
+  const bool waits = protocol::OpOf(r.header) == Op::kBarrier;
+  std::unique_ptr<BarrierGeneration>& slot = bs.barriers[id];
+  if (!slot) {
+    slot = std::make_unique<BarrierGeneration>();
+    slot->sync.assign(launch.warps_per_block, 0);
+    slot->arrive.assign(launch.warps_per_block, 0);
+    slot->first.assign(launch.warps_per_block, BarrierGeneration::FirstArrival{});
+  }
+  auto report = [&](uint32_t site, uint32_t mask, uint64_t at) {
+    RaceEvent e;
+    e.kind = RaceKind::kBarrierDivergence;
+    e.cls = RaceClass::kDivergence;
+    e.launch_id = launch.launch_id;
+    e.kernel_name_id = launch.name_id;
+    const uint32_t lanes = mask & bs.live[warp];
+    const unsigned lane = lanes != 0 ? static_cast<unsigned>(std::countr_zero(lanes)) : 0;
+    e.later = Describe(bs.clocks.warp(warp).tid(lane), site, Op::kBarrier);
+    e.later.record_index = at;
+    e.earlier = e.later;
+    Emit(e);
+  };
+  // Paper BAR: every thread must be active at a block-wide barrier. When the
+  // producer logs the lanes that arrive together (the GPU backend), a warp's
+  // lanes may arrive at one bar.sync in several groups: divergence then means
+  // lanes of the warp at different barrier instructions of one generation
+  // (both sites are reported, as without the option).
+  const bool partial = waits && r.barrier.thread_count == 0 && r.header.active_mask != bs.live[warp];
+  if (partial && options.barrier_arrivals_in_groups) {
+    BarrierGeneration::FirstArrival& first = slot->first[warp];
+    if (first.site == protocol::kNoSite) {
+      first = {r.header.site_id, r.header.active_mask, index, false};
+    } else if (first.site != r.header.site_id) {
+      if (!first.reported) report(first.site, first.lanes, first.index);
+      first.reported = true;
+      report(r.header.site_id, r.header.active_mask, index);
+    }
+  } else if (partial) {
+    report(r.header.site_id, r.header.active_mask, index);
+  }
+  BarrierGeneration& g = *slot;
+  if (!g.open) {
+    g.open = true;
+    g.thread_count = r.barrier.thread_count;
+  }
+  // A lane arriving twice in one generation is a producer error: count it once.
+  const uint32_t lanes = r.header.active_mask & bs.live[warp] & ~(g.sync[warp] | g.arrive[warp]);
+  (waits ? g.sync : g.arrive)[warp] |= lanes;
+  // bar.arrive releases at arrival and does not wait: its accesses after the
+  // arrival are not ordered before the waiters.
+  if (!waits) bs.clocks.Arrive(warp, lanes, g.released);
+  g.arrived += static_cast<uint32_t>(std::popcount(lanes));
+  TryCompleteBarrier(bs, id, c);
+}
+
+void Detector::Impl::TryCompleteBarrier(BlockState& bs, uint32_t id, WorkerCounters& c) {
+  BarrierGeneration* g = bs.barriers[id].get();
+  if (g == nullptr || !g->open) return;
+  const uint32_t expected = g->thread_count != 0 ? g->thread_count : bs.live_threads;
+  if (g->arrived < expected) return;
+  // Fast path (paper §4.3.2): every thread of the block waits and none has
+  // exited, so the barrier is a broadcast of the tracked block maximum.
+  bool all = bs.exited_threads == 0;
+  for (unsigned w = 0; all && w < g->sync.size(); ++w) {
+    all = g->arrive[w] == 0 && g->sync[w] == bs.clocks.warp(w).existing_mask();
+  }
+  if (all) {
+    bs.clocks.BarrierAll();
+    for (shadow::Cell* cell : bs.inflated_shared) shadow::CollapseOrdered(*cell, shadow.vcs());
+    bs.inflated_shared.clear();
+  } else {
+    bs.clocks.Barrier(g->sync, g->released);
+  }
+  std::fill(g->sync.begin(), g->sync.end(), 0);
+  std::fill(g->arrive.begin(), g->arrive.end(), 0);
+  std::fill(g->first.begin(), g->first.end(), BarrierGeneration::FirstArrival{});
+  g->released.Clear();
+  g->arrived = 0;
+  g->open = false;
+  c.barriers_completed++;
+}
+
+void Detector::Impl::Branch(const protocol::Record& r, uint64_t index, uint32_t block,
+                            unsigned warp, WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  vc::ReconvergenceStack& stack = bs.clocks.warp(warp).stack();
+  uint32_t join_mask = 0;
+  const uint32_t lanes = r.header.active_mask & bs.live[warp];
+  switch (protocol::OpOf(r.header)) {
+    case Op::kIf:
+      join_mask = stack.PushIf(lanes, r.branch.then_mask);
+      break;
+    case Op::kElse:
+      if (!stack.Else(lanes, &join_mask)) {
+        Malformed(c, "else without an open branch of its lanes", index);
+        return;
+      }
+      break;
+    case Op::kFi:
+      if (!stack.Fi(lanes, &join_mask)) {
+        Malformed(c, "fi without an open branch of its lanes", index);
+        return;
+      }
+      break;
+    default:
+      return;
+  }
+  // IF and ELSEENDIF join and fork the lanes of the new path (lockstep only:
+  // under independent thread scheduling the paths do not order lanes).
+  if (options.warp_model == WarpModel::kLockstep && join_mask != 0) {
+    bs.clocks.JoinIncrement(warp, join_mask & bs.live[warp]);
+  }
+}
+
+void Detector::Impl::Exit(const protocol::Record& r, uint32_t block, unsigned warp,
+                          WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  const uint32_t lanes = r.header.active_mask & bs.live[warp];
+  bs.live[warp] &= ~lanes;
+  bs.clocks.warp(warp).stack().RemoveLanes(lanes);
+  const uint32_t n = static_cast<uint32_t>(std::popcount(lanes));
+  bs.live_threads -= n;
+  bs.exited_threads += n;
+  // Exited threads no longer count towards whole-block barriers.
+  for (uint32_t id = 0; id < kMaxBarrierIds; ++id) TryCompleteBarrier(bs, id, c);
+}
+
+}  // namespace barracuda::detector

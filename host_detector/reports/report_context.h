@@ -1,0 +1,301 @@
+// What the report writers need besides the detector's RaceReport: per-process
+// site tables, kernel names, launches, device allocations and run facts
+// (backend, warp model, command line, completeness). The daemon fills a
+// ReportContext as side tables arrive; ResolveReport then turns RaceReports
+// into ResolvedRaces (coordinates, demangled names, file:line, allocation),
+// which the text, JSON and SARIF writers only format. See REPORTS.md.
+//
+// Contract with the daemon: launch ids, kernel name ids, site ids and addresses
+// are per process (protocol.h), so every RaceReport handed to ResolveReport
+// comes from analysing ONE process's records, and says which (ProcessRaces).
+#ifndef BARRACUDA_HOST_DETECTOR_REPORT_CONTEXT_H_
+#define BARRACUDA_HOST_DETECTOR_REPORT_CONTEXT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "device_logger/protocol.h"
+#include "host_detector/detector/detector.h"
+#include "host_detector/detector/report_model.h"
+#include "ptx_rewriter/site_table.h"
+
+namespace barracuda::reports {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t Volume() const { return uint64_t{x} * y * z; }
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+// (x,y,z) of a linear index in a shape, x fastest (CUDA's order).
+Dim3 Unlinearize(uint64_t linear, Dim3 shape);
+
+// Itanium demangling (abi::__cxa_demangle); the input unchanged when it is not
+// a mangled name (extern "C" kernels).
+std::string Demangle(std::string_view mangled);
+
+struct ModuleInfo {
+  uint32_t module_id = 0;
+  uint32_t site_base = 0;  // program-wide id of the module's local site 0
+  std::string name;        // PTX module name (file the PTX was extracted to / loaded from)
+  ptx::SiteTable sites;
+};
+
+enum class AllocationKind : uint8_t {
+  kDevice,        // cudaMalloc / cudaMallocPitch / cudaMalloc3D
+  kAsync,         // cudaMallocAsync / cudaMallocFromPoolAsync
+  kManaged,       // cudaMallocManaged
+  kHostMapped,    // cudaHostAlloc / cudaHostRegister (mapped host memory)
+  kModuleGlobal,  // a __device__ / __managed__ variable of a module
+  kOther,
+};
+const char* AllocationKindName(AllocationKind kind);  // "device", "async", ... (REPORTS.md)
+
+struct Allocation {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  AllocationKind kind = AllocationKind::kDevice;
+  std::string label;   // variable name or "cudaMalloc #3"; may be empty
+  bool freed = false;  // freed before the report was written
+};
+
+struct LaunchInfo {
+  uint32_t process_id = 0;
+  uint64_t launch_id = 0;
+  uint32_t kernel_name_id = 0;
+  Dim3 grid, block;
+  uint64_t stream_id = 0;
+  uint32_t static_shared_bytes = 0;
+  uint32_t dynamic_shared_bytes = 0;
+  static LaunchInfo FromKernelBegin(const protocol::Record& kernel_begin);
+};
+
+// The emulator schedule a run used (barracuda --seed / --schedule-policy):
+// `barracuda --seed <seed> --schedule-policy <policy>` replays it.
+struct Schedule {
+  std::string policy;  // "round-robin", "random", "cd" or "pct"
+  uint64_t seed = 0;
+  std::string arguments;  // the other options that replay it ("--delays 1:0:17"; often empty)
+  friend bool operator==(const Schedule&, const Schedule&) = default;
+};
+// "random, seed 3", "cd, --delays 1:0:17"; and the command line that replays it.
+std::string ScheduleText(const Schedule& schedule);
+std::string ReplayText(const Schedule& schedule);
+
+// How an app process ended, as the CLI saw it (reported per schedule when
+// barracuda explores schedules).
+struct ProcessEnd {
+  bool signaled = false;
+  int code = 0;  // exit status or signal number
+  friend bool operator==(const ProcessEnd&, const ProcessEnd&) = default;
+  std::string Describe() const;  // "exited with status 1", "was killed by signal 6 (SIGABRT)"
+};
+
+struct ProcessInfo {
+  uint32_t pid = 0;
+  std::vector<std::string> command_line;  // argv of the app process (may be empty)
+  std::vector<ModuleInfo> modules;        // sorted by site_base, disjoint site ranges
+  absl::flat_hash_map<uint32_t, std::string> kernel_names;  // name id -> mangled
+  absl::flat_hash_map<uint64_t, LaunchInfo> launches;       // launch id -> launch
+  std::map<uint64_t, Allocation> allocations;               // base -> allocation
+  std::optional<Schedule> schedule;  // the emulator schedule it ran under (when it said)
+  std::optional<ProcessEnd> end;     // how it ended (when the CLI said)
+};
+
+class ReportContext {
+ public:
+  // Run facts.
+  void SetBackend(std::string backend) { backend_ = std::move(backend); }
+  void SetWarpModel(detector::WarpModel model) { warp_model_ = model; }
+  void SetCommandLine(std::vector<std::string> argv) { command_line_ = std::move(argv); }
+  void SetSchedule(Schedule schedule) { schedule_ = std::move(schedule); }
+  // The analysis saw only part of the run (the app crashed or was killed and the
+  // daemon drained what it could; records were lost). Reports say so.
+  void MarkIncomplete(std::string reason);
+  // A note printed with the summary (e.g. "1234 records lost: ring overflow").
+  void AddNote(std::string note) { notes_.push_back(std::move(note)); }
+
+  // Per-process side tables. Processes are listed in order of first mention.
+  ProcessInfo& Process(uint32_t pid);
+  void SetProcessCommandLine(uint32_t pid, std::vector<std::string> argv);
+  void SetProcessSchedule(uint32_t pid, Schedule schedule) { Process(pid).schedule = std::move(schedule); }
+  void SetProcessEnd(uint32_t pid, ProcessEnd end) { Process(pid).end = end; }
+  // Schedule exploration (barracuda --schedules N): the run is N runs of the
+  // program, one per schedule, each its own process.
+  void SetExploredSchedules(uint32_t n) { explored_schedules_ = n; }
+  uint32_t explored_schedules() const { return explored_schedules_; }
+  // The distinct schedules of the processes, in process (= run) order; a
+  // schedule's number in reports is its position here + 1.
+  std::vector<Schedule> Schedules() const;
+  // 1-based number of the schedule `pid` ran under; 0 when it did not say.
+  uint32_t ScheduleNumber(uint32_t pid) const;
+  // Site ids site_base .. site_base+size-1 of `pid` map to `sites`. Fails when
+  // the range overlaps a module already added (ids must be program-wide unique).
+  absl::Status AddModule(uint32_t pid, uint32_t module_id, uint32_t site_base, std::string name,
+                         ptx::SiteTable sites);
+  void AddKernelName(uint32_t pid, uint32_t name_id, std::string mangled);
+  // From the launch's kKernelBegin record (process id taken from its payload).
+  void AddLaunch(const protocol::Record& kernel_begin);
+  void AddLaunch(const LaunchInfo& launch);
+  // A new allocation replaces the ones it overlaps (freed memory is reused).
+  void AddAllocation(uint32_t pid, Allocation allocation);
+  // Marks the allocation at `base` freed; it still names addresses in reports
+  // (races are reported after the fact). False when there is none at `base`.
+  bool FreeAllocation(uint32_t pid, uint64_t base);
+
+  // Lookups (nullptr when unknown).
+  const ProcessInfo* FindProcess(uint32_t pid) const;
+  const ptx::Site* FindSite(uint32_t pid, uint32_t site_id, const ModuleInfo** module = nullptr) const;
+  const LaunchInfo* FindLaunch(uint32_t pid, uint64_t launch_id) const;
+  const Allocation* FindAllocation(uint32_t pid, uint64_t address) const;
+  const std::string* KernelName(uint32_t pid, uint32_t name_id) const;
+
+  const std::string& backend() const { return backend_; }
+  detector::WarpModel warp_model() const { return warp_model_; }
+  const std::vector<std::string>& command_line() const { return command_line_; }
+  const std::optional<Schedule>& schedule() const { return schedule_; }
+  // A kernel whose launches did not run (the emulator could not load or run
+  // its code); also give the reason to MarkIncomplete. JSON: run.kernels_not_run.
+  struct KernelNotRun {
+    uint32_t pid = 0;
+    std::string kernel;      // demangled
+    std::string cuda_error;  // what the launches returned, e.g. "cudaErrorNotSupported"
+    std::string reason;
+    uint64_t launches = 0;
+  };
+  void AddKernelNotRun(KernelNotRun k) { kernels_not_run_.push_back(std::move(k)); }
+  const std::vector<KernelNotRun>& kernels_not_run() const { return kernels_not_run_; }
+  bool complete() const { return incomplete_reasons_.empty(); }
+  const std::vector<std::string>& incomplete_reasons() const { return incomplete_reasons_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+  const std::vector<ProcessInfo>& processes() const { return processes_; }
+
+ private:
+  std::string backend_;
+  detector::WarpModel warp_model_ = detector::WarpModel::kIts;
+  std::vector<std::string> command_line_;
+  std::optional<Schedule> schedule_;
+  uint32_t explored_schedules_ = 0;
+  std::vector<std::string> incomplete_reasons_;
+  std::vector<KernelNotRun> kernels_not_run_;
+  std::vector<std::string> notes_;
+  std::vector<ProcessInfo> processes_;
+  absl::flat_hash_map<uint32_t, size_t> process_index_;
+};
+
+const char* WarpModelName(detector::WarpModel model);  // "its" / "lockstep"
+
+// ---------------------------------------------------------------------------
+// Resolved races: everything a writer prints, looked up once. Pointers point
+// into the ReportContext: resolve after the last change to the context.
+
+struct ResolvedAccess {
+  protocol::Op op = protocol::Op::kRead;
+  uint64_t thread_linear = 0;  // grid-linear thread id
+  uint32_t block_linear = 0;
+  std::optional<Dim3> thread;  // in-block coordinates; nullopt when the launch is unknown
+  std::optional<Dim3> block;   // block coordinates; nullopt when the launch is unknown
+  uint32_t warp = 0;           // warp within the block (grid-unique id when the launch is unknown)
+  uint32_t lane = 0;
+  uint8_t access_size = 0;     // 0: not known (the detector keeps no size for earlier accesses)
+  uint32_t site_id = protocol::kNoSite;
+  const ptx::Site* site = nullptr;      // into the context; nullptr when unknown
+  const ModuleInfo* module = nullptr;   // the site's module
+};
+
+struct ResolvedAllocation {
+  uint64_t base = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  std::string kind;   // AllocationKindName, or "shared" for a block's shared window
+  std::string label;
+  bool freed = false;
+};
+
+struct ResolvedRace {
+  uint64_t ordinal = 0;  // 1-based position in the report, after filtering
+  uint32_t process_id = 0;
+  detector::RaceKey key;
+  detector::RaceKind kind = detector::RaceKind::kReadAfterWrite;
+  detector::RaceClass cls = detector::RaceClass::kInterBlock;
+  protocol::Space space = protocol::Space::kGlobal;
+  uint64_t count = 0;            // dynamic occurrences
+  uint64_t address = 0;          // global: byte address; shared: offset in the block's window
+  uint32_t shared_block = 0;     // shared: the window's grid-linear block id
+  std::optional<ResolvedAllocation> allocation;
+  uint64_t launch_id = 0;
+  const LaunchInfo* launch = nullptr;  // into the context; nullptr when unknown
+  std::string kernel_mangled;          // "" when unknown
+  std::string kernel;                  // demangled; "kernel#<name id>" when unknown
+  ResolvedAccess earlier;              // first access in the report ("first")
+  ResolvedAccess later;                // the access that was being analysed ("second")
+  // Schedule exploration: every process (schedule) whose run showed this race,
+  // in run order, with its occurrences there; `process_id` is the first.
+  struct Sighting {
+    uint32_t process_id = 0;
+    uint64_t count = 0;
+  };
+  std::vector<Sighting> seen_in;
+};
+
+// Resolves entries of several processes' reports, in code order: processes
+// in the order given, then launch id, then the unordered pair of site ids
+// (PTX order), then kind. Independent of the order races were detected in.
+struct ProcessRaces {
+  uint32_t process_id = 0;
+  const detector::RaceReport* report = nullptr;
+};
+std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
+                                       std::span<const ProcessRaces> reports);
+
+// Schedule exploration: one entry per race over all schedules. Races of
+// different processes are the same race when kernel (mangled name), site pair,
+// kind and class agree (site ids are assigned in module load order, the same
+// in every run of one program). The entry keeps the first schedule's example;
+// `count` becomes the sum over schedules; `seen_in` lists each. Order: first
+// sighting. Ordinals are renumbered.
+std::vector<ResolvedRace> MergeAcrossSchedules(std::vector<ResolvedRace> races);
+
+struct RaceCounts {
+  uint64_t races = 0;    // distinct races (report entries)
+  uint64_t dynamic = 0;  // their dynamic occurrences
+  void Add(const ResolvedRace& race) { races++, dynamic += race.count; }
+};
+
+// One suppression rule that matched, for the summary.
+struct SuppressionUse {
+  std::string where;  // "file:line" of the rule
+  std::string text;   // the rule as written
+  RaceCounts counts;
+};
+
+// What the writers print: the races to show, and what happened to the others.
+// Made by FilterRaces (suppressions.h), also when nothing is filtered.
+struct ReportData {
+  std::vector<ResolvedRace> races;  // shown, ordinals 1..n
+  RaceCounts found;                 // every race, before suppressions and the limit
+  RaceCounts suppressed;
+  // Of `found` / `suppressed`, those of warning kinds (not counted in the exit status).
+  RaceCounts found_warnings;
+  RaceCounts suppressed_warnings;
+  RaceCounts ignored;                      // dropped by an ignored kind (--ignore), not in `found`
+  std::vector<detector::RaceKind> ignore;  // the ignored kinds
+  std::vector<SuppressionUse> suppressions_used;  // rules that matched, in file order
+  RaceCounts omitted;                  // not shown because of max_reports
+  std::optional<uint64_t> max_reports;  // nullopt: no limit
+};
+
+// Shorthand for writers: "file:line" of the access's source location, else
+// "module:ptx_line" (PTX), else "site N", else "unknown site".
+std::string AccessLocationText(const ResolvedAccess& access);
+
+}  // namespace barracuda::reports
+
+#endif  // BARRACUDA_HOST_DETECTOR_REPORT_CONTEXT_H_

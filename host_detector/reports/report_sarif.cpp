@@ -1,0 +1,220 @@
+#include "host_detector/reports/report_sarif.h"
+
+#include <cstdio>
+#include <iterator>
+
+#include "host_detector/reports/report_json.h"
+#include "host_detector/reports/report_text.h"
+#include "ptx_rewriter/text_concat.h"
+
+namespace barracuda::reports {
+namespace {
+
+using detector::RaceKind;
+using nlohmann::json;
+
+struct RuleInfo {
+  RaceKind kind;
+  const char* name;  // PascalCase, as SARIF recommends for reportingDescriptor.name
+  const char* short_text;
+  const char* full_text;
+};
+
+constexpr RuleInfo kRules[] = {
+    {RaceKind::kReadAfterWrite, "ReadAfterWriteRace", "Read-after-write data race",
+     "A read is not ordered after a write to the same bytes by another thread (no barrier, "
+     "warp synchronisation or release/acquire between them)."},
+    {RaceKind::kWriteAfterRead, "WriteAfterReadRace", "Write-after-read data race",
+     "A write is not ordered after a read of the same bytes by another thread."},
+    {RaceKind::kWriteAfterWrite, "WriteAfterWriteRace", "Write-after-write data race",
+     "Two threads write the same bytes without ordering between the writes."},
+    {RaceKind::kAtomicVsPlain, "AtomicVersusPlainRace", "Atomic access races with a plain access",
+     "An atomic access and a plain (non-atomic) access to the same bytes are not ordered."},
+    {RaceKind::kNotMorallyStrong, "NotMorallyStrongRace", "Strong accesses that are not morally strong",
+     "Two strong accesses (atomics, relaxed or volatile loads and stores) to the same bytes are not "
+     "ordered, and the PTX memory model does not excuse them: a scope (e.g. .cta) does not include "
+     "the other thread, or the accesses differ in size."},
+    {RaceKind::kDependencyOrdered, "DependencyOrderedWriteAfterRead", "Write after read ordered only by a dependency",
+     "A write is ordered after another thread's read of the same bytes only through a chain of relaxed (unfenced) "
+     "strong stores and loads, i.e. by a data or address dependency, which the PTX memory model does not promise. "
+     "Decoupled look-back with relaxed tile status (CUB) has this shape; a fence pair would make it a release/acquire."},
+    {RaceKind::kBarrierDivergence, "BarrierDivergence", "Barrier reached by part of a warp",
+     "A block-wide barrier (__syncthreads, bar.sync) was executed by only some of the live lanes "
+     "of a warp: the behaviour is undefined."},
+    {RaceKind::kSameValue, "SameValueWrite", "Unordered writes of the same value",
+     "Two threads wrote the same bytes without ordering between the writes, and both stored the same value "
+     "(a flag set by many threads, a BFS visited mark). The PTX memory model calls this a data race; GPUs store "
+     "one of the equal values, so it is reported as a warning. barracuda --ignore same-value hides the class."},
+};
+
+size_t RuleIndex(RaceKind kind) {
+  for (size_t i = 0; i < std::size(kRules); ++i) {
+    if (kRules[i].kind == kind) return i;
+  }
+  return 0;
+}
+
+json Message(std::string text) { return json{{"text", std::move(text)}}; }
+
+// FNV-1a 64: a stable fingerprint for viewers that track results across runs.
+std::string Fingerprint(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string AccessSentence(const ResolvedAccess& a) {
+  return ptx::Cat(OperationName(a.op), " by ", ThreadText(a), " (warp ", a.warp, ", lane ", a.lane, ") at ",
+                  AccessLocationText(a));
+}
+
+json Location(const ResolvedAccess& a, int id, const std::string& message) {
+  json loc = {{"id", id}, {"message", Message(message)}};
+  if (a.site != nullptr) {
+    const ptx::Site& s = *a.site;
+    if (s.source && !s.source->file.empty() && s.source->line != 0) {
+      json region = {{"startLine", s.source->line}};
+      if (s.source->column != 0) region["startColumn"] = s.source->column;
+      loc["physicalLocation"] = {{"artifactLocation", {{"uri", PathToUri(s.source->file)}}}, {"region", region}};
+    } else if (a.module != nullptr && !a.module->name.empty() && s.ptx_line != 0) {
+      // Without -lineinfo the PTX is the only source there is.
+      loc["physicalLocation"] = {{"artifactLocation", {{"uri", PathToUri(a.module->name)}}},
+                                 {"region", {{"startLine", s.ptx_line}}}};
+    }
+    if (!s.function.empty()) {
+      loc["logicalLocations"] = json::array(
+          {{{"name", std::string(Demangle(s.function))}, {"decoratedName", s.function}, {"kind", "function"}}});
+    }
+  }
+  return loc;
+}
+
+json ResultJson(const ResolvedRace& r, const ReportContext& context) {
+  const size_t rule = RuleIndex(r.kind);
+  json result = {{"ruleId", detector::RaceKindName(r.kind)},
+                 {"ruleIndex", rule},
+                 {"level", detector::IsWarningKind(r.kind) ? "warning" : "error"},
+                 {"kind", "fail"},
+                 {"occurrenceCount", r.count}};
+  std::string text;
+  if (r.kind == RaceKind::kBarrierDivergence) {
+    text = ptx::Cat("Barrier divergence in kernel ", r.kernel, ": barrier at ", AccessLocationText(r.later),
+                    " reached by part of a warp (", ThreadText(r.later), ", warp ", r.later.warp, ").");
+    result["locations"] = json::array({Location(r.later, 0, "the barrier")});
+  } else {
+    // "[...](1)" is a SARIF embedded link to relatedLocations id 1.
+    text = ptx::Cat(Capitalized(KindDescription(r.kind)), " (", detector::RaceClassName(r.cls), ") on ",
+                    SpaceName(r.space), " memory ", AddressText(r), " in kernel ", r.kernel, ": ",
+                    AccessSentence(r.earlier), " and [", OperationName(r.later.op), " by ", ThreadText(r.later),
+                    "](1) at ", AccessLocationText(r.later), ".");
+    result["locations"] = json::array({Location(r.earlier, 0, ptx::Cat("first access: ", AccessSentence(r.earlier)))});
+    result["relatedLocations"] =
+        json::array({Location(r.later, 1, ptx::Cat("second access: ", AccessSentence(r.later)))});
+  }
+  if (r.count > 1) text += ptx::Cat(" ", r.count, " racy accesses.");
+  result["message"] = Message(std::move(text));
+  result["partialFingerprints"] = {
+      {"barracudaRace/v1",
+       Fingerprint(ptx::Cat(detector::RaceKindName(r.kind), "|", detector::RaceClassName(r.cls), "|",
+                            r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled,
+                            "|", AccessLocationText(r.earlier), "|", AccessLocationText(r.later)))}};
+  json props = {{"class", detector::RaceClassName(r.cls)},
+                {"space", SpaceName(r.space)},
+                {"processId", r.process_id},
+                {"launchId", r.launch_id},
+                {"kernel", r.kernel}};
+  if (r.kind != RaceKind::kBarrierDivergence) props["address"] = Hex(r.address);
+  if (r.allocation) {
+    props["allocation"] = {{"base", Hex(r.allocation->base)}, {"offset", r.allocation->offset},
+                           {"size", r.allocation->size},      {"kind", r.allocation->kind},
+                           {"label", r.allocation->label},    {"freed", r.allocation->freed}};
+  }
+  if (context.explored_schedules() > 1) props["schedules"] = SightingsJson(r, context);
+  result["properties"] = std::move(props);
+  return result;
+}
+
+}  // namespace
+
+std::string PathToUri(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = !path.empty() && path[0] == '/' ? "file://" : "";
+  for (unsigned char c : path) {
+    const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                            c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+    if (unreserved) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+json SarifReport(const ReportData& data, const ReportContext& context) {
+  json rules = json::array();
+  for (const RuleInfo& info : kRules) {
+    rules.push_back({{"id", detector::RaceKindName(info.kind)},
+                     {"name", info.name},
+                     {"shortDescription", Message(info.short_text)},
+                     {"fullDescription", Message(info.full_text)},
+                     {"defaultConfiguration", {{"level", detector::IsWarningKind(info.kind) ? "warning" : "error"}}}});
+  }
+  json results = json::array();
+  for (const ResolvedRace& r : data.races) results.push_back(ResultJson(r, context));
+
+  json invocation = {{"executionSuccessful", context.complete()}};
+  if (!context.command_line().empty()) {
+    std::string line;
+    for (const std::string& arg : context.command_line()) line += ptx::Cat(line.empty() ? "" : " ", arg);
+    invocation["commandLine"] = line;
+    invocation["arguments"] = context.command_line();
+  }
+  json notifications = json::array();
+  for (const std::string& reason : context.incomplete_reasons()) {
+    notifications.push_back({{"level", "error"}, {"message", Message(ptx::Cat("analysis incomplete: ", reason))}});
+  }
+  for (const std::string& note : context.notes()) {
+    notifications.push_back({{"level", "warning"}, {"message", Message(note)}});
+  }
+  if (data.suppressed.races != 0) {
+    notifications.push_back({{"level", "note"},
+                             {"message", Message(ptx::Cat(data.suppressed.races, " races suppressed"))}});
+  }
+  if (data.omitted.races != 0) {
+    notifications.push_back(
+        {{"level", "note"},
+         {"message", Message(ptx::Cat(data.omitted.races, " more races not reported (--max-reports ",
+                                      data.max_reports.value_or(0), ")"))}});
+  }
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
+
+  json run_props = {{"backend", context.backend()},
+                    {"warpModel", WarpModelName(context.warp_model())},
+                    {"schedule", ScheduleJson(context)},
+                    {"complete", context.complete()},
+                    {"racesFound", data.found.races},
+                    {"racesSuppressed", data.suppressed.races},
+                    {"racesOmitted", data.omitted.races}};
+  if (context.explored_schedules() > 1) run_props["exploration"] = ExplorationJson(data, context);
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", kToolName},
+                  {"version", ToolVersion()},
+                  {"semanticVersion", ToolVersion()},
+                  {"rules", std::move(rules)}}}}},
+              {"invocations", json::array({std::move(invocation)})},
+              {"columnKind", "utf16CodeUnits"},
+              {"results", std::move(results)},
+              {"properties", std::move(run_props)}};
+  return json{{"$schema", kSarifSchemaUri}, {"version", "2.1.0"}, {"runs", json::array({std::move(run)})}};
+}
+
+}  // namespace barracuda::reports

@@ -1,0 +1,305 @@
+#include "host_detector/reports/report_text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "ptx_rewriter/text_concat.h"
+
+namespace barracuda::reports {
+namespace {
+
+using detector::RaceKind;
+using protocol::Op;
+
+std::string LocText(const ptx::SourceLocation& loc) {
+  return loc.column != 0 ? ptx::Cat(loc.file, ":", loc.line, ":", loc.column) : ptx::Cat(loc.file, ":", loc.line);
+}
+
+// "at racy.cu:12 (inlined at main.cu:40) in f(int*) [PTX racy.ptx:41 st.global.u32]"
+std::string WhereText(const ResolvedAccess& a) {
+  if (a.site == nullptr) {
+    return a.site_id == protocol::kNoSite ? "at an unknown site" : ptx::Cat("at site ", a.site_id, " (no site table)");
+  }
+  const ptx::Site& s = *a.site;
+  const std::string module = a.module != nullptr && !a.module->name.empty() ? a.module->name : "<ptx>";
+  std::string out;
+  if (s.source && !s.source->file.empty() && s.source->line != 0) {
+    out = ptx::Cat("at ", LocText(*s.source));
+    if (s.inlined_at && !s.inlined_at->file.empty()) out += ptx::Cat(" (inlined at ", LocText(*s.inlined_at), ")");
+    out += ptx::Cat(" in ", Demangle(s.function), " [PTX ", module, ":", s.ptx_line, " ", s.opcode, "]");
+  } else {
+    out = ptx::Cat("at PTX ", module, ":", s.ptx_line, " ", s.opcode, " in ", Demangle(s.function));
+  }
+  return out;
+}
+
+std::string AccessHeadline(const ResolvedAccess& a) {
+  std::string out = Capitalized(OperationName(a.op));
+  if (a.access_size != 0) out += ptx::Cat(" of ", static_cast<unsigned>(a.access_size), a.access_size == 1 ? " byte" : " bytes");
+  out += ptx::Cat(" by ", ThreadText(a), " (warp ", a.warp, ", lane ", a.lane, ")");
+  return out;
+}
+
+void Line(std::ostream& out, const std::string& text) { out << kTextPrefix << text << '\n'; }
+
+std::string Plural(uint64_t n, const char* one, const char* many) {
+  return ptx::Cat(n, " ", n == 1 ? one : many);
+}
+
+std::string NumbersText(const std::vector<uint32_t>& numbers) {
+  std::string out;
+  for (uint32_t n : numbers) out += ptx::Cat(out.empty() ? "#" : ", #", n);
+  return out;
+}
+
+// "    Seen under 2 of 8 schedules: #2 (random, seed 1) 5x, #5 (...) 3x; replay: ..."
+void SightingsText(std::ostream& out, const ResolvedRace& r, const ReportContext& context) {
+  std::string list;
+  std::optional<Schedule> first;
+  uint32_t seen = 0;
+  for (const ResolvedRace::Sighting& s : r.seen_in) {
+    const ProcessInfo* p = context.FindProcess(s.process_id);
+    if (p == nullptr || !p->schedule) continue;
+    if (!first) first = p->schedule;
+    seen++;
+    list += ptx::Cat(list.empty() ? "" : ", ", "#", context.ScheduleNumber(s.process_id), " (",
+                     ScheduleText(*p->schedule), ") ", s.count, "x");
+  }
+  if (!first) return;
+  Line(out, ptx::Cat("    Seen under ", seen, " of ", context.Schedules().size(), " schedules: ", list,
+                     "; replay: ", ReplayText(*first)));
+}
+
+// After the summary of an exploration: which schedules showed races, and
+// whether the program's outcome depended on the schedule.
+void ExplorationText(std::ostream& out, const ReportData& data, const ReportContext& context) {
+  const std::vector<Schedule> schedules = context.Schedules();
+  std::vector<uint32_t> racy;
+  for (uint32_t n = 1; n <= schedules.size(); ++n) {
+    bool any = false;
+    for (const ResolvedRace& r : data.races)
+      for (const ResolvedRace::Sighting& s : r.seen_in) any |= context.ScheduleNumber(s.process_id) == n;
+    if (any) racy.push_back(n);
+  }
+  // "#1 round-robin; #2-#8 random, seeds 1-7; #9-#12 cd": runs of one policy
+  // with consecutive seeds (cd: any delay sets; each race names its own).
+  std::string which;
+  for (size_t i = 0; i < schedules.size();) {
+    const bool cd = schedules[i].policy == "cd";
+    size_t j = i + 1;
+    while (j < schedules.size() && schedules[j].policy == schedules[i].policy && schedules[i].policy != "round-robin" &&
+           (cd || (schedules[j].seed == schedules[j - 1].seed + 1 && schedules[j].arguments == schedules[i].arguments)))
+      ++j;
+    which += which.empty() ? "" : "; ";
+    if (j - i == 1)
+      which += ptx::Cat("#", i + 1, " ", ScheduleText(schedules[i]));
+    else if (cd)
+      which += ptx::Cat("#", i + 1, "-#", j, " cd, a delay set each");
+    else
+      which += ptx::Cat("#", i + 1, "-#", j, " ", schedules[i].policy, ", seeds ", schedules[i].seed, "-",
+                        schedules[j - 1].seed, schedules[i].arguments.empty() ? "" : ", ", schedules[i].arguments);
+    i = j;
+  }
+  std::string line = ptx::Cat("Schedules explored: ", schedules.size(), " of ", context.explored_schedules(),
+                              " requested (", which.empty() ? std::string("none") : which, "); races seen under ",
+                              racy.empty() ? std::string("none") : ptx::Cat(racy.size(), " (", NumbersText(racy), ")"));
+  Line(out, line);
+  // Outcomes: the program's end under each schedule, grouped.
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> outcomes;
+  for (const ProcessInfo& p : context.processes()) {
+    if (!p.schedule || !p.end) continue;
+    const std::string what = p.end->Describe();
+    auto it = std::find_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.first == what; });
+    if (it == outcomes.end()) it = outcomes.insert(outcomes.end(), {what, {}});
+    const uint32_t n = context.ScheduleNumber(p.pid);
+    if (std::find(it->second.begin(), it->second.end(), n) == it->second.end()) it->second.push_back(n);
+  }
+  if (outcomes.size() <= 1) return;
+  std::string groups;
+  for (const auto& [what, numbers] : outcomes)
+    groups += ptx::Cat(groups.empty() ? "" : "; ", "the program ", what, " under ", NumbersText(numbers));
+  Line(out, ptx::Cat("SCHEDULE-DEPENDENT OUTCOME: ", groups));
+  // Replay lines for the outcomes other than the first schedule's (the
+  // default run's, when schedule 1 is round-robin).
+  for (size_t i = 1; i < outcomes.size(); ++i) {
+    const Schedule& s = schedules[outcomes[i].second.front() - 1];
+    Line(out, ptx::Cat("    the program ", outcomes[i].first, " under #", outcomes[i].second.front(), " (",
+                       ScheduleText(s), "); replay: ", ReplayText(s)));
+  }
+}
+
+}  // namespace
+
+std::string Capitalized(std::string s) {
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+std::string Hex(uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+std::string CoordText(const Dim3& d) { return ptx::Cat("(", d.x, ",", d.y, ",", d.z, ")"); }
+
+std::string OperationName(Op op) {
+  switch (op) {
+    case Op::kRead: return "read";
+    case Op::kWrite: return "write";
+    case Op::kAtomic: return "atomic";
+    case Op::kAcquire: return "acquire";
+    case Op::kRelease: return "release";
+    case Op::kAcqRel: return "acquire-release";
+    case Op::kBarrier: return "barrier";
+    case Op::kBarrierArrive: return "barrier-arrive";
+    default: return protocol::OpName(op);
+  }
+}
+
+const char* SpaceName(protocol::Space space) {
+  return space == protocol::Space::kShared ? "shared" : "global";
+}
+
+std::string KindDescription(RaceKind kind) {
+  switch (kind) {
+    case RaceKind::kReadAfterWrite: return "read-after-write (RAW) race";
+    case RaceKind::kWriteAfterRead: return "write-after-read (WAR) race";
+    case RaceKind::kWriteAfterWrite: return "write-after-write (WAW) race";
+    case RaceKind::kAtomicVsPlain: return "atomic-vs-plain race";
+    case RaceKind::kBarrierDivergence: return "barrier divergence";
+    case RaceKind::kNotMorallyStrong: return "race between strong accesses that are not morally strong (scope or size)";
+    case RaceKind::kDependencyOrdered:
+      return "WARNING: write-after-read ordered only by a dependency through relaxed accesses (no fence: the PTX "
+             "memory model does not order it)";
+    case RaceKind::kSameValue:
+      return "WARNING: same-value write-write race (both writes stored the same value: a race by the PTX memory "
+             "model, harmless on current GPUs; --ignore same-value hides it)";
+  }
+  return "race";
+}
+
+std::string ThreadText(const ResolvedAccess& a) {
+  if (a.thread && a.block) return ptx::Cat("thread ", CoordText(*a.thread), " in block ", CoordText(*a.block));
+  return ptx::Cat("thread ", a.thread_linear, " (grid-linear) in block ", a.block_linear);
+}
+
+std::string AddressText(const ResolvedRace& race) {
+  if (race.space == protocol::Space::kShared) {
+    std::string out = ptx::Cat("shared offset ", Hex(race.address));
+    if (race.allocation) {
+      out += ptx::Cat(" in the ", race.allocation->size, "-byte ", race.allocation->label);
+    } else {
+      out += ptx::Cat(" in the shared memory of block ", race.shared_block);
+    }
+    return out;
+  }
+  std::string out = Hex(race.address);
+  if (!race.allocation) return out + " (in no known allocation)";
+  const ResolvedAllocation& a = *race.allocation;
+  out += ptx::Cat(" = ", Hex(a.base), " + ", a.offset, " in ", a.freed ? "freed " : "", a.kind, " allocation");
+  if (!a.label.empty()) out += ptx::Cat(" '", a.label, "'");
+  out += ptx::Cat(" of ", a.size, " bytes");
+  return out;
+}
+
+void WriteTextReport(const ReportData& data, const ReportContext& context, std::ostream& out) {
+  for (const ResolvedRace& r : data.races) {
+    std::string head = ptx::Cat("Race #", r.ordinal, ": ", KindDescription(r.kind));
+    if (r.kind != RaceKind::kBarrierDivergence) {
+      head += ptx::Cat(" (", detector::RaceClassName(r.cls), ") on ", SpaceName(r.space), " memory");
+    }
+    head += ptx::Cat(" [", Plural(r.count, "occurrence", "occurrences"), "]");
+    Line(out, head);
+    if (r.kind == RaceKind::kBarrierDivergence) {
+      Line(out, ptx::Cat("    Barrier reached by part of a warp: ", ThreadText(r.later), " (warp ", r.later.warp,
+                         ", lane ", r.later.lane, ")"));
+      Line(out, ptx::Cat("        ", WhereText(r.later)));
+    } else {
+      Line(out, ptx::Cat("    First:  ", AccessHeadline(r.earlier)));
+      Line(out, ptx::Cat("            ", WhereText(r.earlier)));
+      Line(out, ptx::Cat("    Second: ", AccessHeadline(r.later)));
+      Line(out, ptx::Cat("            ", WhereText(r.later)));
+      Line(out, ptx::Cat("    Address ", AddressText(r)));
+    }
+    std::string kernel = ptx::Cat("    Kernel ", r.kernel, ", launch ", r.launch_id);
+    if (r.launch != nullptr) {
+      kernel += ptx::Cat(" (grid ", CoordText(r.launch->grid), ", block ", CoordText(r.launch->block), ", stream ",
+                         r.launch->stream_id, ")");
+    }
+    kernel += ptx::Cat(", process ", r.process_id);
+    Line(out, kernel);
+    if (context.explored_schedules() > 1) SightingsText(out, r, context);
+    Line(out, "");
+  }
+
+  // Summary: "N races (k RAW, ...), M racy accesses[; W warnings (...), A accesses]
+  // [; S suppressed][; O not shown]". Warning kinds are counted apart from races.
+  auto counted = [&](bool warnings, uint64_t& entries, uint64_t& dynamic) {
+    std::string kinds;
+    entries = dynamic = 0;
+    for (RaceKind k : detector::kAllRaceKinds) {
+      if (detector::IsWarningKind(k) != warnings) continue;
+      uint64_t n = 0;
+      for (const ResolvedRace& r : data.races) {
+        if (r.kind == k) n++, dynamic += r.count;
+      }
+      entries += n;
+      if (n != 0) kinds += ptx::Cat(kinds.empty() ? "" : ", ", n, " ", detector::RaceKindName(k));
+    }
+    return kinds;
+  };
+  uint64_t races = 0, race_dynamic = 0, warnings = 0, warning_dynamic = 0;
+  const std::string race_kinds = counted(false, races, race_dynamic);
+  const std::string warning_kinds = counted(true, warnings, warning_dynamic);
+  std::string summary = ptx::Cat("BARRACUDA SUMMARY: ", Plural(races, "race", "races"));
+  if (races != 0) {
+    summary += ptx::Cat(" (", race_kinds, "), ", Plural(race_dynamic, "racy access", "racy accesses"));
+  }
+  if (warnings != 0) {
+    summary += ptx::Cat("; ", Plural(warnings, "warning", "warnings"), " (", warning_kinds, "), ",
+                        Plural(warning_dynamic, "access", "accesses"));
+  }
+  if (data.suppressed.races != 0) {
+    summary += ptx::Cat("; ", data.suppressed.races, " suppressed (", Plural(data.suppressed.dynamic, "access", "accesses"), ")");
+  }
+  if (data.ignored.races != 0) {
+    std::string kinds;
+    for (RaceKind k : data.ignore) kinds += ptx::Cat(kinds.empty() ? "" : ",", detector::RaceKindName(k));
+    summary += ptx::Cat("; ", data.ignored.races, " ignored (--ignore ", kinds, ")");
+  }
+  if (data.omitted.races != 0) {
+    summary += ptx::Cat("; ", data.omitted.races, " more not shown (--max-reports ", data.max_reports.value_or(0), ")");
+  }
+  // On the summary line itself: "0 races" alone would read as a clean run.
+  if (!context.complete()) summary += "; analysis INCOMPLETE";
+  Line(out, summary);
+  if (context.explored_schedules() > 1) {
+    ExplorationText(out, data, context);
+  } else if (context.schedule() && context.schedule()->policy != "round-robin") {
+    Line(out, ptx::Cat("Emulator schedule: ", ScheduleText(*context.schedule()), " (replay: ",
+                       ReplayText(*context.schedule()), ")"));
+  }
+  for (const SuppressionUse& use : data.suppressions_used) {
+    Line(out, ptx::Cat("Suppressed by ", use.where, " (", use.text, "): ", Plural(use.counts.races, "race", "races")));
+  }
+  if (!context.complete()) {
+    for (const std::string& reason : context.incomplete_reasons()) {
+      Line(out, ptx::Cat("Analysis INCOMPLETE: ", reason, "; races in the part not analysed are missing"));
+    }
+  }
+  for (const std::string& note : context.notes()) Line(out, ptx::Cat("Note: ", note));
+}
+
+std::string TextReport(const ReportData& data, const ReportContext& context) {
+  std::ostringstream out;
+  WriteTextReport(data, context, out);
+  return out.str();
+}
+
+}  // namespace barracuda::reports
