@@ -165,15 +165,15 @@ int main(int argc, char** argv) {
                  "--schedule-policy pct: d, the bug depth (d-1 priority change points)")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
+  uint64_t pct_horizon = 0;
+  app.add_option("--pct-horizon", pct_horizon,
+                 "--schedule-policy pct: the serial steps change points are drawn from (a report names it)");
   double kernel_timeout = 0;
   app.add_option("--kernel-timeout", kernel_timeout,
                  "emulator: a launch still running after SECONDS fails with cudaErrorLaunchTimeout (as a GPU "
                  "watchdog would) and the run is incomplete (exit 118), kernel and schedule named: for spin-waits "
                  "that some schedule never releases (0: no limit)")
       ->check(CLI::NonNegativeNumber);
-  uint64_t pct_horizon = 0;
-  app.add_option("--pct-horizon", pct_horizon,
-                 "--schedule-policy pct: the serial steps change points are drawn from (a report names it)");
   app.add_flag("-q,--quiet", quiet, "no text report on stderr, no notes (files are still written)");
   app.add_flag("-v,--verbose", verbose, "say what barracuda does; statistics in the report");
   app.add_flag("--version", version, "print the version and exit");
