@@ -106,6 +106,7 @@ bool LaunchRunner::BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, u
   };
   for (const Worker& s : slots)
     if (stopped(s)) return false;
+  if (!WatchGridBarrier(slots, next_unit)) return false;
   // The serial phase: slot order, then the order the warps stopped in, as the
   // schedule policy orders and holds them (serial_phase.h: the order of
   // atomics and of flag hand-offs is what a schedule search must vary).

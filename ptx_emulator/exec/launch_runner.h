@@ -69,6 +69,10 @@ class LaunchRunner {
   void ReportFault(const Warp& w);
   void ReportDeadlock(const Block& b);
   void ReportTimeout(const std::vector<Worker>& slots, double seconds);
+  // Cooperative launches, before a serial phase (grid_barrier_watch.cpp):
+  // false (and a deadlock fault) once every resident warp has been stuck on
+  // the unchanged grid workspace word for a while and some block exited.
+  bool WatchGridBarrier(std::vector<Worker>& slots, uint64_t admitted);
   void SetError(absl::Status status);
   std::string Coordinates(const Block& b, const Warp* w, uint32_t lane) const;
 
@@ -90,6 +94,8 @@ class LaunchRunner {
   uint64_t launch_id_ = 0;
   std::vector<uint64_t> params_;  // 8-byte aligned parameter buffer
   uint64_t grid_workspace_ = 0;   // cooperative launch: the grid barrier word (device address)
+  uint64_t grid_word_ = 0;        // its value at the last check (grid_barrier_watch.cpp)
+  uint32_t grid_stall_rounds_ = 0;
   std::atomic<uint64_t> next_block_{0};
   std::atomic<bool> stop_{false};
   std::mutex error_mu_;

@@ -414,6 +414,8 @@ TEST_CASE("barracuda: a kernel that faults makes the run incomplete, with kernel
   CheckFault("null", "cudaErrorIllegalAddress", "ReadNull");
   CheckFault("deadlock", "cudaErrorLaunchTimeout", "no warp of the block can make progress");
   CheckFault("spin", "cudaErrorLaunchTimeout", "ran longer than 1.5 s (--kernel-timeout)");
+  CheckFault("grid", "cudaErrorLaunchTimeout",
+             "barrier divergence at grid scope: grid.sync() (the cooperative grid barrier) is waited on by 2 blocks");
 }
 
 // Schedule exploration (issue 15 items 2 and 4) on a program with a
