@@ -27,3 +27,14 @@ if(BARRACUDA_BENCHMARKS)
   add_executable(detector_bench ${CMAKE_CURRENT_LIST_DIR}/bench/detector_bench.cpp)
   target_link_libraries(detector_bench PRIVATE barracuda_detector benchmark::benchmark)
 endif()
+
+# Adversarial record streams (label fuzz, 30 s in CI's sanitizer build): the
+# detector never crashes on what a program's records may look like.
+if(TARGET barracuda_trace_generator OR EXISTS ${PROJECT_SOURCE_DIR}/host_detector/reference/CMakeLists.txt)
+  barracuda_fuzzer(record_stream_fuzzer SOURCES ${CMAKE_CURRENT_LIST_DIR}/fuzz/record_stream_fuzzer.cpp
+    LIBS barracuda_detector barracuda_trace_generator)
+  if(BARRACUDA_FUZZ)
+    add_test(NAME fuzz.record_stream COMMAND sh -c "mkdir -p '${CMAKE_CURRENT_BINARY_DIR}/record_stream_corpus' && exec '$<TARGET_FILE:record_stream_fuzzer>' -max_total_time=30 -timeout=10 -rss_limit_mb=2048 '${CMAKE_CURRENT_BINARY_DIR}/record_stream_corpus'")
+    set_tests_properties(fuzz.record_stream PROPERTIES LABELS fuzz TIMEOUT 120)
+  endif()
+endif()
