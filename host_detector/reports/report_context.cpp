@@ -103,18 +103,25 @@ std::string ProcessEnd::Describe() const {
   return ptx::Cat("was killed by signal ", code, name != nullptr ? ptx::Cat(" (SIG", name, ")") : std::string());
 }
 
-std::vector<Schedule> ReportContext::Schedules() const {
-  std::vector<Schedule> out;
-  for (const ProcessInfo& p : processes_)
-    if (p.schedule && std::find(out.begin(), out.end(), *p.schedule) == out.end()) out.push_back(*p.schedule);
-  return out;
+void ReportContext::SetProcessSchedule(uint32_t pid, Schedule schedule) {
+  auto it = std::find(schedules_.begin(), schedules_.end(), schedule);
+  if (it == schedules_.end()) it = schedules_.insert(schedules_.end(), schedule);
+  ProcessInfo& p = Process(pid);
+  p.schedule_number = static_cast<uint32_t>(it - schedules_.begin()) + 1;
+  p.schedule = std::move(schedule);
 }
 
 uint32_t ReportContext::ScheduleNumber(uint32_t pid) const {
   const ProcessInfo* p = FindProcess(pid);
-  if (p == nullptr || !p->schedule) return 0;
-  const std::vector<Schedule> all = Schedules();
-  return static_cast<uint32_t>(std::find(all.begin(), all.end(), *p->schedule) - all.begin()) + 1;
+  return p == nullptr ? 0 : p->schedule_number;
+}
+
+std::vector<uint64_t> SightingsPerSchedule(const ReportContext& context, std::span<const ResolvedRace> races) {
+  std::vector<uint64_t> out(context.Schedules().size());
+  for (const ResolvedRace& r : races)
+    for (const ResolvedRace::Sighting& s : r.seen_in)
+      if (const uint32_t n = context.ScheduleNumber(s.process_id); n != 0) out[n - 1]++;
+  return out;
 }
 
 void ReportContext::SetProcessCommandLine(uint32_t pid, std::vector<std::string> argv) {

@@ -106,6 +106,7 @@ struct ProcessInfo {
   absl::flat_hash_map<uint64_t, LaunchInfo> launches;       // launch id -> launch
   std::map<uint64_t, Allocation> allocations;               // base -> allocation
   std::optional<Schedule> schedule;  // the emulator schedule it ran under (when it said)
+  uint32_t schedule_number = 0;      // its 1-based number among the context's schedules; 0: none
   std::optional<ProcessEnd> end;     // how it ended (when the CLI said)
 };
 
@@ -125,7 +126,8 @@ class ReportContext {
   // Per-process side tables. Processes are listed in order of first mention.
   ProcessInfo& Process(uint32_t pid);
   void SetProcessCommandLine(uint32_t pid, std::vector<std::string> argv);
-  void SetProcessSchedule(uint32_t pid, Schedule schedule) { Process(pid).schedule = std::move(schedule); }
+  // Numbers schedules in the order they are first set (the processes' order).
+  void SetProcessSchedule(uint32_t pid, Schedule schedule);
   void SetProcessEnd(uint32_t pid, ProcessEnd end) { Process(pid).end = end; }
   // Schedule exploration (barracuda --schedules N): the run is N runs of the
   // program, one per schedule, each its own process.
@@ -133,7 +135,7 @@ class ReportContext {
   uint32_t explored_schedules() const { return explored_schedules_; }
   // The distinct schedules of the processes, in process (= run) order; a
   // schedule's number in reports is its position here + 1.
-  std::vector<Schedule> Schedules() const;
+  const std::vector<Schedule>& Schedules() const { return schedules_; }
   // 1-based number of the schedule `pid` ran under; 0 when it did not say.
   uint32_t ScheduleNumber(uint32_t pid) const;
   // Site ids site_base .. site_base+size-1 of `pid` map to `sites`. Fails when
@@ -183,6 +185,7 @@ class ReportContext {
   std::vector<std::string> command_line_;
   std::optional<Schedule> schedule_;
   uint32_t explored_schedules_ = 0;
+  std::vector<Schedule> schedules_;  // distinct, in the order first set
   std::vector<std::string> incomplete_reasons_;
   std::vector<KernelNotRun> kernels_not_run_;
   std::vector<std::string> notes_;
@@ -262,6 +265,8 @@ std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
 // `count` becomes the sum over schedules; `seen_in` lists each. Order: first
 // sighting. Ordinals are renumbered.
 std::vector<ResolvedRace> MergeAcrossSchedules(std::vector<ResolvedRace> races);
+// Per schedule (index = number - 1): how many sightings of `races` it had.
+std::vector<uint64_t> SightingsPerSchedule(const ReportContext& context, std::span<const ResolvedRace> races);
 
 struct RaceCounts {
   uint64_t races = 0;    // distinct races (report entries)

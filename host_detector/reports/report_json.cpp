@@ -90,7 +90,8 @@ json SightingsJson(const ResolvedRace& r, const ReportContext& context) {
 // many of the reported races it showed.
 json ExplorationJson(const ReportData& data, const ReportContext& context) {
   json out = json::array();
-  const std::vector<Schedule> schedules = context.Schedules();
+  const std::vector<Schedule>& schedules = context.Schedules();
+  const std::vector<uint64_t> sightings = SightingsPerSchedule(context, data.races);
   for (size_t i = 0; i < schedules.size(); ++i) {
     json j = OneScheduleJson(schedules[i]);
     j["number"] = i + 1;
@@ -100,12 +101,9 @@ json ExplorationJson(const ReportData& data, const ReportContext& context) {
       pids.push_back(p.pid);
       ends.push_back(EndJson(p.end));
     }
-    uint64_t races = 0;
-    for (const ResolvedRace& r : data.races)
-      for (const ResolvedRace::Sighting& s : r.seen_in) races += context.ScheduleNumber(s.process_id) == i + 1;
     j["processes"] = std::move(pids);
     j["ends"] = std::move(ends);
-    j["races"] = races;
+    j["races"] = sightings[i];
     out.push_back(std::move(j));
   }
   return json{{"requested", context.explored_schedules()}, {"schedules", std::move(out)}};

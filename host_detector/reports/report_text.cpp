@@ -78,14 +78,11 @@ void SightingsText(std::ostream& out, const ResolvedRace& r, const ReportContext
 // After the summary of an exploration: which schedules showed races, and
 // whether the program's outcome depended on the schedule.
 void ExplorationText(std::ostream& out, const ReportData& data, const ReportContext& context) {
-  const std::vector<Schedule> schedules = context.Schedules();
+  const std::vector<Schedule>& schedules = context.Schedules();
+  const std::vector<uint64_t> sightings = SightingsPerSchedule(context, data.races);
   std::vector<uint32_t> racy;
-  for (uint32_t n = 1; n <= schedules.size(); ++n) {
-    bool any = false;
-    for (const ResolvedRace& r : data.races)
-      for (const ResolvedRace::Sighting& s : r.seen_in) any |= context.ScheduleNumber(s.process_id) == n;
-    if (any) racy.push_back(n);
-  }
+  for (uint32_t n = 1; n <= schedules.size(); ++n)
+    if (sightings[n - 1] != 0) racy.push_back(n);
   // "#1 round-robin; #2-#8 random, seeds 1-7; #9-#12 cd": runs of one policy
   // with consecutive seeds (cd: any delay sets; each race names its own).
   std::string which;

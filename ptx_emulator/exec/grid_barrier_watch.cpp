@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ptx_emulator/exec/fault_status.h"
 #include "ptx_emulator/exec/launch_runner.h"
-#include "ptx_emulator/ops/mem_access.h"
+#include "ptx_emulator/exec/serial_phase.h"
 
 namespace barracuda::emu {
 namespace {
@@ -25,12 +25,9 @@ constexpr uint32_t kGridStallRounds = 256;
 // Whether `w` is stopped before a serial operation that addresses [lo, hi).
 bool PendingOnWord(Warp& w, uint64_t lo, uint64_t hi) {
   if (!w.serial_pending) return false;
-  const Inst& in = w.frame().fn->code[w.top().pc];
-  if (in.address_operand == 0) return false;
-  uint32_t exec = w.top().mask;
-  if (in.guard != kNoPred) exec &= in.guard_negated ? ~w.preds[in.guard] : w.preds[in.guard];
-  if (exec == 0) return false;
-  const uint64_t a = mem::MakeAddress(in.ops[in.address_operand - 1], w).At(static_cast<uint32_t>(__builtin_ctz(exec)));
+  const std::optional<PendingAccess> pending = PendingMemoryAccess(w, w.frame().fn->code[w.top().pc]);
+  if (!pending) return false;
+  const uint64_t a = pending->address.At(static_cast<uint32_t>(__builtin_ctz(pending->exec)));
   return a >= lo && a < hi;
 }
 

@@ -6,7 +6,6 @@
 #include <numeric>
 
 #include "ptx_emulator/exec/warp.h"
-#include "ptx_emulator/ops/mem_access.h"
 
 namespace barracuda::emu {
 
@@ -50,7 +49,11 @@ void SerialPhase::Plan(std::span<Warp* const> ops, std::vector<uint32_t>& order,
   } else if (options_.policy == Policy::kPct) {
     std::vector<uint64_t> priority(ops.size());
     for (size_t i = 0; i < ops.size(); ++i) priority[i] = Priority(ops[i]->block->linear);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return priority[a] > priority[b]; });
+    // Ties keep slot order. std::sort on a total key, not stable_sort: libstdc++
+    // 12's stable_sort warns under clang 19.
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return priority[a] != priority[b] ? priority[a] > priority[b] : a < b;
+    });
   }
   // Holds: an operation held long enough runs now (after the others),
   // whatever the policy. Every operation planned is one step (PCT's change
@@ -85,13 +88,20 @@ void SerialPhase::Plan(std::span<Warp* const> ops, std::vector<uint32_t>& order,
   order = std::move(now);
 }
 
-void SerialPhase::Observe(const Warp& w, const Inst& in) {
-  if (options_.conflicts_out.empty() || in.address_operand == 0) return;
-  const SimtEntry& top = const_cast<Warp&>(w).top();
-  uint32_t exec = top.mask;
+std::optional<PendingAccess> PendingMemoryAccess(const Warp& w, const Inst& in) {
+  if (in.address_operand == 0) return std::nullopt;
+  uint32_t exec = const_cast<Warp&>(w).top().mask;
   if (in.guard != kNoPred) exec &= in.guard_negated ? ~w.preds[in.guard] : w.preds[in.guard];
-  const mem::AddressOperand a = mem::MakeAddress(in.ops[in.address_operand - 1], w);
-  if (a.frame || exec == 0) return;
+  if (exec == 0) return std::nullopt;
+  return PendingAccess{exec, mem::MakeAddress(in.ops[in.address_operand - 1], w)};
+}
+
+void SerialPhase::Observe(const Warp& w, const Inst& in) {
+  if (options_.conflicts_out.empty()) return;
+  const std::optional<PendingAccess> pending = PendingMemoryAccess(w, in);
+  if (!pending || pending->address.frame) return;
+  const uint32_t exec = pending->exec;
+  const mem::AddressOperand& a = pending->address;
   const OpKey key{w.block->linear, in.site};
   auto [it, fresh] = seen_.try_emplace(key);
   if (fresh) seen_order_.push_back(key);

@@ -24,6 +24,7 @@
 #define BARRACUDA_PTX_EMULATOR_EXEC_SERIAL_PHASE_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,11 +34,22 @@
 #include "absl/container/flat_hash_set.h"
 #include "ptx_emulator/core/device.h"
 #include "ptx_emulator/exec/schedule_policy.h"
+#include "ptx_emulator/ops/mem_access.h"
 
 namespace barracuda::emu {
 
 struct Warp;
 struct Inst;
+
+// The lanes and address operand of the serial memory instruction `w` is
+// stopped before (`in`, at its pc); nullopt when it has no address operand
+// or no lane executes it. Conflict recording and the grid-barrier watch
+// (grid_barrier_watch.cpp) both look at it before it runs.
+struct PendingAccess {
+  uint32_t exec = 0;
+  mem::AddressOperand address;
+};
+std::optional<PendingAccess> PendingMemoryAccess(const Warp& w, const Inst& in);
 
 class SerialPhase {
  public:
