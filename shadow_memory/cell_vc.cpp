@@ -23,8 +23,9 @@ void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, Rea
 
 void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
   if (cell.read_shared()) {  // READSHARED
-    pool.Get(cell.read_vc()).Set(ReaderKey(reader.tid, kind, strength), {reader.clock, site, false, kind, strength});
-    cell.SetReadVc(cell.read_vc(), site);
+    if (SetEntry(pool, pool.Get(cell.read_vc()), ReaderKey(reader.tid, kind, strength),
+                 {reader.clock, site, false, kind, strength}))
+      cell.SetReadVc(cell.read_vc(), site);
     return;
   }
   Epoch old = cell.read_epoch();
@@ -60,8 +61,8 @@ void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bo
 
 void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength) {
   if (cell.write_shared()) {
-    pool.Get(cell.write_vc()).Set(writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength});
-    cell.SetWriteVc(cell.write_vc(), site, atomic);
+    if (SetEntry(pool, pool.Get(cell.write_vc()), writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength}))
+      cell.SetWriteVc(cell.write_vc(), site, atomic);
     return;
   }
   Epoch old = cell.write_epoch();

@@ -12,6 +12,19 @@
 
 namespace barracuda::shadow {
 
+// V[key] := e in a live clock, unless that would add a key over the memory
+// limit: then nothing changes, the refusal is counted, and false is returned.
+// Dropping an entry can only hide races (a later access is checked against
+// fewer earlier ones), so the degraded shadow stays free of false alarms.
+inline bool SetEntry(SparseVcPool& pool, SparseVc& vc, VcKey key, const VcEntry& e) {
+  if (!pool.MayGrow() && vc.Find(key) == nullptr) {
+    pool.Refused();
+    return false;
+  }
+  vc.Set(key, e);
+  return true;
+}
+
 // READEXCL: R := E(t) (an epoch; a read VC, if any, is freed). The caller
 // checked that the new reader covers what it replaces, kinds included (see
 // ReadKind: a reader may only replace one of a weaker or equal kind).
@@ -21,8 +34,10 @@ void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
 // READINFLATE / READSHARED: the read is concurrent with the recorded reads, so
 // R keeps them all. R bottom or an epoch of the same thread: R := E(t).
 // R an epoch of another thread: inflates to {that reader, t}. R a VC: R[t] := c.
-// If the pool is exhausted the cell keeps only the newer epoch (counted as
-// kVcAllocFailures: a later write may then miss a race with the older read).
+// If the pool is exhausted or over the memory limit the cell keeps only the
+// newer epoch (counted as kVcAllocFailures: a later write may then miss a race
+// with the older read, never report one that did not happen); over the limit a
+// read VC takes no new thread (kVcEntriesRefused; the same reasoning).
 // A thread's newer reader replaces its older one when it stands for it
 // (ReaderSubsumes, epoch.h: kinds and strengths); otherwise both are kept
 // (VcKey: thread, kind, strength).
@@ -40,7 +55,7 @@ void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bo
 // A write concurrent with the recorded writer(s) but not racing with them
 // (atomic after atomic, or a same-value pair within one record): W keeps all
 // of them (host_detector/detector/SEMANTICS.md, "past the paper"). W bottom or an epoch of
-// the same thread: W := (E(t), atomic). Pool exhausted: as AddReader.
+// the same thread: W := (E(t), atomic). Pool exhausted or over the limit: as AddReader.
 void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
                Strength strength = kWeak);
 
@@ -56,8 +71,8 @@ void SetWriteKeeping(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, 
     SparseVc& vc = pool.Get(cell.write_vc());
     vc.EraseIf([&](Tid t, const VcEntry& e) { return t == writer.tid || !keep(t, e); });
     if (!vc.empty()) {
-      vc.Set(writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength});
-      cell.SetWriteVc(cell.write_vc(), site, atomic);
+      if (SetEntry(pool, vc, writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength}))
+        cell.SetWriteVc(cell.write_vc(), site, atomic);
       return;
     }
   } else if (Epoch old = cell.write_epoch(); !old.IsBottom() && old.tid != writer.tid) {

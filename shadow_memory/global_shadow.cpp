@@ -14,13 +14,6 @@ namespace barracuda::shadow {
 
 namespace {
 
-uint32_t ShiftFor(uint32_t bytes_per_cell) {
-  // Coarser than a granule, or degrading would gain nothing.
-  if (bytes_per_cell < 2 * kGranuleBytes) bytes_per_cell = 2 * kGranuleBytes;
-  if (bytes_per_cell > 256) bytes_per_cell = 256;
-  return static_cast<uint32_t>(std::bit_width(bytes_per_cell) - 1);  // rounds down to 2^k
-}
-
 int64_t CountBits(const uint64_t* words) {
   int64_t n = 0;
   for (uint32_t i = 0; i < CellArray::kMaxTouchWords; ++i) n += std::popcount(words[i]);
@@ -72,13 +65,11 @@ int64_t DropMemory(CellArray& a) {
   return resident;
 }
 
-constexpr uint32_t kCoarsestShift = 8;
 constexpr uint64_t kLeafMask = (uint64_t{1} << kLeafBits) - 1;
 
 }  // namespace
 
-GlobalShadow::GlobalShadow(MemoryAccounting* accounting, uint32_t degraded_bytes_per_cell)
-    : accounting_(accounting), degraded_shift_(ShiftFor(degraded_bytes_per_cell)) {
+GlobalShadow::GlobalShadow(MemoryAccounting* accounting) : accounting_(accounting) {
   root_ = static_cast<Leaf**>(MapZeroed(sizeof(Leaf*) << kRootBits));
   if (root_ == nullptr) throw std::bad_alloc();
 }
@@ -145,51 +136,53 @@ void GlobalShadow::ReleaseSpareResidency() {
 }
 
 GlobalPage* GlobalShadow::CreatePage(uint64_t base) {
-  uint32_t shift = kGranuleShift;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (accounting_->OverLimit()) {
       // Zeroed spares kept resident are the first thing to give back.
       ReleaseSpareResidency();
-      if (accounting_->OverLimit()) shift = degraded_shift_;
+      if (accounting_->OverLimit()) return CreateUntrackedPage(base, ShadowEvent::kUntrackedPages);
     }
-    for (size_t i = spare_.size(); i-- > 0;) {
-      if (spare_[i]->shift != shift) continue;
-      GlobalPage* page = spare_[i];
-      spare_[i] = spare_.back();
+    if (!spare_.empty()) {
+      GlobalPage* page = spare_.back();
       spare_.pop_back();
       page->base = base;
       accounting_->Count(ShadowEvent::kGlobalPagesReused);
       return page;
     }
   }
-  for (;;) {
-    const uint64_t granule_bytes = (kPageBytes >> shift) * kCellSize;
-    const uint64_t byte_bytes = shift == kGranuleShift ? kPageBytes * kCellSize : 0;
-    void* granules = MapZeroed(granule_bytes);
-    void* bytes = granules != nullptr && byte_bytes != 0 ? MapZeroed(byte_bytes) : nullptr;
-    if (granules != nullptr && (byte_bytes == 0 || bytes != nullptr)) {
-      auto* page = new GlobalPage;
-      page->granules.cells = static_cast<Cell*>(granules);
-      page->granules.mapped_bytes = granule_bytes;
-      page->bytes.cells = static_cast<Cell*>(bytes);
-      page->bytes.mapped_bytes = byte_bytes;
-      page->base = base;
-      page->shift = shift;
-      accounting_->Add(MemoryCategory::kPageTable, sizeof(GlobalPage));
-      return page;
-    }
-    if (granules != nullptr) munmap(granules, granule_bytes);
-    // Out of address space or mappings: degrade further rather than die.
-    if (shift >= kCoarsestShift) return nullptr;
-    shift = shift < degraded_shift_ ? degraded_shift_ : kCoarsestShift;
+  constexpr uint64_t kGranuleArrayBytes = (kPageBytes >> kGranuleShift) * kCellSize;
+  constexpr uint64_t kByteArrayBytes = kPageBytes * kCellSize;
+  void* granules = MapZeroed(kGranuleArrayBytes);
+  void* bytes = granules != nullptr ? MapZeroed(kByteArrayBytes) : nullptr;
+  if (bytes == nullptr) {
+    // Out of address space or mappings: untracked rather than dead.
+    if (granules != nullptr) munmap(granules, kGranuleArrayBytes);
+    return CreateUntrackedPage(base, ShadowEvent::kPageMapFailures);
   }
+  auto* page = new GlobalPage;
+  page->granules.cells = static_cast<Cell*>(granules);
+  page->granules.mapped_bytes = kGranuleArrayBytes;
+  page->bytes.cells = static_cast<Cell*>(bytes);
+  page->bytes.mapped_bytes = kByteArrayBytes;
+  page->base = base;
+  accounting_->Add(MemoryCategory::kPageTable, sizeof(GlobalPage));
+  return page;
+}
+
+GlobalPage* GlobalShadow::CreateUntrackedPage(uint64_t base, ShadowEvent why) {
+  auto* page = new GlobalPage;
+  page->base = base;
+  page->untracked = true;
+  page->untracked_why = why;  // counted once the page is in the table
+  accounting_->Add(MemoryCategory::kPageTable, sizeof(GlobalPage));
+  return page;
 }
 
 void GlobalShadow::DestroyPage(GlobalPage* page) {
   const int64_t resident = CountBits(page->granules.resident) + CountBits(page->bytes.resident);
   accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
-  munmap(page->granules.cells, page->granules.mapped_bytes);
+  if (page->granules.cells != nullptr) munmap(page->granules.cells, page->granules.mapped_bytes);
   if (page->bytes.cells != nullptr) munmap(page->bytes.cells, page->bytes.mapped_bytes);
   accounting_->Add(MemoryCategory::kPageTable, -static_cast<int64_t>(sizeof(GlobalPage)));
   delete page;
@@ -200,7 +193,7 @@ void GlobalShadow::RetirePage(GlobalPage* page) {
   SettleResident(page->granules);
   SettleResident(page->bytes);
   accounting_->Add(MemoryCategory::kGlobalCells, -(touched << kTouchBits));
-  if (spare_.size() >= kMaxSparePages) {
+  if (page->untracked || spare_.size() >= kMaxSparePages) {
     ClearTouched(page->granules);
     ClearTouched(page->bytes);
     DestroyPage(page);
@@ -237,10 +230,6 @@ PageView GlobalShadow::ViewSlow(uint64_t addr) {
   std::atomic_ref<GlobalPage*> slot(leaf->slots[leaf_index]);
   if (GlobalPage* page = slot.load(std::memory_order_acquire)) return PageView(page, accounting_);
   GlobalPage* fresh = CreatePage(addr & ~(kPageBytes - 1));
-  if (fresh == nullptr) {
-    accounting_->Count(ShadowEvent::kPageMapFailures);
-    return {};
-  }
   GlobalPage* expected = nullptr;
   if (!slot.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel,
                                     std::memory_order_acquire)) {
@@ -249,8 +238,7 @@ PageView GlobalShadow::ViewSlow(uint64_t addr) {
     return PageView(expected, accounting_);
   }
   AccountTableSlot(leaf->touched, leaf_index);
-  accounting_->Count(ShadowEvent::kGlobalPagesMapped);
-  if (fresh->shift != kGranuleShift) accounting_->Count(ShadowEvent::kDegradedPages);
+  accounting_->Count(fresh->untracked ? fresh->untracked_why : ShadowEvent::kGlobalPagesMapped);
   std::lock_guard<std::mutex> lock(mu_);
   pages_.push_back(fresh);
   return PageView(fresh, accounting_);

@@ -16,12 +16,14 @@
 // first lookup that hands out a cell in such a region sets the bit and counts
 // 4 KiB.
 //
-// Limit: when MemoryAccounting is over its limit, NEW pages map at coarse
-// granularity: one cell per `degraded_bytes_per_cell` device bytes (8 or more),
-// without byte cells.
-// Such a cell merges the bytes it covers, so races there may be missed or
-// reported between distinct bytes (and lanes of one record may share a cell);
-// PageView::bytes_per_cell() says so, and ShadowStats counts degraded pages.
+// Limit: when MemoryAccounting is over its limit (after the resident spares
+// are given back), a NEW page is untracked: a descriptor without cells
+// (PageView::tracked() false), so that the lookup stays one load and the
+// detector skips the accesses there and counts them. Races there are missed,
+// none is invented: an earlier design mapped such pages coarse (one cell per
+// 8+ device bytes), which reported races between accesses to distinct bytes
+// of a cell (host_detector/detector/tests/memory_limit_test.cpp). ShadowStats
+// counts untracked pages (kUntrackedPages; kPageMapFailures when mmap refused).
 //
 // Reset() (between launches, callers quiescent) releases every page in
 // O(4 KiB regions touched in this launch), and keeps up to kMaxSparePages
@@ -79,10 +81,13 @@ struct CellArray {
 
 // A mapped page (internal layout; use PageView).
 struct GlobalPage {
-  CellArray granules;  // one cell per (1 << shift) device bytes
-  CellArray bytes;     // shift == kGranuleShift only: 4 byte cells per granule, used when split
+  CellArray granules;  // one cell per kGranuleBytes device bytes
+  CellArray bytes;     // 4 byte cells per granule, used when split
   uint64_t base = 0;   // first device address shadowed
-  uint32_t shift = 0;  // log2(device bytes per granule cell)
+  // No cells (over the limit, or mmap refused): accesses here are not
+  // checked. Never kept as a spare.
+  bool untracked = false;
+  ShadowEvent untracked_why = ShadowEvent::kUntrackedPages;  // or kPageMapFailures
 };
 
 // Cells of one page. Cheap to copy; valid until GlobalShadow::Reset().
@@ -105,7 +110,7 @@ class PageView {
  public:
   PageView() = default;
   explicit PageView(GlobalPage* page, MemoryAccounting* acct)
-      : page_(page), acct_(acct), cells_(page->granules.cells), base_(page->base), shift_(page->shift) {}
+      : page_(page), acct_(acct), cells_(page->granules.cells), base_(page->base) {}
 
   bool valid() const { return page_ != nullptr; }
   explicit operator bool() const { return valid(); }
@@ -114,41 +119,40 @@ class PageView {
     return page_ != nullptr && addr - base_ < kPageBytes && size <= kPageBytes - (addr - base_);
   }
   uint64_t base() const { return base_; }
-  // Device bytes per granule cell: kGranuleBytes, more in a degraded page.
-  uint32_t bytes_per_cell() const { return 1u << shift_; }
-  // Degraded pages merge bytes (no byte cells); full-granularity ones split.
-  bool degraded() const { return shift_ != kGranuleShift; }
+  // False for an untracked page (GlobalShadow: over the limit): it has no
+  // cells, and every accessor below but Contains/base requires tracked().
+  bool tracked() const { return cells_ != nullptr; }
 
   // The granule cell covering addr. Precondition: Contains(addr).
   Cell& CellAt(uint64_t addr) const {
-    assert(Contains(addr));
-    uint64_t index = (addr - base_) >> shift_;
+    assert(Contains(addr) && tracked());
+    uint64_t index = (addr - base_) >> kGranuleShift;
     MarkTouched(page_->granules, index, index);
     return cells_[index];
   }
   // Where the granule cell of addr lies, for prefetching: not counted as
   // touched. Precondition: Contains(addr).
   const Cell* CellAddress(uint64_t addr) const {
-    assert(Contains(addr));
-    return cells_ + ((addr - base_) >> shift_);
+    assert(Contains(addr) && tracked());
+    return cells_ + ((addr - base_) >> kGranuleShift);
   }
   // The granule cells covering [addr, addr + size). Precondition:
   // Contains(addr, size), size > 0.
   std::span<Cell> Cells(uint64_t addr, uint64_t size) const {
-    assert(size > 0 && Contains(addr, size));
-    uint64_t first = (addr - base_) >> shift_;
-    uint64_t last = (addr + size - 1 - base_) >> shift_;
+    assert(size > 0 && Contains(addr, size) && tracked());
+    uint64_t first = (addr - base_) >> kGranuleShift;
+    uint64_t last = (addr + size - 1 - base_) >> kGranuleShift;
     MarkTouched(page_->granules, first, last);
     return {cells_ + first, static_cast<size_t>(last - first + 1)};
   }
   // First device address covered by a granule cell of this page.
   uint64_t AddressOf(const Cell& granule) const {
-    return base_ + (static_cast<uint64_t>(&granule - cells_) << shift_);
+    return base_ + (static_cast<uint64_t>(&granule - cells_) << kGranuleShift);
   }
   // The 4 byte cells of a granule (all zero unless it is split).
-  // Precondition: !degraded(), granule is one of this page's cells.
+  // Precondition: granule is one of this page's cells.
   Cell* ByteCells(const Cell& granule) const {
-    assert(!degraded());
+    assert(tracked());
     const uint64_t index = static_cast<uint64_t>(&granule - cells_) << kGranuleShift;
     MarkTouched(page_->bytes, index, index + kGranuleBytes - 1);
     return page_->bytes.cells + index;
@@ -189,7 +193,6 @@ class PageView {
   // The page's fixed fields, copied: the lane loop reads them per lane.
   Cell* cells_ = nullptr;
   uint64_t base_ = 0;
-  uint32_t shift_ = 0;
 };
 
 class GlobalShadow {
@@ -199,15 +202,15 @@ class GlobalShadow {
   // Zeroed cell memory kept resident across launches (kSpareCells), at most.
   static constexpr uint64_t kMaxSpareResidentBytes = uint64_t{256} << 20;
 
-  // degraded_bytes_per_cell: granularity of pages created over the limit (8, 16, ... 256).
-  GlobalShadow(MemoryAccounting* accounting, uint32_t degraded_bytes_per_cell = 8);
+  explicit GlobalShadow(MemoryAccounting* accounting);
   ~GlobalShadow();
   GlobalShadow(const GlobalShadow&) = delete;
   GlobalShadow& operator=(const GlobalShadow&) = delete;
 
-  // The page holding addr, created on demand (safe from any thread). An
-  // invalid view when addr > kMaxAddress, or when even a coarse page could not
-  // be mapped (a kPageMapFailures event: the access goes untracked).
+  // The page holding addr, created on demand (safe from any thread); an
+  // untracked one over the limit or when mmap fails. An invalid view only
+  // when addr > kMaxAddress or the page table itself could not grow (a
+  // kPageMapFailures event).
   PageView View(uint64_t addr) {
     PageView v = Find(addr);
     return v.valid() ? v : ViewSlow(addr);
@@ -223,10 +226,10 @@ class GlobalShadow {
             .load(std::memory_order_acquire);
     return page ? PageView(page, accounting_) : PageView();
   }
-  // Convenience for single bytes; nullptr as for View().
+  // Convenience for single bytes; nullptr where View() is invalid or untracked.
   Cell* CellFor(uint64_t addr) {
     PageView v = View(addr);
-    return v.valid() ? &v.CellAt(addr) : nullptr;
+    return v.valid() && v.tracked() ? &v.CellAt(addr) : nullptr;
   }
 
   // Unmaps every page (launch end). Callers must be quiescent.
@@ -250,6 +253,7 @@ class GlobalShadow {
 
   PageView ViewSlow(uint64_t addr);
   GlobalPage* CreatePage(uint64_t base);
+  GlobalPage* CreateUntrackedPage(uint64_t base, ShadowEvent why);
   // Keeps a released page for reuse, or unmaps it. Caller holds mu_.
   void RetirePage(GlobalPage* page);
   // Drops the zeroed memory of every spare page (madvise). Caller holds mu_.
@@ -263,7 +267,6 @@ class GlobalShadow {
   void AccountTableSlot(uint64_t* touched_words, uint64_t slot_index);
 
   MemoryAccounting* accounting_;
-  uint32_t degraded_shift_;
   Leaf** root_;  // 2^kRootBits slots, mmap'ed NORESERVE, atomic_ref access
   uint64_t root_touched_[kRootTouchWords] = {};
   mutable std::mutex mu_;

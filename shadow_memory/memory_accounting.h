@@ -1,6 +1,7 @@
 // Byte and event counters for everything the shadow allocates, and the
-// configurable memory limit beyond which new global pages degrade to coarser
-// cells (page_table.h) instead of exhausting the host.
+// configurable memory limit beyond which new global pages are untracked and
+// no new out-of-line clocks are made (global_shadow.h, vc_pool.h) instead of
+// exhausting the host.
 //
 // Counters are relaxed atomics: components on several workers add to them;
 // Stats() is a snapshot, exact once the workers are quiescent.
@@ -26,11 +27,12 @@ const char* MemoryCategoryName(MemoryCategory c);
 
 enum class ShadowEvent : uint8_t {
   kGlobalPagesMapped,   // global pages created (all launches)
-  kDegradedPages,       // ... of which at coarse granularity (over the limit)
-  kPageMapFailures,     // mmap refused even a coarse page: accesses there are not tracked
+  kUntrackedPages,      // pages made over the limit: accesses there are not checked
+  kPageMapFailures,     // mmap refused a page's cells: accesses there are not checked
   kSharedWindows,       // shared windows allocated (all launches)
   kVcInflations,        // SparseVcs handed out (read or write inflation)
-  kVcAllocFailures,     // pool exhausted: a cell kept only its newest epoch
+  kVcAllocFailures,     // over the limit or pool exhausted: a cell kept only its newest epoch
+  kVcEntriesRefused,    // over the limit: an existing clock did not take a new thread
   kSyncLocations,       // live synchronisation locations
   kLaunchesReset,       // EndLaunch calls
   kGlobalPagesReused,   // global pages served from the spare list (no new mapping)
@@ -49,11 +51,11 @@ struct ShadowStats {
 
   uint64_t Bytes(MemoryCategory c) const { return bytes[static_cast<int>(c)]; }
   uint64_t Events(ShadowEvent e) const { return events[static_cast<int>(e)]; }
-  // True once any region is tracked at coarse granularity: the detector warns
-  // that races there may be missed or merged.
+  // True once the limit (or the host) made the shadow drop something: races
+  // may be missed (never invented); the detector says so.
   bool degraded() const {
-    return Events(ShadowEvent::kDegradedPages) + Events(ShadowEvent::kPageMapFailures) +
-               Events(ShadowEvent::kVcAllocFailures) >
+    return Events(ShadowEvent::kUntrackedPages) + Events(ShadowEvent::kPageMapFailures) +
+               Events(ShadowEvent::kVcAllocFailures) + Events(ShadowEvent::kVcEntriesRefused) >
            0;
   }
 };

@@ -5,7 +5,7 @@ namespace barracuda::shadow {
 ShadowMemory::ShadowMemory(const ShadowOptions& options)
     : accounting_(options.memory_limit_bytes),
       vcs_(&accounting_),
-      global_(&accounting_, options.degraded_bytes_per_cell),
+      global_(&accounting_),
       shared_(&accounting_, &vcs_) {}
 
 void ShadowMemory::BeginLaunch(uint64_t num_blocks, uint32_t shared_window_bytes) {

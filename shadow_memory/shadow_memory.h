@@ -15,7 +15,7 @@
 //                    granule is split first (SplitGranule, v.ByteCells).
 //   shared access:   shadow.shared().Cells(shared_addr, size)  (no lock).
 //   on kKernelEnd:   shadow.EndLaunch(); sync.EndLaunch();  (O(touched))
-//   warnings:        shadow.Stats().degraded()
+//   warnings:        shadow.Stats().degraded() (the limit dropped something)
 #ifndef BARRACUDA_SHADOW_MEMORY_SHADOW_MEMORY_H_
 #define BARRACUDA_SHADOW_MEMORY_SHADOW_MEMORY_H_
 
@@ -32,11 +32,9 @@ namespace barracuda::shadow {
 
 struct ShadowOptions {
   // Total shadow bytes (all categories) beyond which new global pages are
-  // mapped coarse. 0: unlimited.
+  // untracked and no new out-of-line clock or clock entry is made: races
+  // there may be missed, none is invented. 0: unlimited.
   uint64_t memory_limit_bytes = 0;
-  // Device bytes per cell in pages mapped over the limit (power of two, 8..256:
-  // coarser than the 4-byte granules of full-granularity pages).
-  uint32_t degraded_bytes_per_cell = 8;
 };
 
 class ShadowMemory {

@@ -89,6 +89,10 @@ VcHandle SparseVcPool::FreshLocked() {
 }
 
 VcHandle SparseVcPool::Allocate() {
+  if (accounting_->OverLimit()) {
+    accounting_->Count(ShadowEvent::kVcAllocFailures);
+    return kNoVc;
+  }
   if (ThreadCache* c = BoundCache()) {
     if (c->free_.empty()) {
       std::lock_guard<std::mutex> lock(mu_);

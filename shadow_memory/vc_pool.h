@@ -53,8 +53,13 @@ class SparseVcPool {
     int64_t vc_bytes_ = 0;               // not yet in pool_.accounting_ (DeferVcBytes)
   };
 
-  // An empty clock; kNoVc (and a kVcAllocFailures event) only when 2^26 are live.
+  // An empty clock; kNoVc (and a kVcAllocFailures event) when 2^26 are live
+  // or the shadow is over its memory limit.
   VcHandle Allocate();
+  // Whether a live clock may take a thread it does not hold yet: false over
+  // the memory limit (the caller then drops the entry and calls Refused()).
+  bool MayGrow() const { return !accounting_->OverLimit(); }
+  void Refused() { accounting_->Count(ShadowEvent::kVcEntriesRefused); }
   // Lock-free. h must be live.
   SparseVc& Get(VcHandle h) const {
     assert(h != kNoVc && h < kMaxHandles);

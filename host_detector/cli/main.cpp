@@ -37,6 +37,14 @@ namespace {
 
 using namespace barracuda::cli;
 
+// Half of the machine's physical memory (8 GiB when it cannot be read): the
+// app (on the emulator, its device memory too) needs the rest.
+uint64_t DefaultMemoryLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return uint64_t{8} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+}
+
 constexpr const char* kFooter = R"(
 Exit status:
   the app's own status (128+N when it was killed by signal N), or
@@ -44,6 +52,8 @@ Exit status:
   118 analysis incomplete: a kernel did not run (the emulator could not load its
       module or does not implement an instruction it uses) or faulted (trap, assert,
       illegal address, deadlock); wins over races found;
+  116 analysis incomplete: no races found, but the --memory-limit left some accesses
+      unchecked (the report says how many; races found win over it);
   117 with --schedules: no races, but the program ended differently under some
       schedules (exit status or signal); the report names them;
   119 backend not available, 120 usage error, 121 not a dynamically linked CUDA program,
@@ -174,6 +184,14 @@ int main(int argc, char** argv) {
                  "watchdog would) and the run is incomplete (exit 118), kernel and schedule named: for spin-waits "
                  "that some schedule never releases (0: no limit)")
       ->check(CLI::NonNegativeNumber);
+  uint64_t memory_limit = DefaultMemoryLimit();
+  app.add_option("--memory-limit", memory_limit,
+                 "shadow memory per analysed process (e.g. 512M, 8G; 0: none; default: half the machine's "
+                 "memory). Past it, memory touched later is not checked and concurrent readers are not all "
+                 "kept: races there may be missed, none is invented; the report says what was left out and, "
+                 "with no race found, barracuda exits 116")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
   app.add_flag("-q,--quiet", quiet, "no text report on stderr, no notes (files are still written)");
   app.add_flag("-v,--verbose", verbose, "say what barracuda does; statistics in the report");
   app.add_flag("--version", version, "print the version and exit");
@@ -303,6 +321,7 @@ int main(int argc, char** argv) {
   if (!include.empty()) d.insert(d.end(), {"--kernel-include", include});
   if (!exclude.empty()) d.insert(d.end(), {"--kernel-exclude", exclude});
   if (max_reports != 0) d.insert(d.end(), {"--max-reports", std::to_string(max_reports)});
+  d.insert(d.end(), {"--memory-limit", std::to_string(memory_limit)});
   if (quiet) d.push_back("--quiet");
   if (verbose) d.push_back("--verbose");
   nlohmann::json command_line = nlohmann::json::array();
@@ -373,6 +392,14 @@ int main(int argc, char** argv) {
     return kExitKernelNotRun;
   }
   if (races != 0 && error_exitcode != 0) return error_exitcode;
+  // After races (those found are real), before the app's status: "0 races"
+  // over memory the limit left unchecked would claim more than was checked.
+  if (const uint64_t limited = run.verdict.value("memory_limited", uint64_t{0}); limited != 0 && races == 0) {
+    if (!quiet)
+      std::cerr << "barracuda: analysis INCOMPLETE: the memory limit left accesses unchecked (see above); exit "
+                << "status " << kExitMemoryLimit << "\n";
+    return kExitMemoryLimit;
+  }
   if (run.daemon_exit == barracuda::daemon::kDaemonAnalysisErrors) {
     std::cerr << "barracuda: the analysis reported errors (see above): the verdict may be wrong\n";
     return kExitInternal;

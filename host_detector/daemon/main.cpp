@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   unsigned workers = 2;
   int grace_ms = 5000;
   uint64_t max_reports = 0;
+  uint64_t memory_limit = barracuda::detector::DetectorOptions{}.shadow_limit_bytes;
   app.add_option("--session", session, "shared-memory segment name (BARRACUDA_SESSION of the app)")->required();
   app.add_flag("--create", create, "create the segment (otherwise it must exist)");
   app.add_flag("--unlink", unlink_at_end, "remove the segment name when done");
@@ -134,6 +135,10 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose", request.verbose, "per-process statistics in the text report");
   app.add_option("--control-fd", control_fd, "fd to read control lines from (-1: none)")->capture_default_str();
   app.add_option("--verdict-fd", verdict_fd, "fd for the one-line JSON verdict (-1: none)")->capture_default_str();
+  app.add_option("--memory-limit", memory_limit,
+                 "shadow memory per analysed process, in bytes (0: none); past it races may be missed, "
+                 "never invented, and the report is marked incomplete")
+      ->capture_default_str();
   app.add_option("--workers", workers, "analysis threads (shared by every process's launches)")->capture_default_str();
   app.add_option("--grace-ms", grace_ms, "after the app ended, wait this long for other attached processes")
       ->capture_default_str();
@@ -165,6 +170,7 @@ int main(int argc, char** argv) {
       warp_model == "lockstep" ? barracuda::detector::WarpModel::kLockstep : barracuda::detector::WarpModel::kIts;
   options.barrier_arrivals_in_groups = backend == "gpu";
   options.analysis_workers = std::max(1u, workers);
+  options.memory_limit_bytes = memory_limit;
   options.grace = std::chrono::milliseconds(std::max(0, grace_ms));
   options.explored_schedules = schedules;
   request.explored_schedules = schedules;
@@ -238,6 +244,7 @@ int main(int argc, char** argv) {
   if (rc == d::kDaemonOk && !result.errors.empty()) rc = d::kDaemonAnalysisErrors;
   verdict["complete"] = result.complete();
   verdict["launches_not_run"] = result.launches_not_run();
+  verdict["memory_limited"] = result.memory_limited();
   verdict["errors"] = result.errors.size();
   verdict["processes"] = result.processes.size();
   uint64_t launches = 0, records = 0;

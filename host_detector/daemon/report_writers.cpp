@@ -62,6 +62,10 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
     ctx.Process(p->pid);
     ctx.SetProcessCommandLine(p->pid, p->command_line);
     if (p->schedule) ctx.SetProcessSchedule(p->pid, {p->schedule->policy, p->schedule->seed, p->schedule->arguments});
+    if (const detector::Statistics& st = p->stats; st.MemoryLimited())
+      ctx.Process(p->pid).memory_limit = reports::MemoryLimitUse{st.shadow_limit_bytes, st.limit_unchecked_accesses,
+                                                                 st.limit_untracked_pages,
+                                                                 st.limit_dropped_clock_entries};
     if (p->end && p->end->how != AppEnd::How::kUnknown)
       ctx.SetProcessEnd(p->pid, {p->end->how == AppEnd::How::kSignaled, p->end->code});
     for (const ModuleTable& m : p->modules) {

@@ -120,6 +120,34 @@ std::string PhaseSummary(const ProcessResult& p) {
                    s(p.analysis_tail_ns), " after the last record of a launch arrived)");
 }
 
+std::string MemoryLimitSummary(const ProcessResult& p) {
+  const detector::Statistics& s = p.stats;
+  if (!s.MemoryLimited()) return "";
+  char limit[32];
+  const double bytes = static_cast<double>(s.shadow_limit_bytes);
+  if (bytes >= 1 << 30) {
+    std::snprintf(limit, sizeof limit, "%.1f GiB", bytes / (1 << 30));
+  } else if (bytes >= 1 << 20) {
+    std::snprintf(limit, sizeof limit, "%.1f MiB", bytes / (1 << 20));
+  } else {
+    std::snprintf(limit, sizeof limit, "%.1f KiB", bytes / (1 << 10));
+  }
+  std::string out = Cat("process ", p.pid, ": the shadow memory limit (", limit, ", --memory-limit) was reached: ");
+  if (s.limit_unchecked_accesses + s.limit_untracked_pages != 0)
+    out += Cat(s.limit_unchecked_accesses, " thread accesses to ", s.limit_untracked_pages,
+               " MiB of global memory were not checked");
+  if (s.limit_dropped_clock_entries != 0)
+    out += Cat(s.limit_unchecked_accesses + s.limit_untracked_pages != 0 ? " and " : "",
+               s.limit_dropped_clock_entries, " earlier accesses by concurrent threads were not kept");
+  return out + "; every race reported is real; rerun with a larger --memory-limit";
+}
+
+uint64_t SessionResult::memory_limited() const {
+  uint64_t n = 0;
+  for (const ProcessResult* p : processes) n += p->stats.MemoryLimited();
+  return n;
+}
+
 uint64_t SessionResult::races() const {
   uint64_t n = 0;
   for (const ProcessResult* p : processes) n += p->report != nullptr ? p->report->size() : 0;
@@ -202,6 +230,7 @@ bool AnalysisSession::Poll() {
     detector::DetectorOptions dopts;
     dopts.warp_model = options_.warp_model;
     dopts.barrier_arrivals_in_groups = options_.barrier_arrivals_in_groups;
+    dopts.shadow_limit_bytes = options_.memory_limit_bytes;
     auto p = std::make_unique<Process>(dopts);
     p->result.slot = s;
     p->result.pid = segment_.slot(s).pid.load(std::memory_order_relaxed);
@@ -648,6 +677,7 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
       res.stats = p->detector->Stats();
       p->kept_status = p->detector->status();
     }
+    if (std::string why = MemoryLimitSummary(res); !why.empty()) incomplete_.push_back(std::move(why));
     if (res.stats.malformed_records != 0)
       Error(Cat(who, ": ", res.stats.malformed_records,
                 " malformed records rejected by the detector: ", p->kept_status.message()));

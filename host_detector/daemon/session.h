@@ -44,6 +44,9 @@ struct SessionOptions {
   std::optional<std::regex> kernel_include;      // analyse only kernels matching (mangled or demangled)
   std::optional<std::regex> kernel_exclude;      // skip kernels matching
   std::string kernel_include_text, kernel_exclude_text;
+  // Shadow memory per analysed process (DetectorOptions::shadow_limit_bytes;
+  // 0: none). Past it races may be missed, never invented; the report says so.
+  uint64_t memory_limit_bytes = detector::DetectorOptions{}.shadow_limit_bytes;
   // After Finish() is called, how long to wait for other processes still alive.
   std::chrono::milliseconds grace{5000};
   // barracuda --schedules N: the session holds N runs of the program, one per
@@ -141,6 +144,9 @@ struct ProcessResult {
 // "process P: launches 0.69 s on the app's clock (0.12 s of it waiting for
 // room in full rings), ..." (`-v`).
 std::string PhaseSummary(const ProcessResult& p);
+// What the memory limit left unchecked in a process ("" when nothing): an
+// incompleteness reason of the report.
+std::string MemoryLimitSummary(const ProcessResult& p);
 
 struct SessionResult {
   std::vector<const ProcessResult*> processes;  // in attach order
@@ -151,6 +157,7 @@ struct SessionResult {
   uint64_t races() const;          // distinct, over all processes
   uint64_t dynamic_races() const;
   uint64_t launches_not_run() const;  // over all processes: the CLI's "analysis incomplete" status
+  uint64_t memory_limited() const;    // processes whose analysis the memory limit cut short
   size_t daemon_peak_rss_bytes = 0;   // getrusage at result()
   bool complete() const { return incomplete_reasons.empty(); }
 };

@@ -247,6 +247,12 @@ Statistics Detector::Stats() const {
   s.peak_shadow_bytes = ss.peak_total_bytes;
   s.shadow_spare_bytes = ss.Bytes(shadow::MemoryCategory::kSpareCells);
   s.sync_location_bytes = ss.Bytes(shadow::MemoryCategory::kSyncLocations);
+  s.limit_unchecked_accesses = d.totals.limit_unchecked;
+  s.limit_untracked_pages =
+      ss.Events(shadow::ShadowEvent::kUntrackedPages) + ss.Events(shadow::ShadowEvent::kPageMapFailures);
+  s.limit_dropped_clock_entries =
+      ss.Events(shadow::ShadowEvent::kVcAllocFailures) + ss.Events(shadow::ShadowEvent::kVcEntriesRefused);
+  s.shadow_limit_bytes = ss.limit_bytes;
   return s;
 }
 

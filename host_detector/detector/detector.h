@@ -36,8 +36,10 @@ enum class WarpModel {
 
 struct DetectorOptions {
   WarpModel warp_model = WarpModel::kIts;
-  // Upper bound on shadow memory (global page table + shared shadow); accesses
-  // that would exceed it are counted in Statistics::shadow_dropped_accesses.
+  // Upper bound on shadow memory (cells, out-of-line clocks, sync locations;
+  // 0: none). Past it, global pages made later are not checked and clocks
+  // take no new threads: races may be missed there, none is invented
+  // (Statistics::MemoryLimited; SEMANTICS.md, "Memory limit").
   size_t shadow_limit_bytes = size_t{8} << 30;
   // Honour protocol::kFlagSameValue (paper §3.3.1). Off only for experiments.
   bool same_value_filter = true;
@@ -59,7 +61,16 @@ struct Statistics {
   uint64_t barrier_generations_dropped = 0;  // incomplete at kKernelEnd
   uint64_t racy_accesses = 0;                // dynamic races (listener calls)
   uint64_t malformed_records = 0;            // rejected (see Detector::status)
-  uint64_t shadow_dropped_accesses = 0;
+  uint64_t shadow_dropped_accesses = 0;  // unmappable address, outside the shared window
+  // What the memory limit (DetectorOptions::shadow_limit_bytes) left out:
+  uint64_t limit_unchecked_accesses = 0;  // thread accesses to untracked pages
+  uint64_t limit_untracked_pages = 0;     // 1 MiB pages of global memory left untracked
+  uint64_t limit_dropped_clock_entries = 0;  // earlier accesses not kept (clock or entry refused)
+  size_t shadow_limit_bytes = 0;
+  // Races may have been missed because of the limit (never invented).
+  bool MemoryLimited() const {
+    return limit_unchecked_accesses + limit_untracked_pages + limit_dropped_clock_entries != 0;
+  }
   uint64_t threads = 0;              // threads of the current/last launch
   size_t clock_state_bytes = 0;      // compressed per-thread clocks (current launch)
   size_t peak_clock_state_bytes = 0;

@@ -146,6 +146,7 @@ struct alignas(64) WorkerCounters {
   uint64_t barriers_completed = 0;
   uint64_t malformed = 0;
   uint64_t shadow_dropped = 0;
+  uint64_t limit_unchecked = 0;  // lanes on pages made over the memory limit
   // Not a counter: this worker's view of the launch's store-site values.
   SiteValueCache site_values;
   void MergeInto(WorkerCounters& total) const {
@@ -156,6 +157,7 @@ struct alignas(64) WorkerCounters {
     total.barriers_completed += barriers_completed;
     total.malformed += malformed;
     total.shadow_dropped += shadow_dropped;
+    total.limit_unchecked += limit_unchecked;
   }
 };
 

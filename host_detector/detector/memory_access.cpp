@@ -301,8 +301,8 @@ bool AtomicAmongConcurrentAtomics(Cell& cell, shadow::SparseVcPool& pool, const 
   CheckAtomicAgainstReaders(cell, pool, a, k);
   // The thread's own entry is ordered before (program order) and of the same
   // strength (Subsumes): dropped, as the full rule drops it.
-  w.Set(a.tid, {a.epoch.clock, a.site, true, shadow::ReadKind::kRead, a.strength});
-  cell.SetWriteVc(cell.write_vc(), a.site, true);
+  if (shadow::SetEntry(pool, w, a.tid, {a.epoch.clock, a.site, true, shadow::ReadKind::kRead, a.strength}))
+    cell.SetWriteVc(cell.write_vc(), a.site, true);
   return true;
 }
 
@@ -488,7 +488,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     compact = hi - lo <= kCompactSpan;
     if (compact) {
       view = shadow.global().View(lo);
-      if (view.Contains(lo, hi - lo + size)) {
+      if (view.Contains(lo, hi - lo + size) && view.tracked()) {
         record_lock.emplace(view.Cells(lo, hi - lo + size), true);
         lock = false;
       }
@@ -526,7 +526,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       const uint64_t next = r.addr[target + static_cast<unsigned>(std::countr_zero(m >> target))];
       if (global) {
         // Both cache lines of a word's 4 cells.
-        if (view.Contains(next, size)) {
+        if (view.Contains(next, size) && view.tracked()) {
           __builtin_prefetch(view.CellAddress(next), 1);
           __builtin_prefetch(view.CellAddress(next + size - 1), 1);
         }
@@ -575,8 +575,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       }
       return true;
     };
-    // The cells of one lane's access (shared memory, degraded global pages),
-    // under one lock per 4-cell stripe; cells holding out-of-line clocks, and
+    // The cells of one lane's access (shared memory), under one lock per
+    // 4-cell stripe; cells holding out-of-line clocks, and
     // the same-value filter (which depends on the byte), go cell by cell.
     auto visit_all = [&](std::span<Cell> cells, uint64_t first_addr, uint64_t step) {
       if (!a.same_value) {
@@ -624,22 +624,21 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       if (!view.Contains(addr, size)) view = shadow.global().View(addr);
       if (!view.Contains(addr, size)) {
         // Straddles a page boundary (or an unmappable address): byte by byte.
+        bool dropped = false, untracked = false;
         for (uint32_t b = 0; b < size; ++b) {
           shadow::PageView bv = shadow.global().View(addr + b);
-          if (!bv.valid()) {
-            c.shadow_dropped++;
+          if (!bv.valid() || !bv.tracked()) {
+            (bv.valid() ? untracked : dropped) = true;
             continue;
           }
           Cell& g = bv.CellAt(addr + b);
           shadow::CellSpanLock guard({&g, 1}, lock);
-          if (bv.degraded()) {
-            check_noted(g, addr + b);
-          } else {
-            check_bytes(bv, g, addr + b, addr + b + 1);
-          }
+          check_bytes(bv, g, addr + b, addr + b + 1);
         }
-      } else if (view.degraded()) {
-        visit_all(view.Cells(addr, size), addr, view.bytes_per_cell());
+        c.shadow_dropped += dropped;
+        c.limit_unchecked += untracked;
+      } else if (!view.tracked()) {
+        c.limit_unchecked++;  // a page made over the memory limit: not checked
       } else {
         visit_granules(view.Cells(addr, size), addr, size);
       }

@@ -98,6 +98,15 @@ struct ProcessEnd {
   std::string Describe() const;  // "exited with status 1", "was killed by signal 6 (SIGABRT)"
 };
 
+// What the shadow memory limit left out of a process's analysis
+// (detector::Statistics; races may be missed there, none is invented).
+struct MemoryLimitUse {
+  uint64_t limit_bytes = 0;
+  uint64_t unchecked_accesses = 0;     // thread accesses to untracked global memory
+  uint64_t untracked_mib = 0;          // 1 MiB pages of global memory left untracked
+  uint64_t dropped_clock_entries = 0;  // earlier accesses of concurrent threads not kept
+};
+
 struct ProcessInfo {
   uint32_t pid = 0;
   std::vector<std::string> command_line;  // argv of the app process (may be empty)
@@ -108,6 +117,7 @@ struct ProcessInfo {
   std::optional<Schedule> schedule;  // the emulator schedule it ran under (when it said)
   uint32_t schedule_number = 0;      // its 1-based number among the context's schedules; 0: none
   std::optional<ProcessEnd> end;     // how it ended (when the CLI said)
+  std::optional<MemoryLimitUse> memory_limit;  // what the memory limit left out (only when it did)
 };
 
 class ReportContext {

@@ -169,6 +169,12 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
     json process = {{"pid", p.pid}, {"command_line", StringsJson(p.command_line)}, {"modules", modules}};
     if (p.schedule) process["schedule"] = OneScheduleJson(*p.schedule);
     if (p.end) process["end"] = EndJson(p.end);
+    if (const auto& m = p.memory_limit) {
+      process["memory_limit"] = {{"limit_bytes", m->limit_bytes},
+                                 {"unchecked_accesses", m->unchecked_accesses},
+                                 {"untracked_mib", m->untracked_mib},
+                                 {"dropped_clock_entries", m->dropped_clock_entries}};
+    }
     processes.push_back(std::move(process));
   }
   json by_kind = json::object();

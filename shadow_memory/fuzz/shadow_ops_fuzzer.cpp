@@ -44,11 +44,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader in{data, size};
   const uint8_t config = in.Get<uint8_t>();
   ShadowOptions options;
-  options.memory_limit_bytes = (config & 1) ? 1 : 0;  // 1 byte: every page coarse
-  options.degraded_bytes_per_cell = 2u << (config >> 1 & 3);
+  // 1 byte: every global page untracked, and no clock inflates (a cell keeps
+  // its newest reader and writer only).
+  const bool limited = (config & 1) != 0;
+  options.memory_limit_bytes = limited ? 1 : 0;
   ShadowMemory shadow(options);
   shadow.BeginLaunch(1 + (config >> 3 & 7), 1 + in.Get<uint8_t>() * 16);
-  std::map<Key, Model> model;  // by cell: coarse cells merge bytes, as the model must
+  std::map<Key, Model> model;  // by cell (granule cells cover 4 bytes)
   Clock clock = 1;
 
   while (in.n > 0) {
@@ -72,6 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       PageView v = shadow.global().View(addr);
       FUZZ_CHECK(v.valid() == (addr <= kMaxAddress));
       if (!v.valid()) continue;
+      FUZZ_CHECK(v.tracked() != limited);
+      if (!v.tracked()) continue;  // over the limit: the detector skips such accesses
       if (!v.Contains(addr, access)) continue;  // straddles a page: the detector goes byte-wise
       cells = v.Cells(addr, access);
       FUZZ_CHECK(cells.size() >= 1 && cells.size() <= access);
@@ -90,10 +94,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       CellLockGuard lock(c);
       switch (op & 7) {
         case 0: SetReadEpoch(c, shadow.vcs(), e, site); m.readers = {{e.tid, {e.clock, site, false}}}; break;
-        case 1: case 2: AddReader(c, shadow.vcs(), e, site); m.readers[e.tid] = {e.clock, site, false}; break;
+        case 1: case 2:
+          AddReader(c, shadow.vcs(), e, site);
+          if (limited) m.readers.clear();
+          m.readers[e.tid] = {e.clock, site, false};
+          break;
         case 3: ClearReads(c, shadow.vcs()); m.readers.clear(); break;
         case 4: SetWriteEpoch(c, shadow.vcs(), e, site, atomic); m.writers = {{e.tid, {e.clock, site, atomic}}}; break;
-        case 5: case 6: AddWriter(c, shadow.vcs(), e, site, atomic); m.writers[e.tid] = {e.clock, site, atomic}; break;
+        case 5: case 6:
+          AddWriter(c, shadow.vcs(), e, site, atomic);
+          if (limited) m.writers.clear();
+          m.writers[e.tid] = {e.clock, site, atomic};
+          break;
         case 7: ResetCell(c, shadow.vcs()); m = Model{}; break;
       }
       std::map<Tid, VcEntry> got;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
 
 #include "shadow_memory/shadow_memory.h"
@@ -29,67 +30,67 @@ TEST_CASE("accounting adds up categories and tracks the peak") {
   CHECK_FALSE(unlimited.OverLimit());
 }
 
-TEST_CASE("over the limit, new global pages degrade to coarse cells and say so") {
-  ShadowMemory shadow({.memory_limit_bytes = 1, .degraded_bytes_per_cell = 8});
+TEST_CASE("over the limit, new global pages are untracked and clocks do not grow, and say so") {
+  ShadowMemory shadow({.memory_limit_bytes = 1});
   // The limit counts everything, including the clock pool's fixed part.
   shadow.accounting().set_limit(shadow.accounting().Total() + 256 * 1024);
   shadow.BeginLaunch(1, 0);
   GlobalShadow& g = shadow.global();
+  // A read VC made while under the limit.
+  Cell& hot = g.View(0).CellAt(0);
+  AddReader(hot, shadow.vcs(), {1, 1}, 0);
+  AddReader(hot, shadow.vcs(), {2, 1}, 0);
+  REQUIRE(hot.read_shared());
   // Fill pages one 4 KiB region at a time until the limit is passed.
-  uint64_t page = 0;
+  uint64_t page = 1;
   while (!shadow.accounting().OverLimit()) {
     uint64_t base = (page++) * kPageBytes;
     PageView v = g.View(base);
-    REQUIRE_FALSE(v.degraded());
+    REQUIRE(v.tracked());
     for (uint64_t a = base; a < base + kPageBytes && !shadow.accounting().OverLimit(); a += 128) {
       v.CellAt(a).SetWrite({1, 1}, 0, false);
     }
   }
   CHECK_FALSE(shadow.Stats().degraded());
-  // Pages that already exist keep full granularity.
-  CHECK_FALSE(g.View(0).degraded());
+  // Pages that already exist stay tracked.
+  CHECK(g.View(0).tracked());
 
-  const uint64_t coarse_base = 1000 * kPageBytes;
-  PageView v = g.View(coarse_base);
+  const uint64_t untracked_base = 1000 * kPageBytes;
+  PageView v = g.View(untracked_base);
   REQUIRE(v.valid());
-  CHECK(v.degraded());
-  CHECK(v.bytes_per_cell() == 8);
+  CHECK_FALSE(v.tracked());
+  CHECK(v.Contains(untracked_base + kPageBytes - 1));  // one lookup per record still
+  CHECK(g.CellFor(untracked_base) == nullptr);
+  CHECK(g.Find(untracked_base + 5).base() == untracked_base);  // in the table: no second creation
   ShadowStats s = shadow.Stats();
   CHECK(s.degraded());
-  CHECK(s.Events(ShadowEvent::kDegradedPages) == 1);
+  CHECK(s.Events(ShadowEvent::kUntrackedPages) == 1);
+  CHECK(s.Events(ShadowEvent::kGlobalPagesMapped) == page);
+  CHECK(shadow.accounting().Bytes(MemoryCategory::kGlobalCells) <= 256 * 1024 + 4096);
 
-  // A coarse cell merges its 8 bytes; a lane's 4-byte access maps to one cell,
-  // a 16-byte access to two, and the page still spans 1 MiB.
-  CHECK(&v.CellAt(coarse_base + 3) == &v.CellAt(coarse_base + 7));
-  CHECK(&v.CellAt(coarse_base + 8) == &v.CellAt(coarse_base) + 1);
-  CHECK(v.Cells(coarse_base + 4, 4).size() == 1);
-  CHECK(v.Cells(coarse_base + 16, 16).size() == 2);
-  CHECK(v.Contains(coarse_base + kPageBytes - 1));
-  Cell& last = v.CellAt(coarse_base + kPageBytes - 1);
-  last.SetWrite({2, 3}, 4, true);
-  CHECK(g.Find(coarse_base + kPageBytes - 8).CellAt(coarse_base + kPageBytes - 8).write_epoch() ==
-        Epoch{2, 3});
+  // Clocks: no new one, and a live one takes no new thread (an existing
+  // thread's entry still advances); the cell then keeps the newest epoch.
+  Cell& c = g.View(0).CellAt(64);
+  AddReader(c, shadow.vcs(), {1, 2}, 7);
+  AddReader(c, shadow.vcs(), {2, 3}, 8);
+  CHECK_FALSE(c.read_shared());
+  CHECK(c.read_epoch() == Epoch{2, 3});
+  CHECK(c.read_site() == 8);
+  AddReader(hot, shadow.vcs(), {3, 1}, 0);
+  AddReader(hot, shadow.vcs(), {2, 5}, 0);
+  std::map<Tid, Clock> readers;
+  ForEachReader(hot, shadow.vcs(), [&](Tid t, const VcEntry& e) { readers[t] = e.clock; });
+  CHECK(readers == std::map<Tid, Clock>{{1, 1}, {2, 5}});
+  s = shadow.Stats();
+  CHECK(s.Events(ShadowEvent::kVcAllocFailures) == 1);
+  CHECK(s.Events(ShadowEvent::kVcEntriesRefused) == 1);
 
-  // A coarse page costs 8x less: the whole of it, touched, stays under 4 MiB.
-  const uint64_t before = shadow.accounting().Bytes(MemoryCategory::kGlobalCells);
-  for (uint64_t a = coarse_base; a < coarse_base + kPageBytes; a += 8) v.CellAt(a).SetRead({1, 1}, 0);
-  CHECK(shadow.accounting().Bytes(MemoryCategory::kGlobalCells) - before <= 4 * 1024 * 1024);
-
-  // The next launch starts clean but the limit still applies while over it.
+  // The next launch starts clean; the history is kept.
   shadow.EndLaunch();
   CHECK_FALSE(shadow.accounting().OverLimit());
   shadow.BeginLaunch(1, 0);
-  CHECK_FALSE(shadow.global().View(coarse_base).degraded());
-  CHECK(shadow.Stats().Events(ShadowEvent::kDegradedPages) == 1);  // history is kept
-}
-
-TEST_CASE("the degraded granularity is configurable and clamped to a power of two") {
-  for (auto [asked, got] : {std::pair<uint32_t, uint32_t>{4, 8}, {8, 8}, {16, 16}, {24, 16}, {1, 8}, {1000, 256}}) {
-    ShadowMemory shadow({.memory_limit_bytes = 1, .degraded_bytes_per_cell = asked});
-    shadow.shared();  // nothing allocated yet, but the pool's chunk table is over 1 byte
-    REQUIRE(shadow.accounting().OverLimit());
-    CHECK(shadow.global().View(0).bytes_per_cell() == got);
-  }
+  CHECK(shadow.global().View(untracked_base).tracked());
+  CHECK(shadow.Stats().Events(ShadowEvent::kUntrackedPages) == 1);
 }
 
 TEST_CASE("Stats gathers every category of one ShadowMemory") {

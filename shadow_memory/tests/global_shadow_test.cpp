@@ -22,8 +22,7 @@ TEST_CASE("pages are created on demand and found afterwards") {
   PageView v = g.View(addr);
   REQUIRE(v.valid());
   CHECK(v.base() == (addr & ~(kPageBytes - 1)));
-  CHECK(v.bytes_per_cell() == kGranuleBytes);
-  CHECK_FALSE(v.degraded());
+  CHECK(v.tracked());
   CHECK(g.live_pages() == 1);
   CHECK(g.Find(addr).valid());
   CHECK(acct.Events(ShadowEvent::kGlobalPagesMapped) == 1);
@@ -219,7 +218,7 @@ TEST_CASE("resident spares are given back before a page would be mapped coarse")
   // spare memory is gone instead.
   acct.set_limit(acct.Total() - spare / 2);
   REQUIRE(acct.OverLimit());
-  CHECK_FALSE(g.View(0).degraded());
+  CHECK(g.View(0).tracked());
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
   CHECK(g.Find(0).CellAt(0).IsPristine());
   // With a limit, at most an eighth of it stays resident after a Reset.

@@ -220,6 +220,45 @@ TEST_CASE("barracuda: the bundled example under the emulator (race found, fixed 
     for (const std::string& f : {json, sarif, fixed_json, fixed_sarif, ls_json, ls_sarif}) std::remove(f.c_str());
 }
 
+TEST_CASE("barracuda --memory-limit: past it races may be missed, never invented, and the report says so",
+          "[cli][e2e][report-files]") {
+  const std::string examples = BARRACUDA_E2E_EXAMPLES;
+  const bool keep = std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") != nullptr;
+  // 1 KiB: over the limit from the start, so the global input the example
+  // reads goes unchecked; its races are in shared memory, which stays checked.
+  const std::string json = ReportPath("limit_racy") + ".json", sarif = ReportPath("limit_racy") + ".sarif";
+  Result racy = Barracuda({"--memory-limit", "1k", "--report-json", json, "--report-sarif", sarif,
+                           examples + "/racy_reduction"});
+  CHECK(racy.status == kDefaultErrorExitCode);  // races found win: they are real
+  CHECK_THAT(racy.err, Catch::Contains("read-after-write (RAW) race"));
+  CHECK_THAT(racy.err, Catch::Contains("analysis INCOMPLETE"));
+  CHECK_THAT(racy.err, Catch::Contains("shadow memory limit (1.0 KiB, --memory-limit) was reached"));
+  std::ifstream in(json);
+  REQUIRE(in.good());
+  nlohmann::json report = nlohmann::json::parse(in);
+  CHECK(report["run"]["complete"] == false);
+  REQUIRE(report["processes"].size() == 1);
+  const nlohmann::json& limit = report["processes"][0]["memory_limit"];
+  CHECK(limit["limit_bytes"] == 1024);
+  CHECK(limit["unchecked_accesses"].get<uint64_t>() > 0);
+  CHECK(limit["untracked_mib"].get<uint64_t>() > 0);
+
+  // No race found over a partly unchecked run: exit 116, not the app's 0.
+  const std::string fixed_json = ReportPath("limit_fixed") + ".json", fixed_sarif = ReportPath("limit_fixed") + ".sarif";
+  Result fixed = Barracuda({"--memory-limit", "1k", "--report-json", fixed_json, "--report-sarif", fixed_sarif,
+                            examples + "/racy_reduction_fixed"});
+  CHECK(fixed.status == kExitMemoryLimit);
+  CHECK_THAT(fixed.err, Catch::Contains("0 races; analysis INCOMPLETE"));
+  CHECK_THAT(fixed.err, Catch::Contains("exit status 116"));
+  // The default limit (half the machine's memory) leaves this run alone.
+  Result plain = Barracuda({"-q", examples + "/racy_reduction_fixed"});
+  CHECK(plain.status == 0);
+  Result bad = Barracuda({"--memory-limit", "lots", examples + "/racy_reduction_fixed"});
+  CHECK(bad.status == kExitUsage);
+  if (!keep)
+    for (const std::string& f : {json, sarif, fixed_json, fixed_sarif}) std::remove(f.c_str());
+}
+
 #ifdef BARRACUDA_CLI_CUDA_PROGRAMS
 TEST_CASE("barracuda: a CUDA app that crashes after a racy kernel still gets its report",
           "[cli][e2e][report-files]") {
