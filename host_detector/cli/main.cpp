@@ -53,7 +53,8 @@ Exit status:
       module or does not implement an instruction it uses) or faulted (trap, assert,
       illegal address, deadlock); wins over races found;
   116 analysis incomplete: no races found, but the --memory-limit left some accesses
-      unchecked (the report says how many; races found win over it);
+      unchecked, or the daemon ran out of memory (the report says how much was left
+      out; races found win over it);
   117 with --schedules: no races, but the program ended differently under some
       schedules (exit status or signal); the report names them;
   119 backend not available, 120 usage error, 121 not a dynamically linked CUDA program,

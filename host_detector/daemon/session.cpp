@@ -144,7 +144,7 @@ std::string MemoryLimitSummary(const ProcessResult& p) {
 
 uint64_t SessionResult::memory_limited() const {
   uint64_t n = 0;
-  for (const ProcessResult* p : processes) n += p->stats.MemoryLimited();
+  for (const ProcessResult* p : processes) n += p->stats.MemoryLimited() || p->stats.out_of_memory;
   return n;
 }
 
@@ -678,6 +678,11 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
       p->kept_status = p->detector->status();
     }
     if (std::string why = MemoryLimitSummary(res); !why.empty()) incomplete_.push_back(std::move(why));
+    if (res.stats.out_of_memory)
+      incomplete_.push_back(Cat(who, ": the daemon ran out of memory during the analysis (an allocation failed): ",
+                                res.stats.oom_skipped_records,
+                                " records from that point on were not analysed; every race reported is real; "
+                                "lower --memory-limit or give the daemon more memory"));
     if (res.stats.malformed_records != 0)
       Error(Cat(who, ": ", res.stats.malformed_records,
                 " malformed records rejected by the detector: ", p->kept_status.message()));

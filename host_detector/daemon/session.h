@@ -157,7 +157,7 @@ struct SessionResult {
   uint64_t races() const;          // distinct, over all processes
   uint64_t dynamic_races() const;
   uint64_t launches_not_run() const;  // over all processes: the CLI's "analysis incomplete" status
-  uint64_t memory_limited() const;    // processes whose analysis the memory limit cut short
+  uint64_t memory_limited() const;    // processes whose analysis the memory limit (or exhaustion) cut short
   size_t daemon_peak_rss_bytes = 0;   // getrusage at result()
   bool complete() const { return incomplete_reasons.empty(); }
 };

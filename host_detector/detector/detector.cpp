@@ -139,7 +139,7 @@ void Detector::Impl::Process(const protocol::Record& r, uint64_t record_index, W
       EndLaunch();
       return;
     default:
-      ProcessWarpRecord(r, record_index, c);
+      AnalyseWarpRecord(r, record_index, c);
   }
 }
 
@@ -253,6 +253,8 @@ Statistics Detector::Stats() const {
   s.limit_dropped_clock_entries =
       ss.Events(shadow::ShadowEvent::kVcAllocFailures) + ss.Events(shadow::ShadowEvent::kVcEntriesRefused);
   s.shadow_limit_bytes = ss.limit_bytes;
+  s.oom_skipped_records = d.totals.oom_skipped;
+  s.out_of_memory = d.out_of_memory.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -67,6 +67,10 @@ struct Statistics {
   uint64_t limit_untracked_pages = 0;     // 1 MiB pages of global memory left untracked
   uint64_t limit_dropped_clock_entries = 0;  // earlier accesses not kept (clock or entry refused)
   size_t shadow_limit_bytes = 0;
+  // The host ran out of memory during the analysis (std::bad_alloc): the
+  // record that hit it and every later one were skipped, counted here.
+  bool out_of_memory = false;
+  uint64_t oom_skipped_records = 0;
   // Races may have been missed because of the limit (never invented).
   bool MemoryLimited() const {
     return limit_unchecked_accesses + limit_untracked_pages + limit_dropped_clock_entries != 0;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -147,6 +148,7 @@ struct alignas(64) WorkerCounters {
   uint64_t malformed = 0;
   uint64_t shadow_dropped = 0;
   uint64_t limit_unchecked = 0;  // lanes on pages made over the memory limit
+  uint64_t oom_skipped = 0;      // records not analysed after an allocation failed
   // Not a counter: this worker's view of the launch's store-site values.
   SiteValueCache site_values;
   void MergeInto(WorkerCounters& total) const {
@@ -158,6 +160,7 @@ struct alignas(64) WorkerCounters {
     total.malformed += malformed;
     total.shadow_dropped += shadow_dropped;
     total.limit_unchecked += limit_unchecked;
+    total.oom_skipped += oom_skipped;
   }
 };
 
@@ -175,6 +178,24 @@ class Detector::Impl {
   // A warp record of the current launch. Thread-safe for records of distinct
   // blocks (the parallel engine guarantees a block is drained by one worker).
   void ProcessWarpRecord(const protocol::Record& r, uint64_t record_index, WorkerCounters& c);
+  // ProcessWarpRecord, unless an allocation failed before: the host ran out
+  // of memory (past what the memory limit foresaw). The record that hit
+  // std::bad_alloc and every later one of the stream are then skipped and
+  // counted (Statistics::oom_skipped_records): what was reported stays true
+  // (cell locks and report_mu are RAII guards, released as it unwinds), the
+  // rest is missing, and the daemon keeps serving the other processes.
+  void AnalyseWarpRecord(const protocol::Record& r, uint64_t record_index, WorkerCounters& c) {
+    if (out_of_memory.load(std::memory_order_relaxed)) {
+      c.oom_skipped++;
+      return;
+    }
+    try {
+      ProcessWarpRecord(r, record_index, c);
+    } catch (const std::bad_alloc&) {
+      out_of_memory.store(true, std::memory_order_relaxed);
+      c.oom_skipped++;
+    }
+  }
 
   void Malformed(WorkerCounters& c, const std::string& what, uint64_t record_index);
 
@@ -197,6 +218,7 @@ class Detector::Impl {
   std::function<void(const RaceEvent&)> listener;
   absl::Status status;
   uint64_t racy_accesses = 0;
+  std::atomic<bool> out_of_memory{false};  // AnalyseWarpRecord
 
   // Set while several workers analyse at once: global cells (and neighbours'
   // shared cells) are then locked around every check-and-update.

@@ -55,7 +55,7 @@ size_t Engine::Drain(uint32_t k, size_t burst, WorkerCounters& c) {
     const Op op = protocol::OpOf(rec->header);
     if (op != Op::kKernelBegin && op != Op::kKernelEnd) {
       c.records++;
-      impl_.ProcessWarpRecord(*rec, index, c);
+      impl_.AnalyseWarpRecord(*rec, index, c);
     }
     const uint64_t stamp = protocol::SequenceStamp(*rec);
     cur.feed.Pop();

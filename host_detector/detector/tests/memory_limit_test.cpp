@@ -3,6 +3,10 @@
 // say what was left out. Geometry: 2 blocks x 64 threads (warps 0,1 block 0).
 #include <catch2/catch.hpp>
 
+#include <new>
+#include <vector>
+
+#include "host_detector/detector/streaming_analysis.h"
 #include "host_detector/detector/tests/trace_builder.h"
 
 namespace barracuda::detector::testing {
@@ -87,6 +91,48 @@ TEST_CASE("over the limit, concurrent readers are not all kept: races missed, no
     CHECK(r.events[0].kind == RaceKind::kWriteAfterRead);
     CHECK(r.events[0].earlier.site == 2);
   }
+}
+
+TEST_CASE("an allocation failure during the analysis ends it cleanly: what was found stays, the rest is counted",
+          "[memory_limit][streaming]") {
+  // Two races, one per pair of blocks' warps; the first race found makes the
+  // listener throw std::bad_alloc, as an allocation inside the check would.
+  TraceBuilder t;
+  t.Begin(2, 64)
+      .Write(0, kLane0, Same(kX), 1)
+      .Write(2, kLane0, Same(kX), 2)
+      .Write(1, kLane0, Same(kX + 64), 3)
+      .Write(3, kLane0, Same(kX + 64), 4)
+      .End();
+  std::vector<std::vector<Record>> ring(2);  // one ring per block (warps 0,1 and 2,3)
+  for (const Record& r : t.records()) {
+    const Op op = protocol::OpOf(r.header);
+    if (op != Op::kKernelBegin && op != Op::kKernelEnd) ring[r.header.warp_id / 2].push_back(r);
+  }
+  AnalysisPool pool(2);
+  Detector d;
+  int calls = 0;
+  d.SetRaceListener([&](const RaceEvent&) {
+    if (++calls == 1) throw std::bad_alloc();
+  });
+  auto launch = StreamingLaunch::Begin(d, pool, t.records().front(), 2);
+  REQUIRE(launch.ok());
+  for (uint32_t k = 0; k < 2; ++k) {
+    (*launch)->Append(k, ring[k]);
+    (*launch)->EndRing(k);
+  }
+  (*launch)->Finish();  // returns: the skipped records still drain
+  Statistics s = d.Stats();
+  CHECK(s.out_of_memory);
+  CHECK(s.oom_skipped_records >= 1);
+  CHECK(d.Report().size() == 1);  // recorded before the listener threw
+  CHECK(calls == 1);
+  // Later launches of the stream are skipped too (the state may be partial).
+  const uint64_t skipped = s.oom_skipped_records;
+  for (const Record& r : t.records()) d.Process(r);
+  CHECK(d.Stats().oom_skipped_records == skipped + 4);
+  CHECK(d.Report().size() == 1);
+  CHECK(d.status().ok());
 }
 
 }  // namespace
