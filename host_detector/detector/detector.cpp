@@ -75,6 +75,7 @@ void Detector::Impl::BeginLaunch(const protocol::Record& r, WorkerCounters& c) {
   last_threads = launch.threads;
   blocks.clear();
   blocks.resize(nblocks);
+  finished_blocks.assign(nblocks, 0);
   shadow.BeginLaunch(nblocks, k.static_shared_bytes + k.dynamic_shared_bytes);
   sync_locations.BeginLaunch();
   dependency_locations.BeginLaunch();
@@ -115,6 +116,8 @@ void Detector::Impl::EndLaunch() {
   // the next one, so all state goes (memory does not grow with launches).
   blocks.clear();
   blocks.shrink_to_fit();
+  finished_blocks.clear();
+  finished_blocks.shrink_to_fit();
   shadow.EndLaunch();
   sync_locations.EndLaunch();
   dependency_locations.EndLaunch();
@@ -157,6 +160,10 @@ void Detector::Impl::ProcessWarpRecord(const protocol::Record& r, uint64_t index
   const unsigned warp = r.header.warp_id % launch.warps_per_block;
   if (block >= launch.blocks) {
     Malformed(c, absl::StrCat("warp id ", r.header.warp_id, " outside the launch"), index);
+    return;
+  }
+  if (finished_blocks[block] != 0) {
+    Malformed(c, absl::StrCat("record of warp ", r.header.warp_id, " after every thread of its block exited"), index);
     return;
   }
   switch (op) {
@@ -235,7 +242,7 @@ Statistics Detector::Stats() const {
   s.thread_accesses = d.totals.thread_accesses;
   s.sync_ops = d.totals.sync_ops;
   s.barriers_completed = d.totals.barriers_completed;
-  s.barrier_generations_dropped = d.dropped_generations;
+  s.barrier_generations_dropped = d.dropped_generations + d.totals.generations_dropped;
   s.racy_accesses = d.racy_accesses;
   s.malformed_records = d.totals.malformed;
   s.shadow_dropped_accesses = d.totals.shadow_dropped;
@@ -264,6 +271,7 @@ vc::VectorClock Detector::ThreadClock(uint64_t tid) const {
   if (!d.launch.active || tid >= d.launch.threads) return v;
   const uint32_t block = static_cast<uint32_t>(tid / d.launch.threads_per_block);
   const uint32_t in_block = static_cast<uint32_t>(tid % d.launch.threads_per_block);
+  if (d.finished_blocks[block] != 0) return v;  // exited, state released: empty
   const BlockState* bs = d.blocks[block].get();
   if (bs == nullptr) {
     v.Set(static_cast<vc::ThreadId>(tid), 1);  // untouched: inc_t(bottom)

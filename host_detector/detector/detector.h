@@ -135,7 +135,8 @@ class Detector {
   absl::Status status() const;
 
   // The full vector clock of thread `tid` of the current launch (expanded from
-  // the compressed form). For tests; bottom when there is no such thread.
+  // the compressed form). For tests; bottom when there is no such thread or
+  // its block finished (every thread exited: its state is released).
   vc::VectorClock ThreadClock(uint64_t tid) const;
 
   const DetectorOptions& options() const;

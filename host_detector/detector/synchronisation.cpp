@@ -143,6 +143,17 @@ void Detector::Impl::Exit(const protocol::Record& r, uint32_t block, unsigned wa
   bs.exited_threads += n;
   // Exited threads no longer count towards whole-block barriers.
   for (uint32_t id = 0; id < kMaxBarrierIds; ++id) TryCompleteBarrier(bs, id, c);
+  // With clusters a neighbour may still reach the block's shared memory
+  // (its window) until the launch ends: kept then.
+  if (bs.live_threads == 0 && launch.cluster_size <= 1) ReleaseFinishedBlock(block, c);
+}
+
+void Detector::Impl::ReleaseFinishedBlock(uint32_t block, WorkerCounters& c) {
+  std::unique_ptr<BlockState>& slot = blocks[block];
+  for (const auto& g : slot->barriers) c.generations_dropped += g && g->open;
+  slot.reset();
+  shadow.shared().ReleaseBlock(block);
+  finished_blocks[block] = 1;
 }
 
 }  // namespace barracuda::detector
