@@ -120,7 +120,7 @@ std::string PhaseSummary(const ProcessResult& p) {
                    s(p.analysis_tail_ns), " after the last record of a launch arrived)");
 }
 
-std::string MemoryLimitSummary(const ProcessResult& p) {
+std::string MemoryLimitSummary(const ProcessResult& p, const std::string& who) {
   const detector::Statistics& s = p.stats;
   if (!s.MemoryLimited()) return "";
   char limit[32];
@@ -132,7 +132,7 @@ std::string MemoryLimitSummary(const ProcessResult& p) {
   } else {
     std::snprintf(limit, sizeof limit, "%.1f KiB", bytes / (1 << 10));
   }
-  std::string out = Cat("process ", p.pid, ": the shadow memory limit (", limit, ", --memory-limit) was reached: ");
+  std::string out = Cat(who, ": the shadow memory limit (", limit, ", --memory-limit) was reached: ");
   if (s.limit_unchecked_accesses + s.limit_untracked_pages != 0)
     out += Cat(s.limit_unchecked_accesses, " thread accesses to ", s.limit_untracked_pages,
                " MiB of global memory were not checked");
@@ -677,7 +677,7 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
       res.stats = p->detector->Stats();
       p->kept_status = p->detector->status();
     }
-    if (std::string why = MemoryLimitSummary(res); !why.empty()) incomplete_.push_back(std::move(why));
+    if (std::string why = MemoryLimitSummary(res, who); !why.empty()) incomplete_.push_back(std::move(why));
     if (res.stats.out_of_memory)
       incomplete_.push_back(Cat(who, ": the daemon ran out of memory during the analysis (an allocation failed): ",
                                 res.stats.oom_skipped_records,

@@ -145,8 +145,9 @@ struct ProcessResult {
 // room in full rings), ..." (`-v`).
 std::string PhaseSummary(const ProcessResult& p);
 // What the memory limit left unchecked in a process ("" when nothing): an
-// incompleteness reason of the report.
-std::string MemoryLimitSummary(const ProcessResult& p);
+// incompleteness reason of the report, naming the process as `who` does
+// (AnalysisSession::Who: with its schedule), like the other reasons.
+std::string MemoryLimitSummary(const ProcessResult& p, const std::string& who);
 
 struct SessionResult {
   std::vector<const ProcessResult*> processes;  // in attach order
