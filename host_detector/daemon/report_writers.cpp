@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "host_detector/daemon/report_output.h"
+#include "host_detector/reports/race_grouping.h"
 #include "host_detector/reports/report_context.h"
 #include "host_detector/reports/report_json.h"
 #include "host_detector/reports/report_sarif.h"
@@ -104,6 +105,7 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   if (request.verbose) ctx.AddNote(Cat("daemon: peak resident memory ", MiB(result.daemon_peak_rss_bytes), " MiB"));
   std::vector<reports::ResolvedRace> resolved = reports::ResolveRaces(ctx, races_of);
   if (request.explored_schedules > 1) resolved = reports::MergeAcrossSchedules(std::move(resolved));
+  resolved = reports::GroupBySource(std::move(resolved));
   reports::ReportData data = reports::FilterRaces(std::move(resolved), suppressions ? &*suppressions : nullptr,
                                                   request.max_reports, request.ignore);
   ReportOutcome outcome;

@@ -256,6 +256,23 @@ struct ResolvedRace {
     uint64_t count = 0;
   };
   std::vector<Sighting> seen_in;
+  // GroupBySource (race_grouping.h): the kinds and classes the entry's
+  // members showed (RAW and WAR of one statement pair are one entry: which
+  // comes first is the schedule's choice; so are classes), the PTX site
+  // pairs, each with its occurrences, the example's first (all empty before
+  // grouping), and the entry's fingerprint (race_fingerprint.h).
+  struct Variant {
+    detector::RaceKind kind = detector::RaceKind::kReadAfterWrite;
+    detector::RaceClass cls = detector::RaceClass::kInterBlock;
+    uint64_t count = 0;
+  };
+  std::vector<Variant> variants;  // sorted by kind, then class
+  struct SitePair {
+    ResolvedAccess earlier, later;  // a member's example accesses (their sites matter)
+    uint64_t count = 0;
+  };
+  std::vector<SitePair> site_pairs;
+  std::string fingerprint;
 };
 
 // Resolves entries of several processes' reports, in code order: processes

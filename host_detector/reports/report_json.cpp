@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "host_detector/reports/race_fingerprint.h"
 #include "host_detector/reports/report_text.h"
 #include "ptx_rewriter/text_concat.h"
 
@@ -111,6 +112,19 @@ json ExplorationJson(const ReportData& data, const ReportContext& context) {
 
 namespace {
 
+}  // namespace
+
+json VariantsJson(const ResolvedRace& r) {
+  json variants = json::array();
+  for (const ResolvedRace::Variant& v : r.variants)
+    variants.push_back({{"kind", detector::RaceKindName(v.kind)}, {"class", detector::RaceClassName(v.cls)}, {"count", v.count}});
+  if (r.variants.empty())
+    variants.push_back({{"kind", detector::RaceKindName(r.kind)}, {"class", detector::RaceClassName(r.cls)}, {"count", r.count}});
+  return variants;
+}
+
+namespace {
+
 json RaceJson(const ResolvedRace& r, const ReportContext& context) {
   json kernel = {{"name", r.kernel},
                  {"mangled", r.kernel_mangled.empty() ? json(nullptr) : json(r.kernel_mangled)},
@@ -146,6 +160,17 @@ json RaceJson(const ResolvedRace& r, const ReportContext& context) {
     race["shared_block"] = r.shared_block;
   }
   if (context.explored_schedules() > 1) race["schedules"] = SightingsJson(r, context);
+  // Grouped entries (race_grouping.h) carry their fingerprint and every PTX
+  // site pair; an entry not grouped (tools, tests) is its own single pair.
+  SourceLines lines;
+  race["fingerprint"] = r.fingerprint.empty() ? RaceFingerprint(r, lines) : r.fingerprint;
+  json pairs = json::array();
+  for (const ResolvedRace::SitePair& p : r.site_pairs)
+    pairs.push_back({{"first", SiteJson(p.earlier)}, {"second", SiteJson(p.later)}, {"count", p.count}});
+  if (r.site_pairs.empty())
+    pairs.push_back({{"first", SiteJson(r.earlier)}, {"second", SiteJson(r.later)}, {"count", r.count}});
+  race["site_pairs"] = std::move(pairs);
+  race["variants"] = VariantsJson(r);
   return race;
 }
 

@@ -13,7 +13,7 @@
 
 namespace barracuda::reports {
 
-inline constexpr int kJsonReportVersion = 1;
+inline constexpr int kJsonReportVersion = 2;  // 2: entries grouped by source statements, fingerprints
 inline constexpr const char* kToolName = "barracuda";
 const char* ToolVersion();  // the project version ("0.1.0")
 
@@ -25,6 +25,8 @@ nlohmann::json ScheduleJson(const ReportContext& context);
 // [{number, policy, seed, process_id, count}] (REPORTS.md).
 nlohmann::json ExplorationJson(const ReportData& data, const ReportContext& context);
 nlohmann::json SightingsJson(const ResolvedRace& race, const ReportContext& context);
+// [{kind, class, count}]: what a grouped entry's members showed (race_grouping.h).
+nlohmann::json VariantsJson(const ResolvedRace& race);
 
 // Writes `json` (indented) to `path`; "-" is stdout. Error names the path.
 absl::Status WriteJsonFile(const nlohmann::json& json, const std::string& path);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "host_detector/reports/race_fingerprint.h"
 #include "host_detector/reports/report_json.h"
 #include "host_detector/reports/report_text.h"
 #include "ptx_rewriter/text_concat.h"
@@ -56,18 +57,6 @@ size_t RuleIndex(RaceKind kind) {
 
 json Message(std::string text) { return json{{"text", std::move(text)}}; }
 
-// FNV-1a 64: a stable fingerprint for viewers that track results across runs.
-std::string Fingerprint(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[20];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 std::string AccessSentence(const ResolvedAccess& a) {
   return ptx::Cat(OperationName(a.op), " by ", ThreadText(a), " (warp ", a.warp, ", lane ", a.lane, ") at ",
                   AccessLocationText(a));
@@ -118,11 +107,10 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
   }
   if (r.count > 1) text += ptx::Cat(" ", r.count, " racy accesses.");
   result["message"] = Message(std::move(text));
+  // race_fingerprint.h; entries not grouped (tools, tests) get theirs here.
+  SourceLines lines;
   result["partialFingerprints"] = {
-      {"barracudaRace/v1",
-       Fingerprint(ptx::Cat(detector::RaceKindName(r.kind), "|", detector::RaceClassName(r.cls), "|",
-                            r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled,
-                            "|", AccessLocationText(r.earlier), "|", AccessLocationText(r.later)))}};
+      {"barracudaRace/v1", r.fingerprint.empty() ? RaceFingerprint(r, lines) : r.fingerprint}};
   json props = {{"class", detector::RaceClassName(r.cls)},
                 {"space", SpaceName(r.space)},
                 {"processId", r.process_id},
@@ -135,6 +123,8 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
                            {"label", r.allocation->label},    {"freed", r.allocation->freed}};
   }
   if (context.explored_schedules() > 1) props["schedules"] = SightingsJson(r, context);
+  props["variants"] = VariantsJson(r);
+  props["ptxSitePairs"] = r.site_pairs.empty() ? 1 : r.site_pairs.size();
   result["properties"] = std::move(props);
   return result;
 }

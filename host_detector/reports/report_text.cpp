@@ -205,11 +205,42 @@ std::string AddressText(const ResolvedRace& race) {
   return out;
 }
 
+namespace {
+
+bool HasVariantKind(const ResolvedRace& r, RaceKind kind) {
+  return std::any_of(r.variants.begin(), r.variants.end(), [&](const ResolvedRace::Variant& v) { return v.kind == kind; });
+}
+
+// The entry's classes, in class order ("intra-block, divergence"); its own class before grouping.
+std::string ClassesText(const ResolvedRace& r) {
+  std::vector<detector::RaceClass> classes;
+  for (const ResolvedRace::Variant& v : r.variants)
+    if (std::find(classes.begin(), classes.end(), v.cls) == classes.end()) classes.push_back(v.cls);
+  if (classes.empty()) classes.push_back(r.cls);
+  std::sort(classes.begin(), classes.end());
+  std::string out;
+  for (detector::RaceClass c : classes) out += ptx::Cat(out.empty() ? "" : ", ", detector::RaceClassName(c));
+  return out;
+}
+
+// "PTX line" of an access's site for the site-pair list, "site N" without a site table.
+std::string PtxLineText(const ResolvedAccess& a) {
+  if (a.site != nullptr) return ptx::Cat(a.site->ptx_line);
+  return a.site_id == protocol::kNoSite ? std::string("?") : ptx::Cat("site ", a.site_id);
+}
+
+}  // namespace
+
 void WriteTextReport(const ReportData& data, const ReportContext& context, std::ostream& out) {
   for (const ResolvedRace& r : data.races) {
-    std::string head = ptx::Cat("Race #", r.ordinal, ": ", KindDescription(r.kind));
+    // A grouped entry of both RAW and WAR names both; its classes all.
+    const bool raw = r.kind == RaceKind::kReadAfterWrite || HasVariantKind(r, RaceKind::kReadAfterWrite);
+    const bool war = r.kind == RaceKind::kWriteAfterRead || HasVariantKind(r, RaceKind::kWriteAfterRead);
+    std::string head = ptx::Cat("Race #", r.ordinal, ": ",
+                                raw && war ? std::string("read-after-write (RAW) and write-after-read (WAR) race")
+                                           : KindDescription(r.kind));
     if (r.kind != RaceKind::kBarrierDivergence) {
-      head += ptx::Cat(" (", detector::RaceClassName(r.cls), ") on ", SpaceName(r.space), " memory");
+      head += ptx::Cat(" (", ClassesText(r), ") on ", SpaceName(r.space), " memory");
     }
     head += ptx::Cat(" [", Plural(r.count, "occurrence", "occurrences"), "]");
     Line(out, head);
@@ -231,6 +262,20 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
     }
     kernel += ptx::Cat(", process ", r.process_id);
     Line(out, kernel);
+    if (r.site_pairs.size() > 1) {
+      // One statement, several PTX instructions (vector elements, unrolled copies).
+      std::string sites = ptx::Cat("    ", r.site_pairs.size(), " PTX site pairs:");
+      for (size_t i = 0; i < r.site_pairs.size(); ++i) {
+        const ResolvedRace::SitePair& p = r.site_pairs[i];
+        if (i == 8) {
+          sites += ptx::Cat(" ... (", r.site_pairs.size() - 8, " more in the JSON report)");
+          break;
+        }
+        sites += ptx::Cat(i == 0 ? " " : ", ", PtxLineText(p.earlier), "/", PtxLineText(p.later), " ", p.count, "x");
+      }
+      Line(out, sites);
+    }
+    if (!r.fingerprint.empty()) Line(out, ptx::Cat("    Fingerprint ", r.fingerprint));
     if (context.explored_schedules() > 1) SightingsText(out, r, context);
     Line(out, "");
   }

@@ -4,6 +4,8 @@
 add_library(barracuda_reports STATIC)
 target_sources(barracuda_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/report_context.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/race_fingerprint.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/race_grouping.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_sarif.cpp

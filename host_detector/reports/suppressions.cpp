@@ -1,5 +1,7 @@
 #include "host_detector/reports/suppressions.h"
 
+#include "host_detector/reports/race_fingerprint.h"
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -208,7 +210,24 @@ class RuleParser {
       rule.source_glob = std::move(glob);
       return true;
     }
-    return Fail(key_col, ptx::Cat("unknown condition '", key, "' (expected kernel, kernel~, kind, source)"));
+    if (key == "fingerprint") {
+      if (!rule.fingerprints.empty()) return Fail(key_col, "'fingerprint' given twice (list them with commas)");
+      size_t start = 0;
+      while (start <= value.size()) {
+        size_t comma = value.find(',', start);
+        if (comma == std::string::npos) comma = value.size();
+        const std::string fp = value.substr(start, comma - start);
+        const bool hex = fp.size() == 16 && std::all_of(fp.begin(), fp.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+        });
+        if (!hex) return Fail(value_col + start, ptx::Cat("'", fp, "' is not a race fingerprint (16 hex digits, lower case)"));
+        rule.fingerprints.push_back(fp);
+        start = comma + 1;
+      }
+      return true;
+    }
+    return Fail(key_col,
+                ptx::Cat("unknown condition '", key, "' (expected kernel, kernel~, kind, source, fingerprint)"));
   }
 
   std::string_view line_;
@@ -290,9 +309,18 @@ std::string_view WithoutParameters(std::string_view name) {
 
 bool Suppression::Matches(const ResolvedRace& race) const {
   if (!kinds.empty()) {
+    // A grouped entry matches through any kind its members showed (RAW and WAR of one pair).
     bool any = false;
-    for (RaceKind k : kinds) any = any || k == race.kind;
+    for (RaceKind k : kinds) {
+      any = any || k == race.kind;
+      for (const ResolvedRace::Variant& v : race.variants) any = any || k == v.kind;
+    }
     if (!any) return false;
+  }
+  if (!fingerprints.empty()) {
+    SourceLines lines;
+    const std::string fp = race.fingerprint.empty() ? RaceFingerprint(race, lines) : race.fingerprint;
+    if (std::find(fingerprints.begin(), fingerprints.end(), fp) == fingerprints.end()) return false;
   }
   if (kernel_glob) {
     const bool match = GlobMatch(*kernel_glob, race.kernel) ||

@@ -10,6 +10,9 @@
 //   source=GLOB[:LINE] either access's source file (or the call site it was
 //                      inlined at) matches; a glob without '/' matches the
 //                      file's base name
+//   fingerprint=FP[,FP...] the entry's fingerprint (race_fingerprint.h) is
+//                      one of these: a known race, whatever its lines
+//                      become
 //
 // Values may be double-quoted (with \" and \\) to hold spaces:
 //   kernel="reduce(float*, int)" kind=WAW source=reduce.cu:42
@@ -49,6 +52,7 @@ struct Suppression {
   std::vector<detector::RaceKind> kinds;  // empty: any kind
   std::optional<std::string> source_glob;
   std::optional<uint32_t> source_line;
+  std::vector<std::string> fingerprints;  // empty: any (race_fingerprint.h)
 
   bool Matches(const ResolvedRace& race) const;
 };

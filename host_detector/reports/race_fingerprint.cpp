@@ -1,0 +1,104 @@
+#include "host_detector/reports/race_fingerprint.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+#include "ptx_rewriter/text_concat.h"
+
+namespace barracuda::reports {
+
+namespace {
+
+std::string_view BaseName(std::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string Collapsed(std::string_view line) {
+  std::string out;
+  bool blank = false;
+  for (char c : line) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+      blank = true;
+      continue;
+    }
+    if (blank && !out.empty()) out += ' ';
+    blank = false;
+    out += c;
+  }
+  return out;
+}
+
+// Fields are separated by \x1f, locations by \x1e: neither occurs in names or source.
+std::string LocationText(const ptx::SourceLocation& loc, SourceLines& lines) {
+  std::optional<std::string> text = lines.Normalized(loc.file, loc.line);
+  return ptx::Cat(BaseName(loc.file), "\x1f", text ? *text : ptx::Cat("line ", loc.line), "\x1f", loc.column);
+}
+
+std::string StatementText(const ResolvedAccess& a, SourceLines& lines) {
+  if (a.site != nullptr && a.site->source && !a.site->source->file.empty() && a.site->source->line != 0) {
+    std::string out = LocationText(*a.site->source, lines);
+    if (a.site->inlined_at && !a.site->inlined_at->file.empty() && a.site->inlined_at->line != 0)
+      out += "\x1e" + LocationText(*a.site->inlined_at, lines);
+    return out;
+  }
+  if (a.site != nullptr) return ptx::Cat("ptx\x1f", a.site->function, "\x1f", a.site->opcode, "\x1f", a.site->ptx_line);
+  if (a.site_id != protocol::kNoSite) return ptx::Cat("site\x1f", a.site_id);
+  return "unknown";
+}
+
+std::string LocationKey(const ptx::SourceLocation& loc) {
+  return ptx::Cat(loc.file, "\x1f", loc.line, "\x1f", loc.column);
+}
+
+}  // namespace
+
+std::string Fnv1a64Hex(std::string_view text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::optional<std::string> SourceLines::Normalized(const std::string& file, uint32_t line) {
+  auto [it, fresh] = files_.try_emplace(file);
+  if (fresh) {
+    std::ifstream in(file);
+    if (in) {
+      std::vector<std::string> v;
+      for (std::string l; std::getline(in, l);) v.push_back(std::move(l));
+      it->second = std::move(v);
+    }
+  }
+  if (!it->second || line == 0 || line > it->second->size()) return std::nullopt;
+  return Collapsed((*it->second)[line - 1]);
+}
+
+std::string StatementKey(const ResolvedAccess& a) {
+  if (a.site != nullptr && a.site->source && !a.site->source->file.empty() && a.site->source->line != 0) {
+    std::string out = "src\x1f" + LocationKey(*a.site->source);
+    if (a.site->inlined_at) out += "\x1e" + LocationKey(*a.site->inlined_at);
+    return out;
+  }
+  if (a.site != nullptr)
+    return ptx::Cat("ptx\x1f", a.module != nullptr ? a.module->name : std::string(), "\x1f", a.site->ptx_line);
+  if (a.site_id != protocol::kNoSite) return ptx::Cat("site\x1f", a.site_id);
+  return "unknown";
+}
+
+std::string RaceFingerprint(const ResolvedRace& race, SourceLines& lines) {
+  std::string kind = detector::RaceKindName(race.kind);
+  if (race.kind == detector::RaceKind::kReadAfterWrite || race.kind == detector::RaceKind::kWriteAfterRead)
+    kind = "RAW|WAR";
+  std::string a = StatementText(race.earlier, lines), b = StatementText(race.later, lines);
+  if (b < a) std::swap(a, b);
+  return Fnv1a64Hex(ptx::Cat("barracuda-race-v1\x1d", race.kernel, "\x1d", kind, "\x1d",
+                             race.space == protocol::Space::kShared ? "shared" : "global", "\x1d", a, "\x1d", b));
+}
+
+}  // namespace barracuda::reports
