@@ -80,14 +80,14 @@ if(BARRACUDA_CUDA_TESTS)
 endif()
 
 # Every JSON / SARIF report the daemon writes in the [report-files] runs is
-# validated against barracuda-report-v1 and the official SARIF 2.1.0 schema.
+# validated against barracuda-report-v2 and the official SARIF 2.1.0 schema.
 find_package(Python3 COMPONENTS Interpreter)
 if(TARGET barracuda_reports AND Python3_Interpreter_FOUND)
   add_test(NAME daemon_report_schemas
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/../reports/tests/validate_reports.py
       --tests $<TARGET_FILE:cli_tests>
       --out ${CMAKE_CURRENT_BINARY_DIR}/daemon_report_outputs
-      --report-schema ${CMAKE_CURRENT_LIST_DIR}/../reports/schemas/barracuda-report-v1.schema.json
+      --report-schema ${CMAKE_CURRENT_LIST_DIR}/../reports/schemas/barracuda-report-v2.schema.json
       --sarif-schema ${CMAKE_CURRENT_LIST_DIR}/../reports/schemas/sarif-schema-2.1.0.json)
   set_tests_properties(daemon_report_schemas PROPERTIES LABELS unit)
 endif()

@@ -31,9 +31,12 @@ std::string Collapsed(std::string_view line) {
 }
 
 // Fields are separated by \x1f, locations by \x1e: neither occurs in names or source.
+// The text names the statement; its ordinal among the file's lines of the
+// same text tells apart copies of one statement (`s[t] = v;` twice).
 std::string LocationText(const ptx::SourceLocation& loc, SourceLines& lines) {
-  std::optional<std::string> text = lines.Normalized(loc.file, loc.line);
-  return ptx::Cat(BaseName(loc.file), "\x1f", text ? *text : ptx::Cat("line ", loc.line), "\x1f", loc.column);
+  std::optional<SourceLines::Line> text = lines.Normalized(loc.file, loc.line);
+  if (!text) return ptx::Cat(BaseName(loc.file), "\x1fline ", loc.line, "\x1f", loc.column);
+  return ptx::Cat(BaseName(loc.file), "\x1f", text->text, "\x1f", text->copy, "\x1f", loc.column);
 }
 
 std::string StatementText(const ResolvedAccess& a, SourceLines& lines) {
@@ -55,28 +58,33 @@ std::string LocationKey(const ptx::SourceLocation& loc) {
 }  // namespace
 
 std::string Fnv1a64Hex(std::string_view text) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64 offset basis
   for (unsigned char c : text) {
     h ^= c;
-    h *= 1099511628211ull;
+    h *= 0x100000001b3ull;  // FNV 64 prime
   }
   char buf[20];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
   return buf;
 }
 
-std::optional<std::string> SourceLines::Normalized(const std::string& file, uint32_t line) {
+std::optional<SourceLines::Line> SourceLines::Normalized(const std::string& file, uint32_t line) {
   auto [it, fresh] = files_.try_emplace(file);
   if (fresh) {
     std::ifstream in(file);
     if (in) {
-      std::vector<std::string> v;
-      for (std::string l; std::getline(in, l);) v.push_back(std::move(l));
+      std::vector<Line> v;
+      std::map<std::string, uint32_t, std::less<>> seen;
+      for (std::string l; std::getline(in, l);) {
+        std::string text = Collapsed(l);
+        const uint32_t copy = seen[text]++;
+        v.push_back({std::move(text), copy});
+      }
       it->second = std::move(v);
     }
   }
   if (!it->second || line == 0 || line > it->second->size()) return std::nullopt;
-  return Collapsed((*it->second)[line - 1]);
+  return (*it->second)[line - 1];
 }
 
 std::string StatementKey(const ResolvedAccess& a) {

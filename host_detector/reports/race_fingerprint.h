@@ -5,8 +5,9 @@
 //   which access of the pair the analysis met first is the schedule's
 //   choice), the memory space, and the two statements sorted, each as
 //     file base name, the text of its source line with runs of blanks
-//     collapsed, and the column; then the same for the call site it was
-//     inlined at, if any.
+//     collapsed, how many earlier lines of the file have that same text (so
+//     that two copies of one statement differ), and the column; then the
+//     same for the call site it was inlined at, if any.
 // Left out on purpose: process ids, addresses, thread and block ids, counts
 // and the grid (they change from run to run), the line number (edits above
 // the statement move it) and the directory (checkouts differ), and the race
@@ -33,12 +34,16 @@ std::string Fnv1a64Hex(std::string_view text);
 // Source lines read once per file (nullopt for a file that cannot be read).
 class SourceLines {
  public:
-  // Line `line` (1-based) of `file`, blanks collapsed and trimmed; nullopt when
-  // the file cannot be read or is shorter.
-  std::optional<std::string> Normalized(const std::string& file, uint32_t line);
+  struct Line {
+    std::string text;   // blanks collapsed and trimmed
+    uint32_t copy = 0;  // how many earlier lines of the file have the same text
+  };
+  // Line `line` (1-based) of `file`; nullopt when the file cannot be read or
+  // is shorter.
+  std::optional<Line> Normalized(const std::string& file, uint32_t line);
 
  private:
-  std::map<std::string, std::optional<std::vector<std::string>>> files_;
+  std::map<std::string, std::optional<std::vector<Line>>> files_;
 };
 
 // The statement an access is (what GroupBySource groups by): source location

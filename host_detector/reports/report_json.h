@@ -1,5 +1,5 @@
 // The machine-readable race report: JSON following
-// host_detector/reports/schemas/barracuda-report-v1.schema.json (fields: REPORTS.md,
+// host_detector/reports/schemas/barracuda-report-v2.schema.json (fields: REPORTS.md,
 // "JSON"). Addresses are hex strings: they do not fit a JSON double.
 #ifndef BARRACUDA_HOST_DETECTOR_REPORT_JSON_H_
 #define BARRACUDA_HOST_DETECTOR_REPORT_JSON_H_

@@ -282,17 +282,31 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
 
   // Summary: "N races (k RAW, ...), M racy accesses[; W warnings (...), A accesses]
   // [; S suppressed][; O not shown]". Warning kinds are counted apart from races.
+  // An entry that showed both RAW and WAR counts as "RAW/WAR", not as its example's kind.
+  auto both_raw_war = [](const ResolvedRace& r) {
+    return HasVariantKind(r, RaceKind::kReadAfterWrite) && HasVariantKind(r, RaceKind::kWriteAfterRead);
+  };
   auto counted = [&](bool warnings, uint64_t& entries, uint64_t& dynamic) {
     std::string kinds;
     entries = dynamic = 0;
+    auto add = [&](uint64_t n, std::string_view name) {
+      entries += n;
+      if (n != 0) kinds += ptx::Cat(kinds.empty() ? "" : ", ", n, " ", name);
+    };
+    if (!warnings) {
+      uint64_t n = 0;
+      for (const ResolvedRace& r : data.races) {
+        if (both_raw_war(r)) n++, dynamic += r.count;
+      }
+      add(n, "RAW/WAR");
+    }
     for (RaceKind k : detector::kAllRaceKinds) {
       if (detector::IsWarningKind(k) != warnings) continue;
       uint64_t n = 0;
       for (const ResolvedRace& r : data.races) {
-        if (r.kind == k) n++, dynamic += r.count;
+        if (r.kind == k && !both_raw_war(r)) n++, dynamic += r.count;
       }
-      entries += n;
-      if (n != 0) kinds += ptx::Cat(kinds.empty() ? "" : ", ", n, " ", detector::RaceKindName(k));
+      add(n, detector::RaceKindName(k));
     }
     return kinds;
   };

@@ -24,12 +24,13 @@ barracuda_unit_test(host_detector_report_tests
           ${CMAKE_CURRENT_LIST_DIR}/tests/report_context_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/report_writers_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/report_suppressions_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/race_grouping_test.cpp
   LIBS barracuda_reports)
 target_compile_definitions(host_detector_report_tests PRIVATE
   BARRACUDA_REPORT_OUTPUT_DIR="${BARRACUDA_REPORT_OUTPUT_DIR}")
 
 # Runs the test cases tagged [report-files] into a fresh directory, then
-# validates every *.json against barracuda-report-v1 and every *.sarif against
+# validates every *.json against barracuda-report-v2 and every *.sarif against
 # the official SARIF 2.1.0 schema (python3-jsonschema); also checks that a
 # broken report is rejected, so the check itself can fail.
 find_package(Python3 COMPONENTS Interpreter)
@@ -38,7 +39,7 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/tests/validate_reports.py
       --tests $<TARGET_FILE:host_detector_report_tests>
       --out ${BARRACUDA_REPORT_OUTPUT_DIR}/schemas
-      --report-schema ${CMAKE_CURRENT_LIST_DIR}/schemas/barracuda-report-v1.schema.json
+      --report-schema ${CMAKE_CURRENT_LIST_DIR}/schemas/barracuda-report-v2.schema.json
       --sarif-schema ${CMAKE_CURRENT_LIST_DIR}/schemas/sarif-schema-2.1.0.json)
   set_tests_properties(report_schemas PROPERTIES LABELS unit)
 endif()

@@ -275,29 +275,36 @@ def observed_keys(prog, report, ptx, expected, debug_build=False):
     (program lines or header files) that the expectation uses where it matches one."""
     found = {}
     for race in report['races']:
-        kind = KIND_FROM_REPORT.get(race['kind'], race['kind'])
-        if kind == 'BARRIER_DIVERGENCE':
-            own, inner = access_locations(prog, race['first'], ptx)
-            loc = own or inner
-            key = ('BARRIER_DIVERGENCE', '-', '-', (loc, loc))
-            found[key] = kind
-            continue
-        a = access_locations(prog, race['first'], ptx)
-        b = access_locations(prog, race['second'], ptx)
-        ckind = 'RAW|WAR' if kind in ('RAW', 'WAR') else kind
-        candidates = []
-        if a[0] and b[0]:
-            candidates.append((ckind, race['space'], race['class'], tuple(sorted((a[0], b[0]), key=loc_order))))
-        if a[1] and b[1]:
-            candidates.append((ckind, race['space'], race['class'], tuple(sorted((a[1], b[1]), key=loc_order))))
-        if not candidates:
-            candidates.append((ckind, race['space'], race['class'],
-                               tuple(sorted((a[0] or a[1], b[0] or b[1]), key=str))))
-        key = next((c for c in candidates if c in expected), None)
-        if key is None and debug_build:
-            key = wildcard_key(candidates[0], expected, found)
-        found.setdefault(key or candidates[0], kind)
+        # Report version 2 groups RAW/WAR and every class of one statement pair into
+        # one entry; its variants list what the occurrences showed.
+        variants = race.get('variants') or [{'kind': race['kind'], 'class': race['class']}]
+        for variant in variants:
+            observe_variant(prog, race, variant['kind'], variant['class'], ptx, expected, debug_build, found)
     return found
+
+
+def observe_variant(prog, race, report_kind, cls, ptx, expected, debug_build, found):
+    kind = KIND_FROM_REPORT.get(report_kind, report_kind)
+    if kind == 'BARRIER_DIVERGENCE':
+        own, inner = access_locations(prog, race['first'], ptx)
+        loc = own or inner
+        key = ('BARRIER_DIVERGENCE', '-', '-', (loc, loc))
+        found[key] = kind
+        return
+    a = access_locations(prog, race['first'], ptx)
+    b = access_locations(prog, race['second'], ptx)
+    ckind = 'RAW|WAR' if kind in ('RAW', 'WAR') else kind
+    candidates = []
+    if a[0] and b[0]:
+        candidates.append((ckind, race['space'], cls, tuple(sorted((a[0], b[0]), key=loc_order))))
+    if a[1] and b[1]:
+        candidates.append((ckind, race['space'], cls, tuple(sorted((a[1], b[1]), key=loc_order))))
+    if not candidates:
+        candidates.append((ckind, race['space'], cls, tuple(sorted((a[0] or a[1], b[0] or b[1]), key=str))))
+    key = next((c for c in candidates if c in expected), None)
+    if key is None and debug_build:
+        key = wildcard_key(candidates[0], expected, found)
+    found.setdefault(key or candidates[0], kind)
 
 
 # ---------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 valid against its schema.
 
 Runs the test binary's [report-files] cases with BARRACUDA_REPORT_OUTPUT_DIR set
-to a fresh directory, then validates *.json against barracuda-report-v1 and
+to a fresh directory, then validates *.json against barracuda-report-v2 and
 *.sarif against the official SARIF 2.1.0 schema (python3-jsonschema, the draft
 each schema names). A report missing a required field must be rejected, so the
 validation itself is checked too. Exit status 0 only when all of that holds.
