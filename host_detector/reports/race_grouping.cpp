@@ -54,7 +54,16 @@ std::vector<ResolvedRace> GroupBySource(std::vector<ResolvedRace> races) {
     }
     ResolvedRace& entry = out[it->second];
     entry.count += r.count;
-    entry.site_pairs.push_back(pair);
+    // One pair of instructions met in both orders (RAW and WAR) is one site pair.
+    auto same = std::find_if(entry.site_pairs.begin(), entry.site_pairs.end(), [&](const ResolvedRace::SitePair& p) {
+      return (p.earlier.site_id == pair.earlier.site_id && p.later.site_id == pair.later.site_id) ||
+             (p.earlier.site_id == pair.later.site_id && p.later.site_id == pair.earlier.site_id);
+    });
+    if (same != entry.site_pairs.end()) {
+      same->count += pair.count;
+    } else {
+      entry.site_pairs.push_back(pair);
+    }
     AddVariant(entry, r.kind, r.cls, r.count);
     for (const ResolvedRace::Sighting& s : r.seen_in) {
       auto seen = std::find_if(entry.seen_in.begin(), entry.seen_in.end(),

@@ -102,7 +102,7 @@ class RuleParser {
         pos_++;
       }
       if (key.empty() || AtEnd() || line_[pos_] != '=') {
-        return Fail(key_col, "expected a condition KEY=VALUE (kernel=, kernel~=, kind=, source=)");
+        return Fail(key_col, "expected a condition KEY=VALUE (kernel=, kernel~=, kind=, source=, fingerprint=)");
       }
       pos_++;
       const size_t value_col = pos_;

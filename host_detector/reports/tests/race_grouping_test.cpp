@@ -83,6 +83,7 @@ TEST_CASE("Grouping: one entry per statement pair, kinds and classes as variants
       MakeRace(ld, st1, RaceKind::kWriteAfterRead, RaceClass::kDivergence, 2),  // other order, kind, class, site
       MakeRace(st0, st1, RaceKind::kWriteAfterWrite, RaceClass::kIntraBlock, 1),
       MakeRace(st_copy, ld, RaceKind::kReadAfterWrite, RaceClass::kIntraBlock, 4),  // the copy on line 5
+      MakeRace(ld, st0, RaceKind::kWriteAfterRead, RaceClass::kIntraBlock, 7),  // the first site pair reversed
   };
   ResolvedRace global = MakeRace(st0, ld, RaceKind::kReadAfterWrite, RaceClass::kIntraBlock, 5);
   global.space = protocol::Space::kGlobal;
@@ -96,18 +97,22 @@ TEST_CASE("Grouping: one entry per statement pair, kinds and classes as variants
   REQUIRE(out.size() == 5);
   const ResolvedRace& bug = out[0];
   CHECK(bug.ordinal == 1);
-  CHECK(bug.count == 5);
+  CHECK(bug.count == 12);
   CHECK(bug.kind == RaceKind::kReadAfterWrite);  // the example is the first member
-  REQUIRE(bug.site_pairs.size() == 2);
+  REQUIRE(bug.site_pairs.size() == 2);           // (0,2) met in both orders is one pair
+  CHECK(bug.site_pairs[0].count == 10);
   CHECK(bug.site_pairs[1].earlier.site_id == 2);
   CHECK(bug.site_pairs[1].count == 2);
-  REQUIRE(bug.variants.size() == 2);
+  REQUIRE(bug.variants.size() == 3);
   CHECK(bug.variants[0].kind == RaceKind::kReadAfterWrite);
   CHECK(bug.variants[0].cls == RaceClass::kIntraBlock);
   CHECK(bug.variants[1].kind == RaceKind::kWriteAfterRead);
+  CHECK(bug.variants[1].cls == RaceClass::kDivergence);
   CHECK(bug.variants[1].count == 2);
+  CHECK(bug.variants[2].cls == RaceClass::kIntraBlock);
+  CHECK(bug.variants[2].count == 7);
   REQUIRE(bug.seen_in.size() == 1);
-  CHECK(bug.seen_in[0].count == 5);
+  CHECK(bug.seen_in[0].count == 12);
   CHECK(out[1].kind == RaceKind::kWriteAfterWrite);
   CHECK(out[2].earlier.site_id == 3);
   CHECK(out[3].space == protocol::Space::kGlobal);

@@ -5,7 +5,9 @@
 
 #include <fstream>
 
+#include "host_detector/reports/race_grouping.h"
 #include "host_detector/reports/suppressions.h"
+#include "ptx_rewriter/text_concat.h"
 #include "host_detector/reports/tests/report_fixture.h"
 
 namespace barracuda::reports::testing {
@@ -93,7 +95,7 @@ TEST_CASE("Parsing errors name file:line:col", "[reports][suppressions]") {
   CHECK(ParseError("kind=RAW,nope") ==
         "supp.txt:1:10: unknown race kind 'nope' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, barrier-divergence, dependency-ordered, same-value)");
   CHECK(ParseError("kind=RAW,") == "supp.txt:1:10: unknown race kind '' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, barrier-divergence, dependency-ordered, same-value)");
-  CHECK(ParseError("  kernel") == "supp.txt:1:3: expected a condition KEY=VALUE (kernel=, kernel~=, kind=, source=)");
+  CHECK(ParseError("  kernel") == "supp.txt:1:3: expected a condition KEY=VALUE (kernel=, kernel~=, kind=, source=, fingerprint=)");
   CHECK(ParseError("kernel=") == "supp.txt:1:8: empty value for 'kernel'");
   CHECK(ParseError("kernel=\"abc") == "supp.txt:1:8: unterminated quoted value");
   CHECK(ParseError("kernel=\"a\"b") == "supp.txt:1:11: expected a blank after the closing quote");
@@ -106,6 +108,12 @@ TEST_CASE("Parsing errors name file:line:col", "[reports][suppressions]") {
   CHECK_THAT(ParseError("=x"), Catch::StartsWith("supp.txt:1:1: expected a condition"));
   CHECK(ParseError("kernel~=" + std::string(1025, 'a')) == "supp.txt:1:9: regular expression longer than 1024 characters");
   CHECK(MustParse("kernel~=" + std::string(1024, 'a')).rules().size() == 1);
+  CHECK(ParseError("fingerprint=63B4C7C31D949B79") ==
+        "supp.txt:1:13: '63B4C7C31D949B79' is not a race fingerprint (16 hex digits, lower case)");
+  CHECK(ParseError("fingerprint=63b4c7c31d949b7") ==
+        "supp.txt:1:13: '63b4c7c31d949b7' is not a race fingerprint (16 hex digits, lower case)");
+  CHECK(ParseError("fingerprint=63b4c7c31d949b79 fingerprint=63b4c7c31d949b79") ==
+        "supp.txt:1:30: 'fingerprint' given twice (list them with commas)");
 }
 
 TEST_CASE("Load: reads a file, names a missing one", "[reports][suppressions]") {
@@ -168,6 +176,18 @@ TEST_CASE("Matching real races by kernel, kind and source", "[reports][suppressi
     CHECK(CountSuppressed(MustParse("source=app/racy?kernels.cu"), races) == 0);  // has '/': whole path
     CHECK(CountSuppressed(MustParse("source=\"racy kernels.cu:16\""), races) == 0);
     CHECK(CountSuppressed(MustParse("source=*"), races) == races.size() - 3);  // process B has no .loc
+  }
+  SECTION("fingerprint, and kind over a grouped entry's variants") {
+    const std::vector<ResolvedRace> grouped = GroupBySource(races);
+    auto both = std::find_if(grouped.begin(), grouped.end(), [](const ResolvedRace& r) { return r.variants.size() > 1; });
+    REQUIRE(both != grouped.end());  // the shared RAW and WAR of one statement pair
+    CHECK(CountSuppressed(MustParse("fingerprint=" + both->fingerprint), grouped) == 1);
+    CHECK(CountSuppressed(MustParse("fingerprint=0123456789abcdef," + both->fingerprint), grouped) == 1);
+    CHECK(CountSuppressed(MustParse("fingerprint=0123456789abcdef"), grouped) == 0);
+    // The example's kind is one variant; a rule naming another variant's kind matches too.
+    for (const ResolvedRace::Variant& v : both->variants) {
+      CHECK(MustParse(ptx::Cat("kind=", detector::RaceKindName(v.kind))).Match(*both).has_value());
+    }
   }
   SECTION("the first matching rule counts; Append keeps file order") {
     SuppressionSet set = MustParse("kind=WAR\n");
