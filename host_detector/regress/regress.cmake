@@ -48,7 +48,12 @@ function(_barracuda_regress_tests)
       --also ${CMAKE_BINARY_DIR}/test_suite/programs/global/grid_stride_wrong_stride_racy
       --also ${CMAKE_BINARY_DIR}/test_suite/programs/locks/cas_lock_plain_unlock_racy
       --also ${CMAKE_BINARY_DIR}/test_suite/programs/scoped_atomics/lock_block_scope_across_blocks_racy)
+  # The Rodinia template's build script and compat header on a Rodinia-shaped tree of our own.
+  add_test(NAME "regress: Rodinia template builds and runs legacy CUDA"
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tests/rodinia_template_test.py
+      --regress ${_regress_cmd} --barracuda $<TARGET_FILE:barracuda> --work ${dir}/rodinia_test)
   set_tests_properties("regress: barracuda-regress end to end"
+    "regress: Rodinia template builds and runs legacy CUDA"
     "regress: fingerprints stable across seeds and an unrelated edit" PROPERTIES LABELS regress TIMEOUT 300)
 
   # The bug suite through barracuda-regress against its shipped baseline, as a

@@ -397,3 +397,10 @@ CUDART_EXPORT cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
   *size = v->size;
   return cudaSuccess;
 }
+
+// A channel descriptor is plain data (CUDA arrays and textures themselves are
+// not emulated); legacy code builds one before binding a texture to linear
+// memory (host_detector/regress/manifests/rodinia/cuda13_compat.h).
+CUDART_EXPORT cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
+  return cudaChannelFormatDesc{x, y, z, w, f};
+}
