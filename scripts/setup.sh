@@ -2,7 +2,8 @@
 # Installs what barracuda needs (Debian packages only, idempotent), configures
 # and builds. Usage:
 #   scripts/setup.sh            install + build (build/)
-#   scripts/setup.sh demo       ... then run the main job on the bundled example
+#   scripts/setup.sh demo       install + build what the demo needs, then run the main job on
+#                               the bundled example
 #   scripts/setup.sh test       ... then run the whole test suite: the release
 #                               build's tests, then a clang ASan+UBSan build of
 #                               the unit tests and bounded fuzzer runs (build-asan/)
@@ -31,7 +32,12 @@ command -v nvcc >/dev/null 2>&1 || { echo "setup: the CUDA 13 toolkit (nvcc, ptx
 
 jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$jobs"
+case "$mode" in
+  # The demo needs only the tools, the emulator's runtime and the example (a
+  # few minutes); `build` and `test` build everything, tests included.
+  demo) cmake --build build -j"$jobs" --target barracuda barracudad barracuda_cudart barracuda_regress examples ;;
+  *) cmake --build build -j"$jobs" ;;
+esac
 
 case "$mode" in
   build) ;;
