@@ -5,15 +5,25 @@
 // metadata, and splits into four byte cells when they come to differ
 // (global_shadow.h): 1-byte precision at a quarter of the memory.
 //
-//  byte  0      2      4              8             12             16
-//        +------+------+--------------+--------------+--------------+
-//  w0/w1 |ctrl  |wclkhi| write tid    | write clk lo | write site   |   write half
-//        +------+------+--------------+--------------+--------------+
-//  w2/w3 |ws|rs |rclkhi| read tid     | read clk lo  | read site    |   read half
-//        +------+------+--------------+--------------+--------------+
-//       16     18     20             24             28             32
+// A cell is stored as two 16-byte halves in two parallel arrays, the write
+// half and the read half (issue 16): data a launch only reads touches only
+// read halves, data it only writes only write halves (a write stores its read
+// half only when that changes: R := bottom over a bottom R stores nothing), so
+// such data costs 4 bytes of shadow per device byte instead of 8, and untouched
+// halves of the NORESERVE arrays cost nothing.
 //
-//  ctrl (16 bits): bit 0 spin lock, then the CellFlag bits below.
+//  write half  byte 0      2      4              8             12             16
+//              +------+------+--------------+--------------+--------------+
+//   w0/w1      |wf|ws |wclkhi| write tid    | write clk lo | write site   |
+//              +------+------+--------------+--------------+--------------+
+//  read half
+//   w2/w3      |rf|rs |rclkhi| read tid     | read clk lo  | read site    |
+//              +------+------+--------------+--------------+--------------+
+//
+//  wf / rf: the write / read flags (CellFlag: write flags in the low byte of
+//    flags(), read flags in the high byte). ws / rs: Strength (epoch.h) of the
+//    inline write / read epoch: size and scope of a strong access, for the
+//    morally-strong test; 0 for weak ones.
 //  write epoch = (write tid, wclkhi:wclklo) - 48-bit clock, see epoch.h;
 //    when kCellWriteShared is set, "write tid" holds a VcHandle instead (the
 //    writers are in an out-of-line SparseVc) and the clock is unused.
@@ -21,21 +31,21 @@
 //    "read tid" holds a VcHandle of the concurrent readers.
 //  write/read site: static site id of the last write/read, for reports (an
 //    epoch only gives thread and clock). Inside a SparseVc every entry has its own.
-//  ws / rs: Strength (epoch.h) of the inline write / read epoch: size and scope
-//    of a strong access, for the morally-strong test; 0 for weak ones.
-// An all-zero cell is the initial state: bottom write and read epochs, no flags.
+// All-zero halves are the initial state: bottom write and read epochs, no flags.
 //
-// Thread safety: a Cell is plain data. Global-memory cells can be reached by
-// several detector workers at once (different blocks): hold the cell's lock
-// around every read-check-update. The detector locks cells in stripes
-// (CellSpanLock below: one lock bit per 4 aligned cells). Shared-memory cells
-// of a block are only touched by the one worker that processes that block,
-// unless the launch has clusters of more than one CTA: a neighbour block of the
-// cluster (distributed shared memory) may then reach them from another worker,
-// so the detector locks shared cells too in such launches
+// `Cell` is a handle to the two halves (two pointers, passed by value); a
+// `CellSpan` names consecutive cells of one array together with the array's
+// stripe locks.
+//
+// Thread safety: cells are plain data. Global-memory cells can be reached by
+// several detector workers at once (different blocks): hold the cell's stripe
+// lock around every read-check-update (CellSpanLock below: one lock byte per
+// 32 cells, in an array of its own so that locking touches no half). Shared-
+// memory cells of a block are only touched by the one worker that processes
+// that block, unless the launch has clusters of more than one CTA: a neighbour
+// block of the cluster (distributed shared memory) may then reach them from
+// another worker, so the detector locks shared cells too in such launches
 // (host_detector/detector/SEMANTICS.md, "Thread-block clusters").
-// Flag setters are plain stores of the control word, not atomic RMWs: call
-// them under the lock, or where only one worker can reach the cell.
 #ifndef BARRACUDA_SHADOW_MEMORY_CELL_H_
 #define BARRACUDA_SHADOW_MEMORY_CELL_H_
 
@@ -45,7 +55,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <span>
+#include <iterator>
 
 #include "shadow_memory/epoch.h"
 
@@ -56,32 +66,98 @@ namespace barracuda::shadow {
 using VcHandle = uint32_t;
 inline constexpr VcHandle kNoVc = 0;
 
+// Flags as Cell::flags() shows them: write-half flags in the low byte, read-
+// half flags in the high byte (each stored in its own half).
 enum CellFlag : uint16_t {
-  kCellLocked = 1u << 0,       // spin lock bit (CellLockGuard); not a metadata flag
-  kCellWriteAtomic = 1u << 1,  // the last write was an atomic (paper's atomic bit)
-  kCellReadShared = 1u << 2,   // concurrently read: read metadata is a SparseVc
-  kCellWriteShared = 1u << 3,  // concurrent non-racing writers (atomic/atomic or a
+  kCellWriteAtomic = 1u << 0,  // the last write was an atomic (paper's atomic bit)
+  kCellWriteShared = 1u << 1,  // concurrent non-racing writers (atomic/atomic or a
                                // same-value pair): write metadata is a SparseVc
-  kCellSharedSpace = 1u << 4,  // shadows shared memory (set by MarkSpace)
-  kCellSyncLocation = 1u << 5,  // used by an acquire/release (its clocks live in
+  kCellSharedSpace = 1u << 2,  // shadows shared memory (set by MarkSpace)
+  kCellSyncLocation = 1u << 3,  // used by an acquire/release (its clocks live in
                                 // SyncLocationMap, not here)
-  kCellRaced = 1u << 6,        // a race on this byte was reported (detector's use)
-  // Kind of the inline read epoch (ReadKind, epoch.h; a read VC keeps it per entry).
-  kCellReadAtomic = 1u << 7,     // the reader was an atomic load (ld.relaxed)
-  kCellReadKeptWrite = 1u << 8,  // a plain write kept among the readers
+  kCellRaced = 1u << 4,        // a race on this byte was reported (detector's use)
   // A global granule cell whose bytes differ: their metadata live in the
   // page's byte cells (global_shadow.h) and this cell holds nothing else.
-  kCellSplit = 1u << 9,
+  kCellSplit = 1u << 5,
+  kCellReadShared = 1u << 8,  // concurrently read: read metadata is a SparseVc
+  // Kind of the inline read epoch (ReadKind, epoch.h; a read VC keeps it per entry).
+  kCellReadAtomic = 1u << 9,     // the reader was an atomic load (ld.relaxed)
+  kCellReadKeptWrite = 1u << 10,  // a plain write kept among the readers
+};
+inline constexpr uint16_t kCellWriteFlags = 0x00ff;
+inline constexpr uint16_t kCellReadFlags = 0xff00;
+
+struct alignas(16) CellWriteHalf {
+  uint8_t flags = 0;  // CellFlag & kCellWriteFlags
+  Strength strength = kWeak;
+  uint16_t clock_hi = 0;
+  uint32_t tid = 0;  // or VcHandle (kCellWriteShared)
+  uint32_t clock_lo = 0;
+  uint32_t site = 0;
+};
+struct alignas(16) CellReadHalf {
+  uint8_t flags = 0;  // (CellFlag & kCellReadFlags) >> 8
+  Strength strength = kWeak;
+  uint16_t clock_hi = 0;
+  uint32_t tid = 0;  // or VcHandle (kCellReadShared)
+  uint32_t clock_lo = 0;
+  uint32_t site = 0;
 };
 
-class alignas(32) Cell {
+// A cell is 32 bytes of metadata and must not grow: page sizes, the memory
+// limit and the benchmarks assume it.
+inline constexpr size_t kCellHalfSize = 16;
+inline constexpr size_t kCellSize = 2 * kCellHalfSize;
+// Every cell array keeps its read halves this many bytes after its write
+// halves (so an array holds at most 1 Mi cells; the space between is
+// NORESERVE mapping that costs nothing), which makes a Cell one pointer.
+inline constexpr size_t kReadHalfOffset = size_t{16} << 20;
+inline constexpr size_t kMaxCellsPerArray = kReadHalfOffset / kCellHalfSize;
+static_assert(sizeof(CellWriteHalf) == kCellHalfSize && sizeof(CellReadHalf) == kCellHalfSize);
+static_assert(std::endian::native == std::endian::little, "Cell::Bits packs the layout little-endian");
+static_assert(offsetof(CellWriteHalf, strength) == 1 && offsetof(CellWriteHalf, clock_hi) == 2 &&
+              offsetof(CellWriteHalf, tid) == 4 && offsetof(CellWriteHalf, clock_lo) == 8 &&
+              offsetof(CellWriteHalf, site) == 12, "Cell::Bits relies on the write half's layout");
+static_assert(offsetof(CellReadHalf, strength) == 1 && offsetof(CellReadHalf, clock_hi) == 2 &&
+              offsetof(CellReadHalf, tid) == 4 && offsetof(CellReadHalf, clock_lo) == 8 &&
+              offsetof(CellReadHalf, site) == 12, "Cell::Bits relies on the read half's layout");
+
+class Cell {
  public:
-  // --- flags (relaxed atomics on the control word; see Lock) ---------------
-  uint16_t flags() const { return Control().load(std::memory_order_relaxed); }
-  bool Has(CellFlag f) const { return (flags() & f) != 0; }
-  void SetFlag(CellFlag f) { StoreControl(flags() | f); }
-  void ClearFlag(CellFlag f) { StoreControl(flags() & ~f); }
-  void MarkSpace(Space s) {
+  Cell() = default;  // no cell (explicit operator bool is false)
+  explicit Cell(CellWriteHalf* w) : w_(w) {}
+  explicit operator bool() const { return w_ != nullptr; }
+  // The same cell (not the same metadata).
+  friend bool operator==(const Cell& x, const Cell& y) { return x.w_ == y.w_; }
+  CellWriteHalf* write_half() const { return w_; }
+  // The read half lies kReadHalfOffset bytes after the write half in every
+  // cell array (global_shadow.h, shared_shadow.h, OwnedCells): a cell is one
+  // pointer, as it was when it was 32 contiguous bytes.
+  CellReadHalf* read_half() const {
+    return reinterpret_cast<CellReadHalf*>(reinterpret_cast<char*>(w_) + kReadHalfOffset);
+  }
+
+  // --- flags -----------------------------------------------------------------
+  uint16_t flags() const { return static_cast<uint16_t>(w_->flags | read_half()->flags << 8); }
+  bool Has(CellFlag f) const {
+    return (f & kCellWriteFlags) != 0 ? (w_->flags & f) != 0 : (read_half()->flags & (f >> 8)) != 0;
+  }
+  // Stores only into the half the flag lives in, and only when it changes.
+  void SetFlag(CellFlag f) const {
+    if ((f & kCellWriteFlags) != 0) {
+      if ((w_->flags & f) != f) w_->flags = static_cast<uint8_t>(w_->flags | f);
+    } else if ((read_half()->flags & (f >> 8)) != (f >> 8)) {
+      read_half()->flags = static_cast<uint8_t>(read_half()->flags | f >> 8);
+    }
+  }
+  void ClearFlag(CellFlag f) const {
+    if ((f & kCellWriteFlags) != 0) {
+      if ((w_->flags & f) != 0) w_->flags = static_cast<uint8_t>(w_->flags & ~f);
+    } else if ((read_half()->flags & (f >> 8)) != 0) {
+      read_half()->flags = static_cast<uint8_t>(read_half()->flags & ~(f >> 8));
+    }
+  }
+  void MarkSpace(Space s) const {
     if (s == Space::kShared) SetFlag(kCellSharedSpace);
   }
   Space space() const { return Has(kCellSharedSpace) ? Space::kShared : Space::kGlobal; }
@@ -93,41 +169,41 @@ class alignas(32) Cell {
   // Precondition: !write_shared().
   Epoch write_epoch() const {
     assert(!write_shared());
-    return {write_tid_, Join48(write_clock_hi_, write_clock_lo_)};
+    return {w_->tid, Join48(w_->clock_hi, w_->clock_lo)};
   }
-  SiteId write_site() const { return write_site_; }
-  Strength write_strength() const { return write_strength_; }
+  SiteId write_site() const { return w_->site; }
+  Strength write_strength() const { return w_->strength; }
   // Precondition: write_shared().
   VcHandle write_vc() const {
     assert(write_shared());
-    return write_tid_;
+    return w_->tid;
   }
   // W := (e, atomic). The caller must have released a write VC first (cell_vc.h
   // does both); asserting keeps a leaked VC from going unnoticed.
-  void SetWrite(Epoch e, SiteId site, bool atomic, Strength strength = kWeak) {
+  void SetWrite(Epoch e, SiteId site, bool atomic, Strength strength = kWeak) const {
     assert(!write_shared() && FitsClock(e.clock));
-    write_strength_ = strength;
-    write_tid_ = e.tid;
-    write_clock_lo_ = static_cast<uint32_t>(e.clock);
-    write_clock_hi_ = static_cast<uint16_t>(e.clock >> 32);
-    write_site_ = site;
-    uint16_t f = flags() & ~kCellWriteAtomic;
-    StoreControl(atomic ? (f | kCellWriteAtomic) : f);
+    w_->strength = strength;
+    w_->tid = e.tid;
+    w_->clock_lo = static_cast<uint32_t>(e.clock);
+    w_->clock_hi = static_cast<uint16_t>(e.clock >> 32);
+    w_->site = site;
+    const uint8_t f = w_->flags & ~kCellWriteAtomic;
+    w_->flags = static_cast<uint8_t>(atomic ? (f | kCellWriteAtomic) : f);
   }
   // W := writers in SparseVc h (write_site() keeps the latest writer's site).
-  void SetWriteVc(VcHandle h, SiteId latest_site, bool atomic) {
+  void SetWriteVc(VcHandle h, SiteId latest_site, bool atomic) const {
     assert(h != kNoVc);
-    write_strength_ = kWeak;  // the VC's entries carry their strengths
-    write_tid_ = h;
-    write_clock_lo_ = 0;
-    write_clock_hi_ = 0;
-    write_site_ = latest_site;
-    uint16_t f = (flags() & ~kCellWriteAtomic) | kCellWriteShared;
-    StoreControl(atomic ? (f | kCellWriteAtomic) : f);
+    w_->strength = kWeak;  // the VC's entries carry their strengths
+    w_->tid = h;
+    w_->clock_lo = 0;
+    w_->clock_hi = 0;
+    w_->site = latest_site;
+    const uint8_t f = (w_->flags & ~kCellWriteAtomic) | kCellWriteShared;
+    w_->flags = static_cast<uint8_t>(atomic ? (f | kCellWriteAtomic) : f);
   }
   // Drop the write VC reference (the pool frees it); W becomes bottom.
-  void ClearWriteVc() {
-    write_tid_ = 0;
+  void ClearWriteVc() const {
+    w_->tid = 0;
     ClearFlag(kCellWriteShared);
   }
 
@@ -136,260 +212,260 @@ class alignas(32) Cell {
   // Precondition: !read_shared().
   Epoch read_epoch() const {
     assert(!read_shared());
-    return {read_tid_, Join48(read_clock_hi_, read_clock_lo_)};
+    return {read_half()->tid, Join48(read_half()->clock_hi, read_half()->clock_lo)};
   }
-  SiteId read_site() const { return read_site_; }
-  Strength read_strength() const { return read_strength_; }
+  SiteId read_site() const { return read_half()->site; }
+  Strength read_strength() const { return read_half()->strength; }
   // Precondition: read_shared().
   VcHandle read_vc() const {
     assert(read_shared());
-    return read_tid_;
+    return read_half()->tid;
   }
   ReadKind read_kind() const {
     return Has(kCellReadKeptWrite) ? ReadKind::kKeptWrite
                                    : Has(kCellReadAtomic) ? ReadKind::kAtomicRead : ReadKind::kRead;
   }
-  void SetRead(Epoch e, SiteId site, ReadKind kind = ReadKind::kRead, Strength strength = kWeak) {
+  void SetRead(Epoch e, SiteId site, ReadKind kind = ReadKind::kRead, Strength strength = kWeak) const {
     assert(!read_shared() && FitsClock(e.clock));
-    read_strength_ = strength;
-    read_tid_ = e.tid;
-    read_clock_lo_ = static_cast<uint32_t>(e.clock);
-    read_clock_hi_ = static_cast<uint16_t>(e.clock >> 32);
-    read_site_ = site;
+    read_half()->strength = strength;
+    read_half()->tid = e.tid;
+    read_half()->clock_lo = static_cast<uint32_t>(e.clock);
+    read_half()->clock_hi = static_cast<uint16_t>(e.clock >> 32);
+    read_half()->site = site;
     SetReadKindFlags(kind);
   }
-  void SetReadVc(VcHandle h, SiteId latest_site) {
+  void SetReadVc(VcHandle h, SiteId latest_site) const {
     assert(h != kNoVc);
-    read_strength_ = kWeak;
-    read_tid_ = h;
-    read_clock_lo_ = 0;
-    read_clock_hi_ = 0;
-    read_site_ = latest_site;
+    read_half()->strength = kWeak;
+    read_half()->tid = h;
+    read_half()->clock_lo = 0;
+    read_half()->clock_hi = 0;
+    read_half()->site = latest_site;
     SetReadKindFlags(ReadKind::kRead);  // the VC's entries carry their kinds
     SetFlag(kCellReadShared);
   }
   // R := bottom epoch (after a write; WRITEEXCL/WRITESHARED). With a read VC,
-  // free it first (cell_vc.h: DeflateReads).
-  void ClearRead() {
+  // free it first (cell_vc.h: DeflateReads). Stores nothing when R is bottom
+  // already: data a launch only writes never touches its read halves.
+  void ClearRead() const {
     assert(!read_shared());
-    read_strength_ = kWeak;
-    read_tid_ = 0;
-    read_clock_lo_ = 0;
-    read_clock_hi_ = 0;
+    if (read_half()->tid == 0 && read_half()->clock_lo == 0 && read_half()->clock_hi == 0 && read_half()->strength == kWeak &&
+        (read_half()->flags & ((kCellReadAtomic | kCellReadKeptWrite) >> 8)) == 0) {
+      return;
+    }
+    read_half()->strength = kWeak;
+    read_half()->tid = 0;
+    read_half()->clock_lo = 0;
+    read_half()->clock_hi = 0;
     SetReadKindFlags(ReadKind::kRead);
   }
-  void ClearReadVc() {
-    read_tid_ = 0;
+  void ClearReadVc() const {
+    read_half()->tid = 0;
     ClearFlag(kCellReadShared);
   }
 
-  // True for a cell in its initial state (nothing recorded, no flags; the
-  // lock bit does not count).
-  bool IsPristine() const {
-    return (flags() & ~kCellLocked) == 0 && write_tid_ == 0 && write_clock_lo_ == 0 && write_clock_hi_ == 0 &&
-           read_tid_ == 0 && read_clock_lo_ == 0 && read_clock_hi_ == 0 && write_strength_ == kWeak &&
-           read_strength_ == kWeak;
-  }
+  // True for a cell in its initial state (nothing recorded, no flags).
+  bool IsPristine() const { return bits() == Bits{}; }
 
   // --- whole-cell metadata (fast paths that decide a word at once) --------
-  // The cell as four words in layout order (little-endian: control word in
-  // the low 16 bits of w[0]), lock bit cleared. Built from the fields (the
-  // control word through its atomic load), so compares are 4 word compares.
+  // The cell as four words in layout order: the write half in w[0..1], the
+  // read half in w[2..3] (little-endian: each half's flags in the low byte of
+  // its first word). Compares are 4 word compares.
   struct Bits {
-    uint64_t w[4];
+    uint64_t w[4] = {0, 0, 0, 0};
     // Branch-free, on registers (an element-wise loop over a stack copy cost
     // a store-forwarding stall per compare on the streaming benchmark).
     friend bool operator==(const Bits& x, const Bits& y) {
       return ((x.w[0] ^ y.w[0]) | (x.w[1] ^ y.w[1]) | (x.w[2] ^ y.w[2]) | (x.w[3] ^ y.w[3])) == 0;
     }
-    uint16_t flags() const { return static_cast<uint16_t>(w[0]); }
+    uint16_t flags() const { return static_cast<uint16_t>((w[0] & 0xff) | (w[2] & 0xff) << 8); }
   };
   Bits bits() const {
-    const char* raw = reinterpret_cast<const char*>(this);
-    uint16_t clock_hi;
-    uint32_t tid;
     Bits b;
-    std::memcpy(&clock_hi, raw + 2, 2);
-    std::memcpy(&tid, raw + 4, 4);
-    b.w[0] = uint64_t{static_cast<uint16_t>(flags() & ~kCellLocked)} | uint64_t{clock_hi} << 16 | uint64_t{tid} << 32;
-    std::memcpy(&b.w[1], raw + 8, 8);
-    std::memcpy(&b.w[2], raw + 16, 8);
-    std::memcpy(&b.w[3], raw + 24, 8);
+    std::memcpy(&b.w[0], static_cast<const void*>(w_), kCellHalfSize);
+    std::memcpy(&b.w[2], static_cast<const void*>(read_half()), kCellHalfSize);
     return b;
   }
-  // Everything but the lock bit := b. Only between cells without out-of-line
-  // clocks (a handle must have one owner).
-  void StoreBits(const Bits& b) {
+  // The metadata := b, storing only the halves that change. Only between
+  // cells without out-of-line clocks (a handle must have one owner).
+  void StoreBits(const Bits& b) const { StoreBitsOver(bits(), b); }
+  // StoreBits for a cell known to hold `now` (the fast path compared it):
+  // no reload, and a half that does not change is not stored.
+  void StoreBitsOver(const Bits& now, const Bits& b) const {
     assert(!read_shared() && !write_shared() && (b.flags() & (kCellReadShared | kCellWriteShared)) == 0);
-    char* raw = reinterpret_cast<char*>(this);
-    const uint16_t clock_hi = static_cast<uint16_t>(b.w[0] >> 16);
-    const uint32_t tid = static_cast<uint32_t>(b.w[0] >> 32);
-    std::memcpy(raw + 2, &clock_hi, 2);
-    std::memcpy(raw + 4, &tid, 4);
-    std::memcpy(raw + 8, &b.w[1], 8);
-    std::memcpy(raw + 16, &b.w[2], 8);
-    std::memcpy(raw + 24, &b.w[3], 8);
-    StoreControl((b.flags() & ~kCellLocked) | (flags() & kCellLocked));
+    if (((now.w[0] ^ b.w[0]) | (now.w[1] ^ b.w[1])) != 0) StoreWriteHalf(b);
+    if (((now.w[2] ^ b.w[2]) | (now.w[3] ^ b.w[3])) != 0) StoreReadHalf(b);
   }
-  // Same flags (lock bit aside), epochs or handles, and sites.
+  void StoreWriteHalf(const Bits& b) const { std::memcpy(static_cast<void*>(w_), &b.w[0], kCellHalfSize); }
+  void StoreReadHalf(const Bits& b) const { std::memcpy(static_cast<void*>(read_half()), &b.w[2], kCellHalfSize); }
+  // Same flags, epochs or handles, and sites.
   bool MetadataEquals(const Cell& o) const { return bits() == o.bits(); }
-  // Everything but the lock bit := o's (cells without out-of-line clocks).
-  void CopyMetadataFrom(const Cell& o) { StoreBits(o.bits()); }
+  // Everything := o's (cells without out-of-line clocks).
+  void CopyMetadataFrom(const Cell& o) const { StoreBits(o.bits()); }
   // Bits with the write half := (e, site), plain (weak), and the read half
   // cleared (R := bottom, kind kRead, weak; the read site stays, as ClearRead).
   static Bits WithPlainWrite(const Bits& b, Epoch e, SiteId site) {
     assert(FitsClock(e.clock));
-    const uint64_t f = b.flags() & ~(kCellWriteAtomic | kCellReadAtomic | kCellReadKeptWrite);
-    return {{f | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32, (e.clock & 0xffffffffu) | uint64_t{site} << 32,
-             0, b.w[3] & ~uint64_t{0xffffffffu}}};
+    const uint64_t wf = b.w[0] & 0xff & ~uint64_t{kCellWriteAtomic};
+    const uint64_t rf = b.w[2] & 0xff & ~uint64_t{(kCellReadAtomic | kCellReadKeptWrite) >> 8};
+    return {{wf | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32, (e.clock & 0xffffffffu) | uint64_t{site} << 32,
+             rf, b.w[3] & ~uint64_t{0xffffffffu}}};
   }
   // Bits with the read half := (e, site), kind kRead, weak.
   static Bits WithPlainRead(const Bits& b, Epoch e, SiteId site) {
     assert(FitsClock(e.clock));
-    const uint64_t f = b.flags() & ~(kCellReadAtomic | kCellReadKeptWrite);
-    return {{(b.w[0] & ~uint64_t{0xffff}) | f, b.w[1],
-             (b.w[2] & 0xff) | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32,
+    const uint64_t rf = b.w[2] & 0xff & ~uint64_t{(kCellReadAtomic | kCellReadKeptWrite) >> 8};
+    return {{b.w[0], b.w[1], rf | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32,
              (e.clock & 0xffffffffu) | uint64_t{site} << 32}};
-  }
-  // An atomic no-op write to the cell (value unchanged, safe while others lock
-  // it): on a fresh anonymous mapping this faults the page in writable at
-  // once, instead of mapping the zero page on the first read and copying it on
-  // the first write (two faults).
-  void TouchForWrite() { Control().fetch_or(0, std::memory_order_relaxed); }
-
-  // --- per-cell spin lock (paper: "a spinlock" in each location) ------------
-  // Acquire/release ordering on the control word publishes the other fields.
-  // While held, only the holder writes the control word (flag updates above go
-  // through StoreControl and keep the lock bit).
-  bool TryLock() {
-    uint16_t v = Control().load(std::memory_order_relaxed);
-    return (v & kCellLocked) == 0 &&
-           Control().compare_exchange_weak(v, static_cast<uint16_t>(v | kCellLocked),
-                                           std::memory_order_acquire, std::memory_order_relaxed);
-  }
-  void Lock() {
-    if (TryLock()) return;
-    LockSlow();
-  }
-  void Unlock() {
-    assert(Has(kCellLocked));
-    Control().store(static_cast<uint16_t>(flags() & ~kCellLocked), std::memory_order_release);
   }
 
  private:
   static Clock Join48(uint16_t hi, uint32_t lo) { return (Clock{hi} << 32) | lo; }
-  std::atomic_ref<uint16_t> Control() const {
-    return std::atomic_ref<uint16_t>(const_cast<uint16_t&>(control_));
-  }
-  void StoreControl(unsigned v) {
-    Control().store(static_cast<uint16_t>(v), std::memory_order_relaxed);
-  }
-  void LockSlow();  // cell.cpp: spin with pause, then yield
-  void SetReadKindFlags(ReadKind kind) {
-    unsigned f = flags() & ~(kCellReadAtomic | kCellReadKeptWrite);
-    if (kind == ReadKind::kAtomicRead) f |= kCellReadAtomic;
-    if (kind == ReadKind::kKeptWrite) f |= kCellReadKeptWrite;
-    StoreControl(f);
+  void SetReadKindFlags(ReadKind kind) const {
+    unsigned f = read_half()->flags & ~((kCellReadAtomic | kCellReadKeptWrite) >> 8);
+    if (kind == ReadKind::kAtomicRead) f |= kCellReadAtomic >> 8;
+    if (kind == ReadKind::kKeptWrite) f |= kCellReadKeptWrite >> 8;
+    if (f != read_half()->flags) read_half()->flags = static_cast<uint8_t>(f);
   }
 
-  // Write half (bytes 0..15).
-  uint16_t control_ = 0;
-  uint16_t write_clock_hi_ = 0;
-  uint32_t write_tid_ = 0;  // or VcHandle (kCellWriteShared)
-  uint32_t write_clock_lo_ = 0;
-  uint32_t write_site_ = 0;
-  // Read half (bytes 16..31); the write epoch's strength sits here too (the
-  // write half has no room left).
-  Strength write_strength_ = kWeak;
-  Strength read_strength_ = kWeak;
-  uint16_t read_clock_hi_ = 0;
-  uint32_t read_tid_ = 0;  // or VcHandle (kCellReadShared)
-  uint32_t read_clock_lo_ = 0;
-  uint32_t read_site_ = 0;
-
-  friend struct CellLayoutCheck;
+  CellWriteHalf* w_ = nullptr;
 };
 
-// The paper's cell is 28 bytes padded to 32; ours uses all 32 and must not grow:
-// page sizes, the memory limit and the benchmarks assume it.
-inline constexpr size_t kCellSize = 32;
-static_assert(sizeof(Cell) == kCellSize, "a shadow cell is 32 bytes");
-static_assert(alignof(Cell) == kCellSize, "cells never straddle cache lines");
-static_assert(std::atomic_ref<uint16_t>::required_alignment <= alignof(uint16_t),
-              "the control word can be used atomically in place");
-static_assert(std::atomic_ref<uint16_t>::is_always_lock_free, "the cell lock must not allocate");
+// Striped cell locks (the detector's protocol): one lock byte per aligned
+// group of kCellsPerLock cells of an array (128 bytes of global memory in
+// granule cells, one coalesced warp access of words; 32 bytes of shared
+// memory), in an array of its own beside the halves, so that locking touches
+// neither half: data only read keeps its write halves untouched. A coalesced
+// warp record takes one or two locks instead of one per lane. The byte cells
+// of a split granule are guarded by the granule's stripe. Every holder of a
+// stripe's lock may update all cells of the stripe.
+// Measured (detector_bench RunParallel/a_streaming, quiet 2-core machine,
+// medians of 5, lock bits in the cells then): 4 cells per stripe gave 39.9 M
+// accesses per CPU-second with 2 workers (wall speed-up 1.52x over 1
+// worker); 32 cells give 46.6 M (1.85x).
+inline constexpr size_t kCellsPerLock = 32;
+using StripeLock = uint8_t;
 
-static_assert(std::endian::native == std::endian::little, "Cell::Bits packs the layout little-endian");
+void LockStripe(StripeLock& lock);  // cell.cpp: spin with pause, then yield
+inline bool TryLockStripe(StripeLock& lock) {
+  std::atomic_ref<StripeLock> l(lock);
+  StripeLock v = 0;
+  return l.load(std::memory_order_relaxed) == 0 &&
+         l.compare_exchange_strong(v, 1, std::memory_order_acquire, std::memory_order_relaxed);
+}
+inline void UnlockStripe(StripeLock& lock) {
+  assert(lock == 1);
+  std::atomic_ref<StripeLock>(lock).store(0, std::memory_order_release);
+}
+static_assert(std::atomic_ref<StripeLock>::is_always_lock_free, "the stripe lock must not allocate");
 
-struct CellLayoutCheck {
-  static_assert(offsetof(Cell, control_) == 0);
-  static_assert(offsetof(Cell, write_clock_hi_) == 2);  // Cell::Bits relies on these
-  static_assert(offsetof(Cell, write_clock_lo_) == 8);
-  static_assert(offsetof(Cell, write_strength_) == 16);
-  static_assert(offsetof(Cell, read_strength_) == 17);
-  static_assert(offsetof(Cell, read_clock_hi_) == 18);
-  static_assert(offsetof(Cell, read_clock_lo_) == 24);
-  static_assert(offsetof(Cell, write_tid_) == 4);
-  static_assert(offsetof(Cell, write_site_) == 12);
-  static_assert(offsetof(Cell, read_tid_) == 20);
-  static_assert(offsetof(Cell, read_site_) == 28);
-};
-
-// RAII lock of one cell. Hold it for the whole check-and-update of the cell.
-class CellLockGuard {
+// Consecutive cells of one array (a page's granule or byte cells, a shared
+// window), with the array's stripe locks: cell i of the span is cell
+// index() + i of its array, guarded by locks()[(index() + i) / kCellsPerLock].
+// Cheap to copy.
+class CellSpan {
  public:
-  explicit CellLockGuard(Cell& c) : cell_(c) { cell_.Lock(); }
-  ~CellLockGuard() { cell_.Unlock(); }
-  CellLockGuard(const CellLockGuard&) = delete;
-  CellLockGuard& operator=(const CellLockGuard&) = delete;
+  class iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = Cell;
+    using difference_type = std::ptrdiff_t;
+    using reference = Cell;
+    using pointer = void;
+    iterator() = default;
+    explicit iterator(CellWriteHalf* w) : w_(w) {}
+    Cell operator*() const { return Cell(w_); }
+    Cell operator[](difference_type n) const { return Cell(w_ + n); }
+    iterator& operator++() { return ++w_, *this; }
+    iterator operator++(int) { iterator t = *this; ++*this; return t; }
+    iterator& operator--() { return --w_, *this; }
+    iterator operator--(int) { iterator t = *this; --*this; return t; }
+    iterator& operator+=(difference_type n) { return w_ += n, *this; }
+    iterator& operator-=(difference_type n) { return w_ -= n, *this; }
+    friend iterator operator+(iterator i, difference_type n) { return i += n; }
+    friend iterator operator+(difference_type n, iterator i) { return i += n; }
+    friend iterator operator-(iterator i, difference_type n) { return i -= n; }
+    friend difference_type operator-(const iterator& a, const iterator& b) { return a.w_ - b.w_; }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.w_ == b.w_; }
+    friend auto operator<=>(const iterator& a, const iterator& b) { return a.w_ <=> b.w_; }
+
+   private:
+    CellWriteHalf* w_ = nullptr;
+  };
+
+  CellSpan() = default;
+  // `w`: the first cell's write half (its read half kReadHalfOffset after).
+  CellSpan(CellWriteHalf* w, size_t size, StripeLock* locks, size_t index)
+      : w_(w), size_(size), locks_(locks), index_(index) {}
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Cell operator[](size_t i) const {
+    assert(i < size_);
+    return Cell(w_ + i);
+  }
+  Cell front() const { return (*this)[0]; }
+  Cell back() const { return (*this)[size_ - 1]; }
+  iterator begin() const { return iterator(w_); }
+  iterator end() const { return iterator(w_ + size_); }
+  CellSpan subspan(size_t offset, size_t count) const {
+    assert(offset + count <= size_);
+    return {w_ + offset, count, locks_, index_ + offset};
+  }
+  // Position of cell i in its array (how the owner addresses it).
+  size_t IndexOf(const Cell& c) const { return index_ + static_cast<size_t>(c.write_half() - w_); }
+  StripeLock* locks() const { return locks_; }
+  size_t index() const { return index_; }
 
  private:
-  Cell& cell_;
+  CellWriteHalf* w_ = nullptr;
+  size_t size_ = 0;
+  StripeLock* locks_ = nullptr;
+  size_t index_ = 0;
 };
-
-// Striped cell locks (the detector's protocol): the lock of a cell is the
-// lock bit of the first cell of its aligned group of kCellsPerLock cells (1
-// KiB: 128 bytes of global memory in granule cells, one coalesced warp access
-// of words; 32 bytes of shared memory), so a coalesced warp record takes one
-// or two locks instead of one per lane. The byte cells of a split granule are
-// guarded by the granule's stripe. Every holder of a stripe's lock may update
-// all cells of the stripe. Precondition: cells live in arrays aligned to
-// kCellLockStripeBytes (global pages and shared windows are mmap'ed); the
-// stripe of a cell never leaves its array because array sizes are multiples
-// of the stripe (page cell arrays: 8 or 32 MiB; windows: whole OS pages).
-// Measured (detector_bench RunParallel/a_streaming, quiet 2-core machine,
-// medians of 5): 4 cells per stripe gave 39.9 M accesses per CPU-second with 2
-// workers (wall speed-up 1.52x over 1 worker); 32 cells give 46.6 M (1.85x).
-// The stripe is 4 KiB-region aligned, so locking never touches a region the
-// access does not (GlobalShadow's touched bitmap stays exact).
-inline constexpr size_t kCellsPerLock = 32;
-inline constexpr size_t kCellLockStripeBytes = kCellsPerLock * kCellSize;
-static_assert(kCellLockStripeBytes <= 4096, "a stripe never leaves an mmap'ed array");
-
-inline Cell& StripeLockCell(Cell& c) {
-  return *reinterpret_cast<Cell*>(reinterpret_cast<uintptr_t>(&c) & ~uintptr_t{kCellLockStripeBytes - 1});
-}
 
 // Locks the stripes of a span of cells (ascending, so two holders never wait
 // on each other in a cycle); a no-op when `enabled` is false (one worker).
 class CellSpanLock {
  public:
-  CellSpanLock(std::span<Cell> cells, bool enabled) {
+  CellSpanLock(const CellSpan& cells, bool enabled) {
     if (!enabled || cells.empty()) return;
-    first_ = &StripeLockCell(cells.front());
-    last_ = &StripeLockCell(cells.back());
-    for (Cell* c = first_; c <= last_; c += kCellsPerLock) c->Lock();
+    locks_ = cells.locks();
+    first_ = cells.index() / kCellsPerLock;
+    last_ = (cells.index() + cells.size() - 1) / kCellsPerLock;
+    for (size_t i = first_; i <= last_; ++i) LockStripe(locks_[i]);
   }
   ~CellSpanLock() {
-    if (first_ == nullptr) return;
-    for (Cell* c = first_; c <= last_; c += kCellsPerLock) c->Unlock();
+    if (locks_ == nullptr) return;
+    for (size_t i = first_; i <= last_; ++i) UnlockStripe(locks_[i]);
   }
   CellSpanLock(const CellSpanLock&) = delete;
   CellSpanLock& operator=(const CellSpanLock&) = delete;
 
  private:
-  Cell* first_ = nullptr;
-  Cell* last_ = nullptr;
+  StripeLock* locks_ = nullptr;
+  size_t first_ = 0;
+  size_t last_ = 0;
+};
+
+// Cells of their own mapping, zero-initialised (write halves, stripe locks,
+// read halves kReadHalfOffset after the write halves): for tests, tools and
+// the fuzzer; the shadow's cells live in its pages and windows.
+class OwnedCells {
+ public:
+  explicit OwnedCells(size_t n = 1);  // n <= kMaxCellsPerArray / 2
+  ~OwnedCells();
+  OwnedCells(const OwnedCells&) = delete;
+  OwnedCells& operator=(const OwnedCells&) = delete;
+  CellSpan span() const { return {static_cast<CellWriteHalf*>(mapping_), n_, locks_, 0}; }
+  Cell operator[](size_t i) const { return span()[i]; }
+  Cell cell() const { return (*this)[0]; }
+  size_t size() const { return n_; }
+
+ private:
+  size_t n_;
+  size_t bytes_;
+  void* mapping_;
+  StripeLock* locks_;
 };
 
 }  // namespace barracuda::shadow

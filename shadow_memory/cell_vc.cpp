@@ -5,7 +5,7 @@
 
 namespace barracuda::shadow {
 
-void ClearReads(Cell& cell, SparseVcPool& pool) {
+void ClearReads(Cell cell, SparseVcPool& pool) {
   if (cell.read_shared()) {
     pool.Free(cell.read_vc());
     cell.ClearReadVc();
@@ -13,7 +13,7 @@ void ClearReads(Cell& cell, SparseVcPool& pool) {
   cell.ClearRead();
 }
 
-void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
+void SetReadEpoch(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
   if (cell.read_shared()) {
     pool.Free(cell.read_vc());
     cell.ClearReadVc();
@@ -21,7 +21,7 @@ void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, Rea
   cell.SetRead(reader, site, kind, strength);
 }
 
-void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
+void AddReader(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
   if (cell.read_shared()) {  // READSHARED
     if (SetEntry(pool, pool.Get(cell.read_vc()), ReaderKey(reader.tid, kind, strength),
                  {reader.clock, site, false, kind, strength}))
@@ -51,7 +51,7 @@ void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKi
   cell.SetReadVc(h, site);
 }
 
-void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength) {
+void SetWriteEpoch(Cell cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength) {
   if (cell.write_shared()) {
     pool.Free(cell.write_vc());
     cell.ClearWriteVc();
@@ -59,7 +59,7 @@ void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bo
   cell.SetWrite(writer, site, atomic, strength);
 }
 
-void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength) {
+void AddWriter(Cell cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength) {
   if (cell.write_shared()) {
     if (SetEntry(pool, pool.Get(cell.write_vc()), writer.tid, {writer.clock, site, atomic, ReadKind::kRead, strength}))
       cell.SetWriteVc(cell.write_vc(), site, atomic);
@@ -96,7 +96,7 @@ std::pair<Tid, VcEntry> HighestEntry(const SparseVc& vc) {
 
 }  // namespace
 
-void CollapseOrdered(Cell& cell, SparseVcPool& pool) {
+void CollapseOrdered(Cell cell, SparseVcPool& pool) {
   if (cell.write_shared()) {
     const auto [t, e] = HighestEntry(pool.Get(cell.write_vc()));
     SetWriteEpoch(cell, pool, Epoch{t, e.clock}, e.site, e.atomic, e.strength);
@@ -104,7 +104,7 @@ void CollapseOrdered(Cell& cell, SparseVcPool& pool) {
   ClearReads(cell, pool);
 }
 
-void ResetCell(Cell& cell, SparseVcPool& pool) {
+void ResetCell(Cell cell, SparseVcPool& pool) {
   ClearReads(cell, pool);
   SetWriteEpoch(cell, pool, Epoch{}, 0, false);
   cell.ClearFlag(kCellRaced);
@@ -122,11 +122,11 @@ VcHandle CloneVc(SparseVcPool& pool, VcHandle h) {
 
 }  // namespace
 
-void SplitGranule(Cell& granule, Cell* bytes, SparseVcPool& pool) {
+void SplitGranule(Cell granule, const CellSpan& bytes, SparseVcPool& pool) {
   assert(!granule.split());
   constexpr uint16_t kAttributes = kCellSharedSpace | kCellSyncLocation | kCellRaced;
   for (int j = 0; j < 4; ++j) {
-    Cell& c = bytes[j];
+    Cell c = bytes[j];
     assert(c.IsPristine());
     if (!granule.write_shared()) {
       c.SetWrite(granule.write_epoch(), granule.write_site(), granule.write_atomic(), granule.write_strength());
@@ -148,7 +148,7 @@ void SplitGranule(Cell& granule, Cell* bytes, SparseVcPool& pool) {
   granule.StoreBits(Cell::Bits{{kCellSplit, 0, 0, 0}});
 }
 
-bool MergeGranule(Cell& granule, Cell* bytes) {
+bool MergeGranule(Cell granule, const CellSpan& bytes) {
   assert(granule.split());
   const Cell::Bits b = bytes[0].bits();
   if ((b.flags() & (kCellReadShared | kCellWriteShared)) != 0) return false;

@@ -3,7 +3,7 @@
 // one place. Race checks (is R_x ⊑ C_t?) stay in the detector: these only
 // store what the FastTrack rules decided to store.
 //
-// For a global cell the caller holds the cell lock (CellLockGuard).
+// For a global cell the caller holds the cell's stripe lock (CellSpanLock).
 #ifndef BARRACUDA_SHADOW_MEMORY_CELL_VC_H_
 #define BARRACUDA_SHADOW_MEMORY_CELL_VC_H_
 
@@ -28,7 +28,7 @@ inline bool SetEntry(SparseVcPool& pool, SparseVc& vc, VcKey key, const VcEntry&
 // READEXCL: R := E(t) (an epoch; a read VC, if any, is freed). The caller
 // checked that the new reader covers what it replaces, kinds included (see
 // ReadKind: a reader may only replace one of a weaker or equal kind).
-void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
+void SetReadEpoch(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site,
                   ReadKind kind = ReadKind::kRead, Strength strength = kWeak);
 
 // READINFLATE / READSHARED: the read is concurrent with the recorded reads, so
@@ -41,22 +41,22 @@ void SetReadEpoch(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
 // A thread's newer reader replaces its older one when it stands for it
 // (ReaderSubsumes, epoch.h: kinds and strengths); otherwise both are kept
 // (VcKey: thread, kind, strength).
-void AddReader(Cell& cell, SparseVcPool& pool, Epoch reader, SiteId site,
+void AddReader(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site,
                ReadKind kind = ReadKind::kRead, Strength strength = kWeak);
 
 // After a write (WRITEEXCL, WRITESHARED, INITATOM*, ATOM*): R := bottom.
-void ClearReads(Cell& cell, SparseVcPool& pool);
+void ClearReads(Cell cell, SparseVcPool& pool);
 
 // W := (E(t), atomic): the write is ordered after every recorded writer, so a
 // write VC deflates back to an epoch.
-void SetWriteEpoch(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
+void SetWriteEpoch(Cell cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
                    Strength strength = kWeak);
 
 // A write concurrent with the recorded writer(s) but not racing with them
 // (atomic after atomic, or a same-value pair within one record): W keeps all
 // of them (host_detector/detector/SEMANTICS.md, "past the paper"). W bottom or an epoch of
 // the same thread: W := (E(t), atomic). Pool exhausted or over the limit: as AddReader.
-void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
+void AddWriter(Cell cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic,
                Strength strength = kWeak);
 
 // W := (E(t), atomic) plus the recorded writers for which keep(Tid, const
@@ -65,7 +65,7 @@ void AddWriter(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool a
 // hot word does not rebuild the word's write VC (measured: rebuilding was a
 // third of the analysis of host_detector/bench/scaling/hot_histogram).
 template <class K>
-void SetWriteKeeping(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength,
+void SetWriteKeeping(Cell cell, SparseVcPool& pool, Epoch writer, SiteId site, bool atomic, Strength strength,
                      K&& keep) {
   if (cell.write_shared()) {
     SparseVc& vc = pool.Get(cell.write_vc());
@@ -94,11 +94,11 @@ void SetWriteKeeping(Cell& cell, SparseVcPool& pool, Epoch writer, SiteId site, 
 // all its earlier readers and atomic writers on every access. (A read epoch
 // kept could be a kept write, which no plain read stands for: every later
 // read would inflate a VC that holds it, and each scan it.)
-void CollapseOrdered(Cell& cell, SparseVcPool& pool);
+void CollapseOrdered(Cell cell, SparseVcPool& pool);
 
 // Frees both clocks (if any) and returns the metadata to bottom, keeping the
-// lock bit and the kCellSharedSpace / kCellSyncLocation attributes.
-void ResetCell(Cell& cell, SparseVcPool& pool);
+// kCellSharedSpace / kCellSyncLocation attributes.
+void ResetCell(Cell cell, SparseVcPool& pool);
 
 // Global granules (global_shadow.h). SplitGranule: every byte cell := the
 // granule's metadata (out-of-line clocks copied, one per byte; when the pool
@@ -107,13 +107,13 @@ void ResetCell(Cell& cell, SparseVcPool& pool);
 // metadata without out-of-line clocks, the granule takes it back and the byte
 // cells return to zero; returns whether it did. Callers hold the granule's
 // stripe lock.
-void SplitGranule(Cell& granule, Cell* bytes, SparseVcPool& pool);
-bool MergeGranule(Cell& granule, Cell* bytes);
+void SplitGranule(Cell granule, const CellSpan& bytes, SparseVcPool& pool);
+bool MergeGranule(Cell granule, const CellSpan& bytes);
 
 // For reports and tests: f(Tid, const VcEntry&) for every recorded reader /
 // writer, whether the cell holds an epoch (one call, none if bottom) or a VC.
 template <class F>
-void ForEachReader(const Cell& cell, const SparseVcPool& pool, F&& f) {
+void ForEachReader(const Cell cell, const SparseVcPool& pool, F&& f) {
   if (cell.read_shared()) {
     pool.Get(cell.read_vc()).ForEach(f);
   } else if (Epoch e = cell.read_epoch(); !e.IsBottom()) {
@@ -121,7 +121,7 @@ void ForEachReader(const Cell& cell, const SparseVcPool& pool, F&& f) {
   }
 }
 template <class F>
-void ForEachWriter(const Cell& cell, const SparseVcPool& pool, F&& f) {
+void ForEachWriter(const Cell cell, const SparseVcPool& pool, F&& f) {
   if (cell.write_shared()) {
     pool.Get(cell.write_vc()).ForEach(f);
   } else if (Epoch e = cell.write_epoch(); !e.IsBottom()) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <new>
@@ -16,33 +17,47 @@ namespace {
 
 int64_t CountBits(const uint64_t* words) {
   int64_t n = 0;
-  for (uint32_t i = 0; i < CellArray::kMaxTouchWords; ++i) n += std::popcount(words[i]);
+  for (uint32_t i = 0; i < HalfArray::kMaxTouchWords; ++i) n += std::popcount(words[i]);
   return n;
 }
 
-int64_t CountTouched(const CellArray& a) {
+// The four half arrays of a page.
+std::array<HalfArray*, 4> Halves(GlobalPage* page) {
+  return {&page->granules.w, &page->granules.r, &page->bytes.w, &page->bytes.r};
+}
+std::array<const HalfArray*, 4> Halves(const GlobalPage* page) {
+  return {&page->granules.w, &page->granules.r, &page->bytes.w, &page->bytes.r};
+}
+
+int64_t CountResident(const GlobalPage* page) {
+  int64_t n = 0;
+  for (const HalfArray* a : Halves(page)) n += CountBits(a->resident);
+  return n;
+}
+
+int64_t CountTouched(const HalfArray& a) {
   int64_t n = 0;
   for (const auto& w : a.touched) n += std::popcount(w.load(std::memory_order_relaxed));
   return n;
 }
 
-void ClearTouched(CellArray& a) {
+void ClearTouched(HalfArray& a) {
   for (auto& w : a.touched) w.store(0, std::memory_order_relaxed);
 }
 
 // Regions touched in this launch moved from kSpareCells to kGlobalCells when
 // first touched: from now on resident means "resident and counted as spare".
-void SettleResident(CellArray& a) {
-  for (uint32_t i = 0; i < CellArray::kMaxTouchWords; ++i) {
+void SettleResident(HalfArray& a) {
+  for (uint32_t i = 0; i < HalfArray::kMaxTouchWords; ++i) {
     a.resident[i] &= ~a.touched[i].load(std::memory_order_relaxed);
   }
 }
 
 // Zeroes the touched regions of a in place and marks them resident. O(touched).
-void ZeroTouchedInPlace(CellArray& a) {
+void ZeroTouchedInPlace(HalfArray& a) {
   constexpr uint64_t kRegion = uint64_t{1} << kTouchBits;
-  char* cells = reinterpret_cast<char*>(a.cells);
-  for (uint32_t i = 0; i < CellArray::kMaxTouchWords; ++i) {
+  char* cells = a.base;
+  for (uint32_t i = 0; i < HalfArray::kMaxTouchWords; ++i) {
     uint64_t w = a.touched[i].load(std::memory_order_relaxed);
     a.touched[i].store(0, std::memory_order_relaxed);
     a.resident[i] |= w;
@@ -55,11 +70,11 @@ void ZeroTouchedInPlace(CellArray& a) {
 
 // Drops a's memory (it reads as zeros again) and returns the resident spare
 // regions that gave back; -1 if madvise failed (nothing changed).
-int64_t DropMemory(CellArray& a) {
-  if (a.cells == nullptr) return 0;
+int64_t DropMemory(HalfArray& a) {
+  if (a.base == nullptr) return 0;
   // MADV_DONTNEED on a private anonymous mapping frees the memory and makes
   // the range read as zeros.
-  if (madvise(a.cells, a.mapped_bytes, MADV_DONTNEED) != 0) return -1;
+  if (madvise(a.base, a.mapped_bytes, MADV_DONTNEED) != 0) return -1;
   const int64_t resident = CountBits(a.resident);
   for (uint64_t& w : a.resident) w = 0;
   return resident;
@@ -118,7 +133,7 @@ GlobalShadow::Leaf* GlobalShadow::GetOrCreateLeaf(uint64_t root_index) {
 
 bool GlobalShadow::DropPageMemory(GlobalPage* page) {
   bool ok = true;
-  for (CellArray* a : {&page->granules, &page->bytes}) {
+  for (HalfArray* a : Halves(page)) {
     const int64_t given_back = DropMemory(*a);
     if (given_back < 0) {
       ok = false;
@@ -131,7 +146,7 @@ bool GlobalShadow::DropPageMemory(GlobalPage* page) {
 
 void GlobalShadow::ReleaseSpareResidency() {
   for (GlobalPage* page : spare_) {
-    if (CountBits(page->granules.resident) + CountBits(page->bytes.resident) != 0) DropPageMemory(page);
+    if (CountResident(page) != 0) DropPageMemory(page);
   }
 }
 
@@ -151,22 +166,37 @@ GlobalPage* GlobalShadow::CreatePage(uint64_t base) {
       return page;
     }
   }
-  constexpr uint64_t kGranuleArrayBytes = (kPageBytes >> kGranuleShift) * kCellSize;
-  constexpr uint64_t kByteArrayBytes = kPageBytes * kCellSize;
-  void* granules = MapZeroed(kGranuleArrayBytes);
-  void* bytes = granules != nullptr ? MapZeroed(kByteArrayBytes) : nullptr;
-  if (bytes == nullptr) {
+  // One mapping, read halves kReadHalfOffset (16 MiB) after their write halves:
+  //   [0, 16 MiB) byte write halves    [16, 32 MiB) byte read halves
+  //   [32, 36 MiB) granule write halves, then the granule stripe locks (8 KiB)
+  //   [48, 52 MiB) granule read halves
+  constexpr uint64_t kGranuleHalves = (kPageBytes >> kGranuleShift) * kCellHalfSize;  // 4 MiB
+  constexpr uint64_t kByteHalves = kPageBytes * kCellHalfSize;                       // 16 MiB
+  constexpr uint64_t kLocks = (kPageBytes >> kGranuleShift) / kCellsPerLock;          // 8 KiB
+  static_assert(kByteHalves <= kReadHalfOffset && kGranuleHalves + kLocks <= kReadHalfOffset);
+  constexpr uint64_t kGranules = 2 * kReadHalfOffset;
+  constexpr uint64_t kMapping = kGranules + kReadHalfOffset + kGranuleHalves;
+  char* mapping = static_cast<char*>(MapZeroed(kMapping));
+  if (mapping == nullptr) {
     // Out of address space or mappings: untracked rather than dead.
-    if (granules != nullptr) munmap(granules, kGranuleArrayBytes);
     return CreateUntrackedPage(base, ShadowEvent::kPageMapFailures);
   }
   auto* page = new GlobalPage;
-  page->granules.cells = static_cast<Cell*>(granules);
-  page->granules.mapped_bytes = kGranuleArrayBytes;
-  page->bytes.cells = static_cast<Cell*>(bytes);
-  page->bytes.mapped_bytes = kByteArrayBytes;
+  page->mapping = mapping;
+  page->mapping_bytes = kMapping;
+  page->bytes.w.base = mapping;
+  page->bytes.w.mapped_bytes = kByteHalves;
+  page->bytes.r.base = mapping + kReadHalfOffset;
+  page->bytes.r.mapped_bytes = kByteHalves;
+  page->granules.w.base = mapping + kGranules;
+  page->granules.w.mapped_bytes = kGranuleHalves;
+  page->granules.r.base = mapping + kGranules + kReadHalfOffset;
+  page->granules.r.mapped_bytes = kGranuleHalves;
+  char* at = mapping + kGranules + kGranuleHalves;
+  page->granules.locks = reinterpret_cast<StripeLock*>(at);
   page->base = base;
-  accounting_->Add(MemoryCategory::kPageTable, sizeof(GlobalPage));
+  // The locks are counted whole with the page: 8 KiB, resident only where used.
+  accounting_->Add(MemoryCategory::kPageTable, sizeof(GlobalPage) + kLocks);
   return page;
 }
 
@@ -180,22 +210,26 @@ GlobalPage* GlobalShadow::CreateUntrackedPage(uint64_t base, ShadowEvent why) {
 }
 
 void GlobalShadow::DestroyPage(GlobalPage* page) {
-  const int64_t resident = CountBits(page->granules.resident) + CountBits(page->bytes.resident);
+  const int64_t resident = CountResident(page);
   accounting_->Add(MemoryCategory::kSpareCells, -(resident << kTouchBits));
-  if (page->granules.cells != nullptr) munmap(page->granules.cells, page->granules.mapped_bytes);
-  if (page->bytes.cells != nullptr) munmap(page->bytes.cells, page->bytes.mapped_bytes);
-  accounting_->Add(MemoryCategory::kPageTable, -static_cast<int64_t>(sizeof(GlobalPage)));
+  int64_t locks = 0;
+  if (page->mapping != nullptr) {
+    munmap(page->mapping, page->mapping_bytes);
+    locks = static_cast<int64_t>((kPageBytes >> kGranuleShift) / kCellsPerLock);
+  }
+  accounting_->Add(MemoryCategory::kPageTable, -static_cast<int64_t>(sizeof(GlobalPage)) - locks);
   delete page;
 }
 
 void GlobalShadow::RetirePage(GlobalPage* page) {
-  const int64_t touched = CountTouched(page->granules) + CountTouched(page->bytes);
-  SettleResident(page->granules);
-  SettleResident(page->bytes);
+  int64_t touched = 0;
+  for (HalfArray* a : Halves(page)) {
+    touched += CountTouched(*a);
+    SettleResident(*a);
+  }
   accounting_->Add(MemoryCategory::kGlobalCells, -(touched << kTouchBits));
   if (page->untracked || spare_.size() >= kMaxSparePages) {
-    ClearTouched(page->granules);
-    ClearTouched(page->bytes);
+    for (HalfArray* a : Halves(page)) ClearTouched(*a);
     DestroyPage(page);
     return;
   }
@@ -203,14 +237,12 @@ void GlobalShadow::RetirePage(GlobalPage* page) {
   // of the limit, and CreatePage reclaims it before degrading a page.
   const uint64_t touched_bytes = static_cast<uint64_t>(touched) << kTouchBits;
   if (accounting_->SpareFits(touched_bytes, kMaxSpareResidentBytes)) {
-    ZeroTouchedInPlace(page->granules);
-    ZeroTouchedInPlace(page->bytes);
+    for (HalfArray* a : Halves(page)) ZeroTouchedInPlace(*a);
     accounting_->Add(MemoryCategory::kSpareCells, static_cast<int64_t>(touched_bytes));
     spare_.push_back(page);
     return;
   }
-  ClearTouched(page->granules);
-  ClearTouched(page->bytes);
+  for (HalfArray* a : Halves(page)) ClearTouched(*a);
   if (DropPageMemory(page)) {
     spare_.push_back(page);
   } else {
@@ -272,10 +304,10 @@ uint64_t GlobalShadow::ResidentCellBytes() const {
   uint64_t resident = 0;
   std::vector<unsigned char> vec;
   for (const GlobalPage* page : pages_) {
-    for (const CellArray* a : {&page->granules, &page->bytes}) {
-      if (a->cells == nullptr) continue;
+    for (const HalfArray* a : Halves(page)) {
+      if (a->base == nullptr) continue;
       vec.assign((a->mapped_bytes + os_page - 1) / os_page, 0);
-      if (mincore(a->cells, a->mapped_bytes, vec.data()) != 0) continue;
+      if (mincore(a->base, a->mapped_bytes, vec.data()) != 0) continue;
       for (unsigned char v : vec) resident += (v & 1) ? os_page : 0;
     }
   }

@@ -1,9 +1,11 @@
 // Shadow of global memory: a two-level radix page table over a 57-bit device
 // address space, filled on demand (paper §4.3.3). Each page shadows 1 MiB of
-// device memory with one 32-byte granule Cell per 4 bytes (8 MiB), and one
-// byte Cell per byte (32 MiB) for granules whose bytes differ (PageView),
-// both mapped with mmap(MAP_NORESERVE | MAP_ANONYMOUS): cells never touched
-// cost no memory.
+// device memory with one 32-byte granule Cell per 4 bytes (8 MiB: 4 of write
+// halves, 4 of read halves), and one byte Cell per byte (32 MiB) for granules
+// whose bytes differ (PageView), plus a stripe lock per 32 cells, all in one
+// mmap(MAP_NORESERVE | MAP_ANONYMOUS) of 52 MiB (read halves kReadHalfOffset
+// after their write halves): halves never touched cost no memory, so words a
+// launch only reads (or only writes) cost 4 bytes per byte.
 //
 //   address bits  56 ........ 39 | 38 ........ 20 | 19 ........ 0
 //                 root (2^18)    | leaf (2^19)    | byte in page
@@ -11,10 +13,11 @@
 // Lookups are lock-free (two acquire loads). A page is inserted with a CAS on
 // its leaf slot (leaves likewise on the root slot); a loser unmaps its copy.
 //
-// Memory accounting is honest and O(1): each cell array keeps one bit per
-// 4 KiB of its cells (512 device bytes of granules, 128 of byte cells); the
-// first lookup that hands out a cell in such a region sets the bit and counts
-// 4 KiB.
+// Memory accounting is honest and O(1): each half array keeps one bit per
+// 4 KiB of its halves (1 KiB of device memory in granules, 256 bytes in byte
+// cells); the first lookup that hands out a cell in such a region for the
+// halves the access may store (Touch) sets the bit and counts 4 KiB. The
+// stripe locks (8 KiB per page) are counted with the page.
 //
 // Limit: when MemoryAccounting is over its limit (after the resident spares
 // are given back), a NEW page is untracked: a descriptor without cells
@@ -46,7 +49,6 @@
 #include <cassert>
 #include <cstdint>
 #include <mutex>
-#include <span>
 #include <vector>
 
 #include "shadow_memory/cell.h"
@@ -67,11 +69,10 @@ inline constexpr int kTouchBits = 12;
 inline constexpr int kGranuleShift = 2;
 inline constexpr uint64_t kGranuleBytes = uint64_t{1} << kGranuleShift;
 
-// One mmap'ed array of cells and which of its 4 KiB regions are in use.
-struct CellArray {
-  static constexpr uint32_t kMaxTouchWords = (kPageBytes * kCellSize >> kTouchBits) / 64;  // 128
-
-  Cell* cells = nullptr;
+// One mmap'ed array of cell halves and which of its 4 KiB regions are in use.
+struct HalfArray {
+  static constexpr uint32_t kMaxTouchWords = (kPageBytes * kCellHalfSize >> kTouchBits) / 64;  // 64
+  char* base = nullptr;
   uint64_t mapped_bytes = 0;
   std::atomic<uint64_t> touched[kMaxTouchWords] = {};
   // Regions zeroed in place by an earlier Reset and still resident. Written
@@ -79,16 +80,34 @@ struct CellArray {
   uint64_t resident[kMaxTouchWords] = {};
 };
 
+// The cells of one granularity of a page: write halves, read halves, and the
+// stripe locks of the cells (granules only: byte cells take their granule's).
+struct CellArray {
+  HalfArray w, r;
+  StripeLock* locks = nullptr;
+  // The read halves are kReadHalfOffset after these (r.base).
+  CellWriteHalf* write_halves() const { return reinterpret_cast<CellWriteHalf*>(w.base); }
+};
+
 // A mapped page (internal layout; use PageView).
 struct GlobalPage {
   CellArray granules;  // one cell per kGranuleBytes device bytes
   CellArray bytes;     // 4 byte cells per granule, used when split
+  void* mapping = nullptr;  // all of the above
+  uint64_t mapping_bytes = 0;
   uint64_t base = 0;   // first device address shadowed
   // No cells (over the limit, or mmap refused): accesses here are not
   // checked. Never kept as a spare.
   bool untracked = false;
   ShadowEvent untracked_why = ShadowEvent::kUntrackedPages;  // or kPageMapFailures
 };
+
+// Which halves of the cells an access may store into, for the accounting:
+// a plain read stores only read halves, a plain write only write halves (its
+// R := bottom stores nothing over a bottom R, and a nonzero read half was
+// counted by the read that wrote it); anything else may store both. kNone:
+// cells taken only for their stripe locks.
+enum class Touch : uint8_t { kNone = 0, kRead = 1, kWrite = 2, kBoth = 3 };
 
 // Cells of one page. Cheap to copy; valid until GlobalShadow::Reset().
 // The warp fast path: take View(addr) for the first active lane, and keep
@@ -101,17 +120,21 @@ struct GlobalPage {
 // SplitGranule) and ByteCells() then hold one cell per byte, exactly as a
 // byte-per-cell shadow would, until MergeGranule folds equal bytes back.
 // Data accessed as whole words, the common case on GPUs, costs 8 bytes of
-// shadow per device byte instead of 32, and a word access reads one cell.
+// shadow per device byte instead of 32 (4 when only read or only written),
+// and a word access reads one cell.
 // Measured (shadow_bench, coalesced 32 x 4 B record, resident cells, one core
-// of the loaded dev box, byte cells before granules): 231 M cells/s with the
-// cell lock, 334 M without; a lookup per lane instead: 205 M; first touch:
-// 32 M (page faults).
+// of the loaded dev box, byte cells before granules, 32-byte cells in one
+// array then): 231 M cells/s with the cell lock, 334 M without; a lookup per
+// lane instead: 205 M; first touch: 32 M (page faults).
 class PageView {
  public:
   PageView() = default;
   explicit PageView(GlobalPage* page, MemoryAccounting* acct)
-      : page_(page), acct_(acct), cells_(page->granules.cells), base_(page->base) {}
-
+      : page_(page),
+        acct_(acct),
+        w_(page->granules.write_halves()),
+        locks_(page->granules.locks),
+        base_(page->base) {}
   bool valid() const { return page_ != nullptr; }
   explicit operator bool() const { return valid(); }
   // [addr, addr + size) lies inside this page.
@@ -121,48 +144,55 @@ class PageView {
   uint64_t base() const { return base_; }
   // False for an untracked page (GlobalShadow: over the limit): it has no
   // cells, and every accessor below but Contains/base requires tracked().
-  bool tracked() const { return cells_ != nullptr; }
-
+  bool tracked() const { return w_ != nullptr; }
   // The granule cell covering addr. Precondition: Contains(addr).
-  Cell& CellAt(uint64_t addr) const {
+  Cell CellAt(uint64_t addr, Touch touch = Touch::kBoth) const { return Cells(addr, 1, touch).front(); }
+  // Where the granule cell of addr lies, for prefetching (both halves): not
+  // counted as touched. Precondition: Contains(addr).
+  void Prefetch(uint64_t addr) const {
     assert(Contains(addr) && tracked());
-    uint64_t index = (addr - base_) >> kGranuleShift;
-    MarkTouched(page_->granules, index, index);
-    return cells_[index];
+    const uint64_t index = (addr - base_) >> kGranuleShift;
+    __builtin_prefetch(w_ + index, 1);
+    __builtin_prefetch(Cell(w_ + index).read_half(), 1);
   }
-  // Where the granule cell of addr lies, for prefetching: not counted as
-  // touched. Precondition: Contains(addr).
-  const Cell* CellAddress(uint64_t addr) const {
-    assert(Contains(addr) && tracked());
-    return cells_ + ((addr - base_) >> kGranuleShift);
-  }
-  // The granule cells covering [addr, addr + size). Precondition:
-  // Contains(addr, size), size > 0.
-  std::span<Cell> Cells(uint64_t addr, uint64_t size) const {
+  // The granule cells covering [addr, addr + size), counted as touched in the
+  // halves `touch` names. Precondition: Contains(addr, size), size > 0.
+  CellSpan Cells(uint64_t addr, uint64_t size, Touch touch = Touch::kBoth) const {
     assert(size > 0 && Contains(addr, size) && tracked());
     uint64_t first = (addr - base_) >> kGranuleShift;
     uint64_t last = (addr + size - 1 - base_) >> kGranuleShift;
-    MarkTouched(page_->granules, first, last);
-    return {cells_ + first, static_cast<size_t>(last - first + 1)};
+    MarkTouched(page_->granules, first, last, touch);
+    return {w_ + first, static_cast<size_t>(last - first + 1), locks_, static_cast<size_t>(first)};
   }
   // First device address covered by a granule cell of this page.
   uint64_t AddressOf(const Cell& granule) const {
-    return base_ + (static_cast<uint64_t>(&granule - cells_) << kGranuleShift);
+    return base_ + (static_cast<uint64_t>(granule.write_half() - w_) << kGranuleShift);
   }
-  // The 4 byte cells of a granule (all zero unless it is split).
+  // The 4 byte cells of a granule (all zero unless it is split), both halves
+  // counted (a split copies the granule's whole metadata). They have no stripe
+  // locks of their own: the granule's stripe guards them.
   // Precondition: granule is one of this page's cells.
-  Cell* ByteCells(const Cell& granule) const {
+  CellSpan ByteCells(const Cell& granule) const {
     assert(tracked());
-    const uint64_t index = static_cast<uint64_t>(&granule - cells_) << kGranuleShift;
-    MarkTouched(page_->bytes, index, index + kGranuleBytes - 1);
-    return page_->bytes.cells + index;
+    const uint64_t index = static_cast<uint64_t>(granule.write_half() - w_) << kGranuleShift;
+    MarkTouched(page_->bytes, index, index + kGranuleBytes - 1, Touch::kBoth);
+    return {page_->bytes.write_halves() + index, kGranuleBytes, nullptr, static_cast<size_t>(index)};
   }
 
  private:
-  [[gnu::always_inline]] void MarkTouched(CellArray& array, uint64_t first_cell, uint64_t last_cell) const {
-    constexpr int kCellsPerBitLog = kTouchBits - 5;  // log2(4096 / 32)
-    static_assert((1u << 5) == kCellSize);
-    uint64_t b0 = first_cell >> kCellsPerBitLog, b1 = last_cell >> kCellsPerBitLog;
+  [[gnu::always_inline]] void MarkTouched(CellArray& array, uint64_t first_cell, uint64_t last_cell,
+                                          Touch touch) const {
+    if ((static_cast<unsigned>(touch) & static_cast<unsigned>(Touch::kWrite)) != 0) {
+      MarkHalves(array.w, first_cell, last_cell);
+    }
+    if ((static_cast<unsigned>(touch) & static_cast<unsigned>(Touch::kRead)) != 0) {
+      MarkHalves(array.r, first_cell, last_cell);
+    }
+  }
+  static constexpr int kHalvesPerBitLog = kTouchBits - 4;  // log2(4096 / 16)
+  static_assert((1u << 4) == kCellHalfSize);
+  [[gnu::always_inline]] void MarkHalves(HalfArray& array, uint64_t first_cell, uint64_t last_cell) const {
+    uint64_t b0 = first_cell >> kHalvesPerBitLog, b1 = last_cell >> kHalvesPerBitLog;
     for (uint64_t b = b0; b <= b1; ++b) {
       std::atomic<uint64_t>& word = array.touched[b >> 6];
       uint64_t bit = uint64_t{1} << (b & 63);
@@ -173,8 +203,7 @@ class PageView {
     }
   }
   // Cold: sets region b's touched bit (once) and accounts for it.
-  [[gnu::noinline]] void FirstTouch(CellArray& array, uint64_t b) const {
-    constexpr int kCellsPerBitLog = kTouchBits - 5;
+  [[gnu::noinline]] void FirstTouch(HalfArray& array, uint64_t b) const {
     const uint64_t bit = uint64_t{1} << (b & 63);
     if ((array.touched[b >> 6].fetch_or(bit, std::memory_order_relaxed) & bit) != 0) return;
     if ((array.resident[b >> 6] & bit) != 0) {
@@ -182,8 +211,10 @@ class PageView {
       acct_->Add(MemoryCategory::kSpareCells, -(int64_t{1} << kTouchBits));
     } else {
       // One write fault now instead of a zero-page read fault and a
-      // copy-on-write fault later (the check reads the cells first).
-      array.cells[b << kCellsPerBitLog].TouchForWrite();
+      // copy-on-write fault later (the check reads the cells first): an
+      // atomic no-op, safe while others use the region.
+      std::atomic_ref<uint8_t>(*reinterpret_cast<uint8_t*>(array.base + (b << kTouchBits)))
+          .fetch_or(0, std::memory_order_relaxed);
     }
     acct_->Add(MemoryCategory::kGlobalCells, int64_t{1} << kTouchBits);
   }
@@ -191,7 +222,8 @@ class PageView {
   GlobalPage* page_ = nullptr;
   MemoryAccounting* acct_ = nullptr;
   // The page's fixed fields, copied: the lane loop reads them per lane.
-  Cell* cells_ = nullptr;
+  CellWriteHalf* w_ = nullptr;
+  StripeLock* locks_ = nullptr;
   uint64_t base_ = 0;
 };
 
@@ -226,10 +258,10 @@ class GlobalShadow {
             .load(std::memory_order_acquire);
     return page ? PageView(page, accounting_) : PageView();
   }
-  // Convenience for single bytes; nullptr where View() is invalid or untracked.
-  Cell* CellFor(uint64_t addr) {
+  // Convenience for single bytes; no cell where View() is invalid or untracked.
+  Cell CellFor(uint64_t addr) {
     PageView v = View(addr);
-    return v.valid() && v.tracked() ? &v.CellAt(addr) : nullptr;
+    return v.valid() && v.tracked() ? v.CellAt(addr) : Cell();
   }
 
   // Unmaps every page (launch end). Callers must be quiescent.

@@ -25,7 +25,6 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <span>
 #include <vector>
 
 #include "shadow_memory/cell.h"
@@ -53,13 +52,14 @@ class SharedShadow {
 
   // The whole window of a block (window_bytes() cells), created on first use.
   // Empty when block >= num_blocks(), the window is 0 bytes, or mmap failed.
-  std::span<Cell> Window(uint64_t block);
+  CellSpan Window(uint64_t block);
   // Cells of [offset, offset + size) in the block of a shared address; empty
   // when any byte lies outside the window (the detector reports that access).
-  std::span<Cell> Cells(uint64_t shared_address, uint32_t size);
-  Cell* CellFor(uint64_t shared_address) {
-    std::span<Cell> s = Cells(shared_address, 1);
-    return s.empty() ? nullptr : s.data();
+  CellSpan Cells(uint64_t shared_address, uint32_t size);
+  // No cell (false) where Cells() is empty.
+  Cell CellFor(uint64_t shared_address) {
+    CellSpan s = Cells(shared_address, 1);
+    return s.empty() ? Cell() : s.front();
   }
   // The block has finished: frees its window and the clocks its cells hold.
   // Only the block's own worker may call it (no access may follow).
@@ -77,21 +77,26 @@ class SharedShadow {
   static constexpr uint64_t kMaxSpareBytes = uint64_t{64} << 20;
 
  private:
-  Cell* AllocateWindow(uint64_t block);
-  void FreeWindow(Cell* window, bool free_clocks);
-  uint64_t WindowMappingBytes() const;
+  char* AllocateWindow(uint64_t block);
+  void FreeWindow(char* window, bool free_clocks);
+  uint64_t WriteSideBytes() const;
+  uint64_t ReadSideBytes() const;
+  uint64_t WindowMappingBytes() const;    // virtual: read halves at kReadHalfOffset
+  uint64_t WindowAccountedBytes() const;  // what a window can make resident
+  CellSpan WindowCells(char* window) const;
   void DropSparesLocked();
 
   MemoryAccounting* accounting_;
   SparseVcPool* pool_;
   uint64_t num_blocks_ = 0;
   uint32_t window_bytes_ = 0;
-  Cell** windows_ = nullptr;  // num_blocks_ slots, mmap'ed NORESERVE, atomic_ref access
+  char** windows_ = nullptr;  // num_blocks_ slots, mmap'ed NORESERVE, atomic_ref access
   uint64_t windows_mapping_bytes_ = 0;
   mutable std::mutex mu_;
   std::vector<uint64_t> allocated_;  // guarded by mu_: blocks that got a window
-  std::vector<Cell*> spares_;        // guarded by mu_: zeroed windows of spare_bytes_
+  std::vector<char*> spares_;        // guarded by mu_: zeroed windows of spare_bytes_
   uint64_t spare_bytes_ = 0;         // guarded by mu_: mapping size of each spare
+  uint64_t spare_accounted_ = 0;     // guarded by mu_: its WindowAccountedBytes
   std::atomic<uint64_t> live_windows_{0};
 };
 

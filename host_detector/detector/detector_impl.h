@@ -133,7 +133,7 @@ struct BlockState {
   // scanned all its earlier readers and atomic writers (scripts/
   // scaling_benchmark.py). Not kept with clusters (neighbours reach the cells).
   // A cell may be listed twice (inflated, deflated, inflated again).
-  std::vector<shadow::Cell*> inflated_shared;
+  std::vector<shadow::Cell> inflated_shared;
 };
 
 // Counters of one worker (merged into Statistics at the end; no sharing on the

@@ -128,7 +128,7 @@ struct Accessor {
 // Plain read (READEXCL / READSHARED / READINFLATE) or atomic load (an
 // ld.relaxed: it conflicts with plain writes only, and is recorded as a reader
 // of kind kAtomicRead so that later atomics pass it and plain writes do not).
-void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool atomic_load, Conflict& k) {
+void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, bool atomic_load, Conflict& k) {
   const shadow::ReadKind kind = atomic_load ? shadow::ReadKind::kAtomicRead : shadow::ReadKind::kRead;
   const RaceKind plain_kind = atomic_load ? RaceKind::kAtomicVsPlain : RaceKind::kReadAfterWrite;
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
@@ -175,7 +175,7 @@ void CheckRead(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, bool a
 // beside a concurrent non-racing write (an atomic, or another lane of a
 // same-value store), or a strong one that a newer strong write does not stand
 // for (Subsumes: a narrower scope or another size).
-void KeepAsReader(Cell& cell, shadow::SparseVcPool& pool, shadow::Epoch e, uint32_t site,
+void KeepAsReader(Cell cell, shadow::SparseVcPool& pool, shadow::Epoch e, uint32_t site,
                   shadow::Strength strength = shadow::kWeak) {
   constexpr shadow::ReadKind kKept = shadow::ReadKind::kKeptWrite;
   if (cell.read_shared()) {
@@ -192,7 +192,7 @@ void KeepAsReader(Cell& cell, shadow::SparseVcPool& pool, shadow::Epoch e, uint3
 }
 
 // Plain write: WRITEEXCL / WRITESHARED (+ same-value writers kept as a write VC).
-void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_t byte,
+void CheckPlainWrite(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_t byte,
                      Conflict& k) {
   bool concurrent_writer_kept = false;
   bool write_race = false;
@@ -255,7 +255,7 @@ void CheckPlainWrite(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, 
 }
 
 // The readers' half of an atomic's check (CheckAtomic).
-void CheckAtomicAgainstReaders(const Cell& cell, const shadow::SparseVcPool& pool, const Accessor& a,
+void CheckAtomicAgainstReaders(const Cell cell, const shadow::SparseVcPool& pool, const Accessor& a,
                                Conflict& k) {
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     const bool strong = e.read_kind == shadow::ReadKind::kAtomicRead ||
@@ -284,7 +284,7 @@ void CheckAtomicAgainstReaders(const Cell& cell, const shadow::SparseVcPool& poo
 // atomics each scanned all the word's earlier atomics (hot_histogram:
 // quadratic in the accesses per phase). Returns false, having changed
 // nothing, when the full check must run.
-bool AtomicAmongConcurrentAtomics(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
+bool AtomicAmongConcurrentAtomics(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
   if (!cell.write_shared()) return false;
   shadow::SparseVc& w = pool.Get(cell.write_vc());
   if (w.uniform_atomic_strength() != a.strength) return false;  // never kWeak: only atomics count
@@ -317,7 +317,7 @@ bool AtomicAmongConcurrentAtomics(Cell& cell, shadow::SparseVcPool& pool, const 
 // later access that conflicts with a plain write also conflicts with a read,
 // except plain reads, which would race with this atomic anyway), and
 // concurrent atomic writers stay in a write VC.
-void CheckAtomic(Cell& cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
+void CheckAtomic(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, Conflict& k) {
   if (AtomicAmongConcurrentAtomics(cell, pool, a, k)) return;
   const bool found_before = k.found;
   struct Kept {
@@ -356,8 +356,8 @@ constexpr uint64_t kCompactSpan = 512 - 16;
 
 // Do all cells carry the same metadata (epochs, sites, flags; no out-of-line
 // clocks)? Callers hold the cells' locks when cells are shared between workers.
-bool SameMetadata(std::span<Cell> cells) {
-  const Cell& c0 = cells[0];
+bool SameMetadata(const shadow::CellSpan& cells) {
+  const Cell c0 = cells[0];
   if (c0.read_shared() || c0.write_shared()) return false;
   for (size_t i = 1; i < cells.size(); ++i) {
     if (!cells[i].MetadataEquals(c0)) return false;
@@ -367,7 +367,7 @@ bool SameMetadata(std::span<Cell> cells) {
 
 // cells[1..] := cells[0], skipping cells that already hold it (a store that
 // changes nothing would still dirty the cache line).
-void CopyFirstToRest(std::span<Cell> cells) {
+void CopyFirstToRest(const shadow::CellSpan& cells) {
   for (size_t i = 1; i < cells.size(); ++i) {
     if (!cells[i].MetadataEquals(cells[0])) cells[i].CopyMetadataFrom(cells[0]);
   }
@@ -385,8 +385,8 @@ void CopyFirstToRest(std::span<Cell> cells) {
 // Measured (detector_bench RunSerial/a_streaming, per CPU-second, loaded
 // 2-core machine at load 6-7): general path 9.5 M, this path with per-field
 // compares 13.2 M, with Cell::Bits word compares 18.0 M accesses/s.
-[[gnu::always_inline]] inline bool FastPlainAccess(std::span<Cell> cells, const Accessor& a, bool write) {
-  const Cell& c0 = cells[0];
+[[gnu::always_inline]] inline bool FastPlainAccess(const shadow::CellSpan& cells, const Accessor& a, bool write) {
+  const Cell c0 = cells[0];
   const Cell::Bits b = c0.bits();
   if ((b.flags() & (shadow::kCellReadShared | shadow::kCellWriteShared)) != 0) return false;
   const shadow::Epoch w = c0.write_epoch(), r = c0.read_epoch();
@@ -402,7 +402,14 @@ void CopyFirstToRest(std::span<Cell> cells) {
   // WRITEEXCL (R := bottom, W := E(t)) or READEXCL (R := E(t)).
   const Cell::Bits next = write ? Cell::WithPlainWrite(b, a.epoch, a.site) : Cell::WithPlainRead(b, a.epoch, a.site);
   if (next == b) return true;  // same epoch again: nothing to store
-  for (Cell& c : cells) c.StoreBits(next);
+  // Every cell holds b: the halves to store are the same for all (a read
+  // stores only read halves, a write over bottom reads only write halves).
+  const bool write_half = ((next.w[0] ^ b.w[0]) | (next.w[1] ^ b.w[1])) != 0;
+  const bool read_half = ((next.w[2] ^ b.w[2]) | (next.w[3] ^ b.w[3])) != 0;
+  for (const Cell c : cells) {
+    if (write_half) c.StoreWriteHalf(next);
+    if (read_half) c.StoreReadHalf(next);
+  }
   return true;
 }
 
@@ -489,12 +496,18 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     if (compact) {
       view = shadow.global().View(lo);
       if (view.Contains(lo, hi - lo + size) && view.tracked()) {
-        record_lock.emplace(view.Cells(lo, hi - lo + size), true);
+        record_lock.emplace(view.Cells(lo, hi - lo + size, shadow::Touch::kNone), true);
         lock = false;
       }
     }
   }
   const bool fast_op = !a.same_value && (op == Op::kRead || op == Op::kWrite);
+  // Which halves of the global cells this access may store (PageView::Cells):
+  // a plain read only the read halves, a plain write only the write halves
+  // (with the same-value filter it may keep earlier writers as readers).
+  const shadow::Touch touch = op == Op::kRead && !atomic_load   ? shadow::Touch::kRead
+                              : op == Op::kWrite && !a.same_value ? shadow::Touch::kWrite
+                                                                  : shadow::Touch::kBoth;
   bool lanes_granule_aligned = (size & (shadow::kGranuleBytes - 1)) == 0;
   if (a.same_value) {
     for (uint32_t m = mask; m != 0 && lanes_granule_aligned; m &= m - 1) {
@@ -527,14 +540,15 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       if (global) {
         // Both cache lines of a word's 4 cells.
         if (view.Contains(next, size) && view.tracked()) {
-          __builtin_prefetch(view.CellAddress(next), 1);
-          __builtin_prefetch(view.CellAddress(next + size - 1), 1);
+          view.Prefetch(next);
+          view.Prefetch(next + size - 1);
         }
-      } else if (Cell* c = shadow.shared().CellFor(next)) {
-        __builtin_prefetch(c, 1);
+      } else if (const Cell c = shadow.shared().CellFor(next)) {
+        __builtin_prefetch(c.write_half(), 1);
+        __builtin_prefetch(c.read_half(), 1);
       }
     }
-    auto check = [&](Cell& cell, uint64_t byte) {
+    auto check = [&](Cell cell, uint64_t byte) {
       if (op == Op::kRead || atomic_load) {
         CheckRead(cell, pool, a, atomic_load, first);
       } else if (op == Op::kWrite) {
@@ -546,7 +560,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     // check() plus the race's first byte: the first racing byte names the race.
     // A same-value pair (known or candidate) does not decide: a race on a
     // later byte of the access still names it.
-    auto check_noted = [&](Cell& cell, uint64_t byte) {
+    auto check_noted = [&](Cell cell, uint64_t byte) {
       const int before = first.found ? Conflict::Rank(first.kind, first.candidate) : -1;
       check(cell, byte);
       if (first.found && !first.decided) {
@@ -554,9 +568,10 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         first.decided = first.Decides();
       }
     };
-    auto visit = [&](Cell& cell, uint64_t byte) {
-      shadow::CellSpanLock guard({&cell, 1}, lock);
-      check_noted(cell, byte);
+    // One cell of `cells` (its stripe locked).
+    auto visit = [&](const shadow::CellSpan& cells, size_t i, uint64_t byte) {
+      shadow::CellSpanLock guard(cells.subspan(i, 1), lock);
+      check_noted(cells[i], byte);
     };
     // A plain access over cells that each cover `step` bytes, decided at once
     // (callers hold the cells' stripes and exclude the same-value filter): the
@@ -564,7 +579,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     // data accessed as whole words), the rules on the first cell with the
     // result copied to the others. Returns false, having changed nothing, when
     // the cells must be checked one by one.
-    auto decide_at_once = [&](std::span<Cell> cells, uint64_t first_addr, uint64_t step) __attribute__((always_inline)) {
+    auto decide_at_once = [&](const shadow::CellSpan& cells, uint64_t first_addr, uint64_t step) __attribute__((always_inline)) {
       if (fast_op && FastPlainAccess(cells, a, op == Op::kWrite)) return true;
       if (cells.size() < 2 || !SameMetadata(cells)) return false;
       check_noted(cells[0], first_addr);
@@ -578,25 +593,28 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     // The cells of one lane's access (shared memory), under one lock per
     // 4-cell stripe; cells holding out-of-line clocks, and
     // the same-value filter (which depends on the byte), go cell by cell.
-    auto visit_all = [&](std::span<Cell> cells, uint64_t first_addr, uint64_t step) {
+    auto visit_all = [&](const shadow::CellSpan& cells, uint64_t first_addr, uint64_t step) {
       if (!a.same_value) {
         shadow::CellSpanLock guard(cells, lock);
         if (decide_at_once(cells, first_addr, step)) return;
       }
-      for (size_t i = 0; i < cells.size(); ++i) visit(cells[i], first_addr + i * step);
+      for (size_t i = 0; i < cells.size(); ++i) visit(cells, i, first_addr + i * step);
     };
     // Global memory at full granularity: granule cells, split into byte cells
     // where an access covers part of a granule (global_shadow.h).
     // Bytes [lo, hi) of granule g, on its byte cells (split first if needed),
     // folded back into g when they end up equal. Caller holds g's stripe.
-    auto check_bytes = [&](const shadow::PageView& v, Cell& g, uint64_t lo, uint64_t hi) {
-      Cell* bytes = v.ByteCells(g);
-      if (!g.split()) shadow::SplitGranule(g, bytes, pool);
+    auto check_bytes = [&](const shadow::PageView& v, Cell g, uint64_t lo, uint64_t hi) {
+      const shadow::CellSpan bytes = v.ByteCells(g);
+      if (!g.split()) {
+        v.Cells(v.AddressOf(g), shadow::kGranuleBytes, shadow::Touch::kBoth);  // counted: the split stores both halves
+        shadow::SplitGranule(g, bytes, pool);
+      }
       const uint64_t ga = v.AddressOf(g);
       for (uint64_t b = lo; b < hi; ++b) check_noted(bytes[b - ga], b);
       shadow::MergeGranule(g, bytes);
     };
-    auto visit_granules = [&](std::span<Cell> gs, uint64_t first_addr, uint32_t bytes) {
+    auto visit_granules = [&](const shadow::CellSpan& gs, uint64_t first_addr, uint32_t bytes) __attribute__((always_inline)) {
       shadow::CellSpanLock guard(gs, lock);
       // Whole granules, none split: the word rules on granule cells. With the
       // same-value filter only if every lane is granule-aligned (the filter
@@ -604,13 +622,13 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       // for all four).
       const bool whole = ((first_addr | bytes) & (shadow::kGranuleBytes - 1)) == 0 &&
                          (!a.same_value || lanes_granule_aligned);
-      if (whole && std::none_of(gs.begin(), gs.end(), [](const Cell& g) { return g.split(); })) {
+      if (whole && std::none_of(gs.begin(), gs.end(), [](const Cell g) { return g.split(); })) {
         if (!a.same_value && decide_at_once(gs, first_addr, shadow::kGranuleBytes)) return;
         for (size_t i = 0; i < gs.size(); ++i) check_noted(gs[i], first_addr + i * shadow::kGranuleBytes);
         return;
       }
       const uint64_t end = first_addr + bytes;
-      for (Cell& g : gs) {
+      for (const Cell g : gs) {
         const uint64_t ga = view.AddressOf(g);
         const uint64_t lo = std::max(first_addr, ga), hi = std::min(end, ga + shadow::kGranuleBytes);
         if (!g.split() && lo == ga && hi == ga + shadow::kGranuleBytes && (!a.same_value || lanes_granule_aligned)) {
@@ -631,19 +649,19 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
             (bv.valid() ? untracked : dropped) = true;
             continue;
           }
-          Cell& g = bv.CellAt(addr + b);
-          shadow::CellSpanLock guard({&g, 1}, lock);
-          check_bytes(bv, g, addr + b, addr + b + 1);
+          const shadow::CellSpan g = bv.Cells(addr + b, 1, shadow::Touch::kBoth);
+          shadow::CellSpanLock guard(g, lock);
+          check_bytes(bv, g.front(), addr + b, addr + b + 1);
         }
         c.shadow_dropped += dropped;
         c.limit_unchecked += untracked;
       } else if (!view.tracked()) {
         c.limit_unchecked++;  // a page made over the memory limit: not checked
       } else {
-        visit_granules(view.Cells(addr, size), addr, size);
+        visit_granules(view.Cells(addr, size, touch), addr, size);
       }
     } else {
-      std::span<Cell> cells = shadow.shared().Cells(addr, size);
+      const shadow::CellSpan cells = shadow.shared().Cells(addr, size);
       if (cells.empty()) {
         c.shadow_dropped++;  // outside the launch's shared window: not tracked
         if (strong) StrongAfter(r, bs, block, warp, lane, c);
@@ -651,7 +669,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       }
       // Cells that take out-of-line clocks here wait for the block's next
       // whole-block barrier to collapse them (BlockState::inflated_shared).
-      const auto inflated = [](const Cell& x) { return x.read_shared() || x.write_shared(); };
+      const auto inflated = [](const Cell x) { return x.read_shared() || x.write_shared(); };
       uint32_t was_inflated = 0;  // cells.size() <= 16
       if (launch.cluster_size <= 1) {
         for (size_t i = 0; i < cells.size(); ++i) was_inflated |= uint32_t{inflated(cells[i])} << i;
@@ -659,15 +677,16 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       visit_all(cells, addr, 1);
       if (launch.cluster_size <= 1) {
         for (size_t i = 0; i < cells.size(); ++i) {
-          if (inflated(cells[i]) && !(was_inflated >> i & 1)) bs.inflated_shared.push_back(&cells[i]);
+          if (inflated(cells[i]) && !(was_inflated >> i & 1)) bs.inflated_shared.push_back(cells[i]);
         }
         // Without barriers cells inflate and deflate again and again: keep the
         // list to the cells still inflated, each once (amortised O(1); bounded
         // by the window, so the list never grows with the work).
-        std::vector<Cell*>& list = bs.inflated_shared;
+        std::vector<Cell>& list = bs.inflated_shared;
         if (list.size() > std::max<size_t>(1024, 2 * uint64_t{shadow.shared().window_bytes()})) {
-          std::erase_if(list, [&](Cell* x) { return !inflated(*x); });
-          std::sort(list.begin(), list.end());
+          std::erase_if(list, [&](const Cell x) { return !inflated(x); });
+          std::sort(list.begin(), list.end(),
+                    [](const Cell x, const Cell y) { return x.write_half() < y.write_half(); });
           list.erase(std::unique(list.begin(), list.end()), list.end());
         }
       }

@@ -86,7 +86,7 @@ void Detector::Impl::TryCompleteBarrier(BlockState& bs, uint32_t id, WorkerCount
   }
   if (all) {
     bs.clocks.BarrierAll();
-    for (shadow::Cell* cell : bs.inflated_shared) shadow::CollapseOrdered(*cell, shadow.vcs());
+    for (const shadow::Cell cell : bs.inflated_shared) shadow::CollapseOrdered(cell, shadow.vcs());
     bs.inflated_shared.clear();
   } else {
     bs.clocks.Barrier(g->sync, g->released);

@@ -23,7 +23,7 @@ constexpr uint64_t kFirstTouchRegion = 1ull << 30;
 
 // What the detector does per cell for a write that is ordered after the
 // previous one: read both halves, then store the new epoch.
-inline void WriteCell(Cell& c, Tid tid, Clock clock) {
+inline void WriteCell(Cell c, Tid tid, Clock clock) {
   Epoch w = c.write_epoch();
   Epoch r = c.read_epoch();
   benchmark::DoNotOptimize(w);
@@ -48,9 +48,11 @@ void BM_CoalescedWarpWrite(benchmark::State& state) {
     for (uint32_t lane = 0; lane < kLanes; ++lane) {
       const uint64_t addr = record_base + lane * kAccessSize;
       if (!kPageFastPath || !view.Contains(addr, kAccessSize)) view = g.View(addr);
-      for (Cell& c : view.Cells(addr, kAccessSize)) {
+      const CellSpan cells = view.Cells(addr, kAccessSize);
+      for (size_t i = 0; i < cells.size(); ++i) {
+        const Cell c = cells[i];
         if constexpr (kLock) {
-          CellLockGuard lock(c);
+          CellSpanLock lock(cells.subspan(i, 1), true);
           WriteCell(c, lane, clock);
         } else {
           WriteCell(c, lane, clock);
@@ -82,7 +84,7 @@ void BM_CoalescedWarpWriteShared(benchmark::State& state) {
   uint32_t offset = 0;
   for (auto _ : state) {
     for (uint32_t lane = 0; lane < kLanes; ++lane) {
-      for (Cell& c : s.Cells(offset + lane * kAccessSize, kAccessSize)) WriteCell(c, lane, 1);
+      for (const Cell c : s.Cells(offset + lane * kAccessSize, kAccessSize)) WriteCell(c, lane, 1);
     }
     offset = (offset + kLanes * kAccessSize) % kWindow;
   }

@@ -33,7 +33,7 @@ struct Reader {
     if (!(c)) abort(); \
   } while (0)
 
-using Key = std::pair<Space, Cell*>;
+using Key = std::pair<Space, CellWriteHalf*>;
 struct Model {
   std::map<Tid, VcEntry> readers, writers;
 };
@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint64_t addr = space == Space::kShared ? in.Get<uint64_t>() & 0x7'0000'ffffull
                                                   : in.Get<uint64_t>() >> (in.Get<uint8_t>() & 63);
     const uint32_t access = 1u << (op >> 4 & 3);
-    std::span<Cell> cells;
+    CellSpan cells;
     if (space == Space::kGlobal) {
       PageView v = shadow.global().View(addr);
       FUZZ_CHECK(v.valid() == (addr <= kMaxAddress));
@@ -89,9 +89,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Epoch e{static_cast<Tid>(op & 3), clock++};
     const SiteId site = op;
     const bool atomic = (op & 4) != 0;
-    for (Cell& c : cells) {
-      Model& m = model[{space, &c}];
-      CellLockGuard lock(c);
+    CellSpanLock lock(cells, true);
+    for (const Cell c : cells) {
+      Model& m = model[{space, c.write_half()}];
       switch (op & 7) {
         case 0: SetReadEpoch(c, shadow.vcs(), e, site); m.readers = {{e.tid, {e.clock, site, false}}}; break;
         case 1: case 2:

@@ -37,7 +37,7 @@ TEST_CASE("over the limit, new global pages are untracked and clocks do not grow
   shadow.BeginLaunch(1, 0);
   GlobalShadow& g = shadow.global();
   // A read VC made while under the limit.
-  Cell& hot = g.View(0).CellAt(0);
+  const Cell hot = g.View(0).CellAt(0);
   AddReader(hot, shadow.vcs(), {1, 1}, 0);
   AddReader(hot, shadow.vcs(), {2, 1}, 0);
   REQUIRE(hot.read_shared());
@@ -60,7 +60,7 @@ TEST_CASE("over the limit, new global pages are untracked and clocks do not grow
   REQUIRE(v.valid());
   CHECK_FALSE(v.tracked());
   CHECK(v.Contains(untracked_base + kPageBytes - 1));  // one lookup per record still
-  CHECK(g.CellFor(untracked_base) == nullptr);
+  CHECK_FALSE(g.CellFor(untracked_base));
   CHECK(g.Find(untracked_base + 5).base() == untracked_base);  // in the table: no second creation
   ShadowStats s = shadow.Stats();
   CHECK(s.degraded());
@@ -70,7 +70,7 @@ TEST_CASE("over the limit, new global pages are untracked and clocks do not grow
 
   // Clocks: no new one, and a live one takes no new thread (an existing
   // thread's entry still advances); the cell then keeps the newest epoch.
-  Cell& c = g.View(0).CellAt(64);
+  const Cell c = g.View(0).CellAt(64);
   AddReader(c, shadow.vcs(), {1, 2}, 7);
   AddReader(c, shadow.vcs(), {2, 3}, 8);
   CHECK_FALSE(c.read_shared());
@@ -96,8 +96,8 @@ TEST_CASE("over the limit, new global pages are untracked and clocks do not grow
 TEST_CASE("Stats gathers every category of one ShadowMemory") {
   ShadowMemory shadow;
   shadow.BeginLaunch(2, 64);
-  shadow.global().View(0).CellAt(0).SetWrite({1, 1}, 0, false);
-  Cell& sc = shadow.shared().Window(1)[3];
+  shadow.global().View(0).CellAt(0, Touch::kWrite).SetWrite({1, 1}, 0, false);
+  const Cell sc = shadow.shared().Window(1)[3];
   AddReader(sc, shadow.vcs(), {1, 1}, 0);
   AddReader(sc, shadow.vcs(), {2, 1}, 0);
   ShadowStats s = shadow.Stats();

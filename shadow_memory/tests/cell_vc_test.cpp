@@ -29,7 +29,8 @@ TEST_CASE("reads stay an epoch until a second thread reads concurrently") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
   const uint64_t baseline = acct.Bytes(MemoryCategory::kVectorClocks);
-  Cell c;
+  OwnedCells c_cells;
+  const Cell c = c_cells.cell();
   AddReader(c, pool, {3, 5}, 30);  // bottom -> epoch
   CHECK_FALSE(c.read_shared());
   AddReader(c, pool, {3, 6}, 31);  // same thread -> still an epoch
@@ -65,7 +66,8 @@ TEST_CASE("reads stay an epoch until a second thread reads concurrently") {
 TEST_CASE("SetReadEpoch replaces a read vector clock") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
-  Cell c;
+  OwnedCells c_cells;
+  const Cell c = c_cells.cell();
   AddReader(c, pool, {1, 1}, 1);
   AddReader(c, pool, {2, 1}, 2);
   REQUIRE(c.read_shared());
@@ -78,7 +80,8 @@ TEST_CASE("SetReadEpoch replaces a read vector clock") {
 TEST_CASE("concurrent non-racing writers inflate W and deflate at the next ordered write") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
-  Cell c;
+  OwnedCells c_cells;
+  const Cell c = c_cells.cell();
   SetWriteEpoch(c, pool, {1, 4}, 10, true);
   AddWriter(c, pool, {1, 5}, 11, true);  // same thread: epoch
   CHECK_FALSE(c.write_shared());
@@ -104,7 +107,8 @@ TEST_CASE("concurrent non-racing writers inflate W and deflate at the next order
 TEST_CASE("a plain same-value pair keeps each writer's atomic bit") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
-  Cell c;
+  OwnedCells c_cells;
+  const Cell c = c_cells.cell();
   SetWriteEpoch(c, pool, {1, 2}, 10, false);
   AddWriter(c, pool, {2, 2}, 10, false);
   auto w = Writers(c, pool);
@@ -116,7 +120,8 @@ TEST_CASE("a plain same-value pair keeps each writer's atomic bit") {
 TEST_CASE("ResetCell frees both clocks and keeps attributes") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
-  Cell c;
+  OwnedCells c_cells;
+  const Cell c = c_cells.cell();
   c.SetFlag(kCellSyncLocation);
   AddReader(c, pool, {1, 1}, 1);
   AddReader(c, pool, {2, 1}, 1);
@@ -329,13 +334,14 @@ TEST_CASE("random transitions match a map model and never leak a clock") {
   SparseVcPool pool(&acct);
   const uint64_t vc_baseline = acct.Bytes(MemoryCategory::kVectorClocks);
   constexpr int kCells = 8;
-  Cell cells[kCells];
+  OwnedCells cells_cells(kCells);
+  const CellSpan cells = cells_cells.span();
   Model model[kCells];
   std::mt19937 rng(12345);
   Clock next_clock = 1;
   for (int step = 0; step < 20000; ++step) {
     const int i = static_cast<int>(rng() % kCells);
-    Cell& c = cells[i];
+    const Cell c = cells[i];
     Model& m = model[i];
     const Epoch e{static_cast<Tid>(rng() % 5), next_clock++};
     const SiteId site = static_cast<SiteId>(rng() % 100);
@@ -376,7 +382,7 @@ TEST_CASE("random transitions match a map model and never leak a clock") {
     for (int j = 0; j < kCells; ++j) expected_live += cells[j].read_shared() + cells[j].write_shared();
     REQUIRE(pool.live() == expected_live);
   }
-  for (Cell& c : cells) ResetCell(c, pool);
+  for (const Cell c : cells) ResetCell(c, pool);
   CHECK(pool.live() == 0);
   // Freed clocks keep their array tier's storage for the handle's next life
   // (at most kMid entries each); the launch's Reset gives it back.
@@ -389,8 +395,10 @@ TEST_CASE("random transitions match a map model and never leak a clock") {
 TEST_CASE("a granule splits into byte cells with copies of its clocks, and merges back when they agree") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
-  alignas(32) Cell granule;
-  alignas(32) Cell bytes[4];
+  OwnedCells granule_cells;
+  const Cell granule = granule_cells.cell();
+  OwnedCells bytes_cells(4);
+  const CellSpan bytes = bytes_cells.span();
   SetWriteEpoch(granule, pool, {3, 9}, 5, true);
   AddReader(granule, pool, {1, 2}, 6);
   AddReader(granule, pool, {2, 4}, 7);  // a read VC: every byte needs its own
@@ -400,7 +408,7 @@ TEST_CASE("a granule splits into byte cells with copies of its clocks, and merge
   CHECK(granule.split());
   CHECK_FALSE(granule.read_shared());
   CHECK(pool.live() == 4);
-  for (const Cell& b : bytes) {
+  for (const Cell b : bytes) {
     CHECK(b.write_epoch() == Epoch{3, 9});
     CHECK(b.write_atomic());
     CHECK(b.write_site() == 5);
@@ -413,18 +421,18 @@ TEST_CASE("a granule splits into byte cells with copies of its clocks, and merge
   CHECK(Readers(bytes[1], pool).count(8) == 0);
   // Out-of-line clocks never merge; equal epochs do.
   CHECK_FALSE(MergeGranule(granule, bytes));
-  for (Cell& b : bytes) SetWriteEpoch(b, pool, {4, 1}, 8, false), ClearReads(b, pool);
+  for (const Cell b : bytes) SetWriteEpoch(b, pool, {4, 1}, 8, false), ClearReads(b, pool);
   CHECK(pool.live() == 0);
   bytes[3].SetRead({4, 1}, 8);
   CHECK_FALSE(MergeGranule(granule, bytes));  // byte 3 differs
   bytes[3].ClearRead();
   bytes[3].SetRead({}, 0);
-  for (Cell& b : bytes) b.SetRead({}, 0);
+  for (const Cell b : bytes) b.SetRead({}, 0);
   REQUIRE(MergeGranule(granule, bytes));
   CHECK_FALSE(granule.split());
   CHECK(granule.write_epoch() == Epoch{4, 1});
   CHECK(granule.Has(kCellRaced));
-  for (const Cell& b : bytes) CHECK(b.IsPristine());  // ready for the next split
+  for (const Cell b : bytes) CHECK(b.IsPristine());  // ready for the next split
 }
 
 TEST_CASE("SetWriteKeeping equals SetWriteEpoch then AddWriter of the kept, in place") {
@@ -433,7 +441,8 @@ TEST_CASE("SetWriteKeeping equals SetWriteEpoch then AddWriter of the kept, in p
   // 10 concurrent atomic writers (past the inline entries: a hash map), then an
   // atomic by thread 3 that is ordered after threads 0..4 only.
   for (int round = 0; round < 2; ++round) {
-    Cell in_place, rebuilt;
+    OwnedCells two(2);
+    const Cell in_place = two[0], rebuilt = two[1];
     for (Tid t = 0; t < 10; ++t) {
       AddWriter(in_place, pool, {t, 2}, 100 + t, true, 5);
       AddWriter(rebuilt, pool, {t, 2}, 100 + t, true, 5);
@@ -465,7 +474,8 @@ TEST_CASE("SetWriteKeeping equals SetWriteEpoch then AddWriter of the kept, in p
 TEST_CASE("CollapseOrdered keeps the highest thread's write and no reader") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
-  Cell c;
+  OwnedCells c_cells;
+  const Cell c = c_cells.cell();
   for (Tid t : {7, 2, 30, 11, 5, 19}) {
     AddReader(c, pool, {t, 3}, 200 + t);
     AddWriter(c, pool, {t, 4}, 300 + t, true, 6);
@@ -490,7 +500,8 @@ TEST_CASE("CollapseOrdered keeps the highest thread's write and no reader") {
 TEST_CASE("a read VC counts its kept writes through every update") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
-  Cell c;
+  OwnedCells c_cells;
+  const Cell c = c_cells.cell();
   for (Tid t = 0; t < 12; ++t) AddReader(c, pool, {t, 1}, 1, t % 3 == 0 ? ReadKind::kKeptWrite : ReadKind::kRead);
   REQUIRE(c.read_shared());
   SparseVc& vc = pool.Get(c.read_vc());

@@ -27,17 +27,21 @@ TEST_CASE("pages are created on demand and found afterwards") {
   CHECK(g.Find(addr).valid());
   CHECK(acct.Events(ShadowEvent::kGlobalPagesMapped) == 1);
 
-  Cell& c = v.CellAt(addr);
+  const Cell c = v.CellAt(addr);
   CHECK(c.IsPristine());
   c.SetWrite({1, 2}, 3, false);
   CHECK(g.Find(addr).CellAt(addr).write_epoch() == Epoch{1, 2});
   // One granule cell per 4 bytes, and 4 byte cells per granule for when they differ.
-  CHECK(&g.View(addr + 3).CellAt(addr + 3) == &c);
-  CHECK(&g.View(addr + 4).CellAt(addr + 4) == &c + 1);
-  CHECK(v.ByteCells(c) + 4 == v.ByteCells(*(&c + 1)));
-  CHECK(v.ByteCells(c)->IsPristine());
-  CHECK(v.AddressOf(*(&c + 1)) == addr + 4);
-  CHECK(g.CellFor(addr) == &c);
+  CHECK(g.View(addr + 3).CellAt(addr + 3) == c);
+  const Cell next = g.View(addr + 4).CellAt(addr + 4);
+  CHECK(next.write_half() == c.write_half() + 1);
+  CHECK(next.read_half() == c.read_half() + 1);
+  CHECK(v.ByteCells(c).index() + 4 == v.ByteCells(next).index());
+  CHECK(v.ByteCells(c).size() == 4);
+  CHECK(v.ByteCells(c)[3].write_half() + 1 == v.ByteCells(next)[0].write_half());
+  CHECK(v.ByteCells(c).front().IsPristine());
+  CHECK(v.AddressOf(next) == addr + 4);
+  CHECK(g.CellFor(addr) == c);
   CHECK(g.live_pages() == 1);
   g.View(addr + kPageBytes);
   CHECK(g.live_pages() == 2);
@@ -54,9 +58,10 @@ TEST_CASE("Contains and Cells respect page bounds") {
   CHECK_FALSE(v.Contains(base - 1));
   CHECK(v.Contains(base + kPageBytes - 16, 16));
   CHECK_FALSE(v.Contains(base + kPageBytes - 15, 16));
-  std::span<Cell> s = v.Cells(base + 64, 16);
+  const CellSpan s = v.Cells(base + 64, 16);
   CHECK(s.size() == 16 / kGranuleBytes);
-  CHECK(s.data() == &v.CellAt(base + 64));
+  CHECK(s.front() == v.CellAt(base + 64));
+  CHECK(s.index() == 64 / kGranuleBytes);
   CHECK_FALSE(PageView().Contains(0));
 }
 
@@ -72,9 +77,9 @@ TEST_CASE("the whole 57-bit address space is supported, and nothing beyond") {
   }
   CHECK_FALSE(g.View(kMaxAddress + 1).valid());
   CHECK_FALSE(g.View(~uint64_t{0}).valid());
-  CHECK(g.CellFor(uint64_t{1} << 60) == nullptr);
+  CHECK_FALSE(g.CellFor(uint64_t{1} << 60));
   // Distinct addresses that alias modulo 2^57 must not share cells.
-  CHECK(&g.View(0).CellAt(0) != &g.View(kMaxAddress).CellAt(kMaxAddress));
+  CHECK_FALSE(g.View(0).CellAt(0) == g.View(kMaxAddress).CellAt(kMaxAddress));
 }
 
 TEST_CASE("concurrent page insertion yields one page per MiB") {
@@ -87,7 +92,7 @@ TEST_CASE("concurrent page insertion yields one page per MiB") {
   for (int p = 0; p < kPages; ++p) {
     bases.push_back((static_cast<uint64_t>(p % 4) << 45) + static_cast<uint64_t>(p) * 3 * kPageBytes);
   }
-  std::vector<std::vector<Cell*>> seen(kThreads, std::vector<Cell*>(kPages));
+  std::vector<std::vector<CellWriteHalf*>> seen(kThreads, std::vector<CellWriteHalf*>(kPages));
   std::atomic<int> ready{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
@@ -100,10 +105,10 @@ TEST_CASE("concurrent page insertion yields one page per MiB") {
       }
       for (int p : order) {
         uint64_t addr = bases[p] + 128 * t;
-        Cell& c = g.View(addr).CellAt(addr);
-        CellLockGuard lock(c);
-        c.SetWrite({static_cast<Tid>(t), 1}, static_cast<SiteId>(p), false);
-        seen[t][p] = &c - 128 / kGranuleBytes * t;  // the page's cell for bases[p]
+        const CellSpan cells = g.View(addr).Cells(addr, 1);
+        CellSpanLock lock(cells, true);
+        cells.front().SetWrite({static_cast<Tid>(t), 1}, static_cast<SiteId>(p), false);
+        seen[t][p] = cells.front().write_half() - 128 / kGranuleBytes * t;  // the page's cell for bases[p]
       }
     });
   }
@@ -114,37 +119,46 @@ TEST_CASE("concurrent page insertion yields one page per MiB") {
     for (int t = 1; t < kThreads; ++t) CHECK(seen[t][p] == seen[0][p]);
     for (int t = 0; t < kThreads; ++t) {
       uint64_t addr = bases[p] + 128 * t;
-      Cell& c = g.Find(addr).CellAt(addr);  // every write survived (none went to a lost page)
+      const Cell c = g.Find(addr).CellAt(addr);  // every write survived (none went to a lost page)
       CHECK(c.write_epoch() == Epoch{static_cast<Tid>(t), 1});
       CHECK(c.write_site() == static_cast<SiteId>(p));
     }
   }
 }
 
-TEST_CASE("touched bytes are counted per 4 KiB of cells and match mincore") {
+TEST_CASE("touched bytes are counted per 4 KiB of the halves stored and match mincore") {
   MemoryAccounting acct;
   GlobalShadow g(&acct);
   const uint64_t base = 77 * kPageBytes;
   PageView v = g.View(base);
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 0);  // mapping alone costs nothing
   CHECK(g.ResidentCellBytes() == 0);
-  v.CellAt(base).SetWrite({1, 1}, 0, false);
+  v.CellAt(base, Touch::kWrite).SetWrite({1, 1}, 0, false);  // a write: write halves only
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 4096);
-  for (uint64_t a = base; a < base + 128; a += 4) {  // one coalesced warp: same 4 KiB (512 B)
-    for (Cell& c : v.Cells(a, 4)) c.SetRead({2, 1}, 0);
+  for (uint64_t a = base; a < base + 128; a += 4) {  // one coalesced warp of reads: one 4 KiB (1 KiB)
+    for (const Cell c : v.Cells(a, 4, Touch::kRead)) c.SetRead({2, 1}, 0);
   }
-  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 4096);
-  v.CellAt(base + 512).SetRead({1, 1}, 0);
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 8192);
-  // Byte cells (of split granules) are counted alike.
-  for (int i = 0; i < 4; ++i) v.ByteCells(v.CellAt(base + 4 * i))[i].SetRead({1, 1}, 0);
+  v.CellAt(base + 1020, Touch::kRead).SetRead({1, 1}, 0);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 8192);
+  v.CellAt(base + 1024, Touch::kRead).SetRead({1, 1}, 0);
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 3 * 4096);
-  for (Cell* b = v.ByteCells(v.CellAt(base)); b != v.ByteCells(v.CellAt(base)) + 16; ++b) *b = Cell();
-  for (int i = 0; i < 10; ++i) v.CellAt(base + 100'000 + i * 1000).SetRead({1, 1}, 0);
-  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 13 * 4096);
-  // Every cell handed out was written, so the OS agrees exactly (4 KiB pages,
+  // Byte cells (of split granules) are counted alike, both halves.
+  for (int i = 0; i < 4; ++i) {
+    const Cell b = v.ByteCells(v.CellAt(base + 4 * i, Touch::kNone))[i];
+    b.SetRead({1, 1}, 0);
+    b.SetWrite({1, 1}, 0, false);
+  }
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 5 * 4096);
+  for (int i = 0; i < 10; ++i) {
+    const Cell c = v.CellAt(base + 100'000 + i * 1024);  // both halves
+    c.SetRead({1, 1}, 0);
+    c.SetWrite({1, 1}, 0, false);
+  }
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 25 * 4096);
+  // Every half counted was written, so the OS agrees exactly (4 KiB pages,
   // no huge pages on shadow mappings).
-  if (sysconf(_SC_PAGESIZE) == 4096) CHECK(g.ResidentCellBytes() == 13 * 4096);
+  if (sysconf(_SC_PAGESIZE) == 4096) CHECK(g.ResidentCellBytes() == 25 * 4096);
   CHECK(acct.Bytes(MemoryCategory::kPageTable) > 0);
 }
 
@@ -153,7 +167,7 @@ TEST_CASE("Reset unmaps every page and frees its accounting") {
   GlobalShadow g(&acct);
   for (int p = 0; p < 10; ++p) {
     uint64_t a = static_cast<uint64_t>(p) * 7 * kPageBytes;
-    g.View(a).CellAt(a).SetWrite({1, 1}, 0, false);
+    g.View(a).CellAt(a, Touch::kWrite).SetWrite({1, 1}, 0, false);
   }
   CHECK(g.live_pages() == 10);
   const uint64_t table = acct.Bytes(MemoryCategory::kPageTable);
@@ -169,7 +183,7 @@ TEST_CASE("Reset unmaps every page and frees its accounting") {
   CHECK(acct.Events(ShadowEvent::kGlobalPagesReused) == 1);
   CHECK(acct.Events(ShadowEvent::kGlobalPagesMapped) == 11);
   for (uint64_t a = 0; a < kPageBytes; a += 4096) CHECK(g.Find(0).CellAt(a).IsPristine());
-  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 256 * 4096);
+  CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 2 * 256 * 4096);  // both halves of every 4 KiB device bytes
 }
 
 TEST_CASE("at most kMaxSparePages released mappings are kept") {
@@ -179,7 +193,8 @@ TEST_CASE("at most kMaxSparePages released mappings are kept") {
   for (uint64_t p = 0; p < kPages; ++p) g.View(p * kPageBytes).CellAt(p * kPageBytes);
   const uint64_t table_before = acct.Bytes(MemoryCategory::kPageTable);
   g.Reset();
-  CHECK(acct.Bytes(MemoryCategory::kPageTable) == table_before - 36 * sizeof(GlobalPage));
+  CHECK(acct.Bytes(MemoryCategory::kPageTable) ==
+        table_before - 36 * (sizeof(GlobalPage) + (kPageBytes / kGranuleBytes) / kCellsPerLock));
 }
 
 TEST_CASE("Reset zeroes touched regions in place and keeps them as resident spares") {
@@ -187,7 +202,7 @@ TEST_CASE("Reset zeroes touched regions in place and keeps them as resident spar
   GlobalShadow g(&acct);
   const uint64_t base = 5 * kPageBytes;
   PageView v = g.View(base);
-  for (uint64_t a = base; a < base + 64 * 512; a += 512) v.CellAt(a).SetWrite({1, 1}, 3, false);
+  for (uint64_t a = base; a < base + 64 * 1024; a += 1024) v.CellAt(a, Touch::kWrite).SetWrite({1, 1}, 3, false);
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 64 * 4096);
   g.Reset();
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 0);
@@ -196,11 +211,14 @@ TEST_CASE("Reset zeroes touched regions in place and keeps them as resident spar
   // first touches move bytes from spare to live without new memory.
   PageView w = g.View(9 * kPageBytes);
   CHECK(acct.Events(ShadowEvent::kGlobalPagesReused) == 1);
-  for (uint64_t a = 0; a < 64 * 512; a += 4) REQUIRE(w.CellAt(9 * kPageBytes + a).IsPristine());
+  for (uint64_t a = 0; a < 64 * 1024; a += 4) {
+    const Cell c = w.CellAt(9 * kPageBytes + a, Touch::kWrite);
+    REQUIRE((c.write_epoch().IsBottom() && c.write_site() == 0 && (c.flags() & kCellWriteFlags) == 0));
+  }
   CHECK(acct.Bytes(MemoryCategory::kGlobalCells) == 64 * 4096);
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
   if (sysconf(_SC_PAGESIZE) == 4096) CHECK(g.ResidentCellBytes() == 64 * 4096);
-  w.CellAt(9 * kPageBytes + 1).SetRead({2, 2}, 4);
+  w.CellAt(9 * kPageBytes + 1, Touch::kWrite).SetWrite({2, 2}, 4, false);
   g.Reset();
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 64 * 4096);
   CHECK(g.View(0).CellAt(1).IsPristine());
@@ -210,7 +228,7 @@ TEST_CASE("resident spares are given back before a page would be mapped coarse")
   MemoryAccounting acct;
   GlobalShadow g(&acct);
   PageView v = g.View(0);
-  for (uint64_t a = 0; a < 256 * 512; a += 512) v.CellAt(a).SetWrite({1, 1}, 3, false);
+  for (uint64_t a = 0; a < 256 * 1024; a += 1024) v.CellAt(a, Touch::kWrite).SetWrite({1, 1}, 3, false);
   g.Reset();
   const uint64_t spare = acct.Bytes(MemoryCategory::kSpareCells);
   REQUIRE(spare == 256 * 4096);
@@ -224,7 +242,7 @@ TEST_CASE("resident spares are given back before a page would be mapped coarse")
   // With a limit, at most an eighth of it stays resident after a Reset.
   acct.set_limit(acct.Total() + 64 * 4096);
   PageView w = g.View(0);
-  for (uint64_t a = 0; a < 256 * 512; a += 512) w.CellAt(a).SetWrite({1, 1}, 3, false);
+  for (uint64_t a = 0; a < 256 * 1024; a += 1024) w.CellAt(a, Touch::kWrite).SetWrite({1, 1}, 3, false);
   g.Reset();
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);  // 1 MiB touched > limit / 8
 }

@@ -43,8 +43,9 @@ void RunLaunch(ShadowMemory& shadow, SyncLocationMap<Clock1>& sync, uint64_t glo
   uint64_t dirty = 0;  // cells carrying state from an earlier launch
   PageView v = shadow.global().View(global_base);
   for (uint64_t a = global_base; a < global_base + 2 * 1024; a += 4) {
-    for (Cell& c : v.Cells(a, 4)) {
-      CellLockGuard lock(c);
+    const CellSpan cells = v.Cells(a, 4);
+    CellSpanLock lock(cells, true);
+    for (const Cell c : cells) {
       dirty += !c.IsPristine();
       SetWriteEpoch(c, shadow.vcs(), {1, 2}, 7, false);
       if (a % 64 == 0) {
@@ -54,7 +55,7 @@ void RunLaunch(ShadowMemory& shadow, SyncLocationMap<Clock1>& sync, uint64_t glo
     }
   }
   for (uint64_t b = 0; b < 8; ++b) {
-    for (Cell& c : shadow.shared().Window(b)) {
+    for (const Cell c : shadow.shared().Window(b)) {
       dirty += !c.IsPristine();
       c.SetWrite({static_cast<Tid>(b), 1}, 0, false);
     }

@@ -18,26 +18,26 @@ TEST_CASE("each block gets its own window of static + dynamic bytes") {
   s.BeginLaunch(4, 100);
   CHECK(s.live_windows() == 0);  // lazily allocated
   CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
-  std::span<Cell> w0 = s.Window(0);
+  const CellSpan w0 = s.Window(0);
   CHECK(w0.size() == 100);
   CHECK(s.live_windows() == 1);
-  CHECK(s.Window(0).data() == w0.data());
-  std::span<Cell> w3 = s.Window(3);
+  CHECK(s.Window(0).front() == w0.front());
+  const CellSpan w3 = s.Window(3);
   CHECK(w3.size() == 100);
-  CHECK(w3.data() != w0.data());
+  CHECK_FALSE(w3.front() == w0.front());
   CHECK(s.Window(4).empty());
   CHECK(acct.Bytes(MemoryCategory::kSharedCells) > 0);
 
-  CHECK(s.CellFor(SharedAddr(3, 99)) == &w3[99]);
-  CHECK(s.CellFor(SharedAddr(3, 100)) == nullptr);
-  CHECK(s.CellFor(SharedAddr(4, 0)) == nullptr);
+  CHECK(s.CellFor(SharedAddr(3, 99)) == w3[99]);
+  CHECK_FALSE(s.CellFor(SharedAddr(3, 100)));
+  CHECK_FALSE(s.CellFor(SharedAddr(4, 0)));
   CHECK(s.Cells(SharedAddr(0, 96), 4).size() == 4);
   CHECK(s.Cells(SharedAddr(0, 97), 4).empty());  // crosses the window's end
   CHECK(s.Cells(SharedAddr(0, 0xfffffffe), 4).empty());  // no 32-bit wrap-around
 
   w0[5].SetWrite({1, 1}, 2, false);
-  CHECK(s.CellFor(SharedAddr(0, 5))->write_epoch() == Epoch{1, 1});
-  CHECK(s.CellFor(SharedAddr(3, 5))->IsPristine());  // windows do not alias
+  CHECK(s.CellFor(SharedAddr(0, 5)).write_epoch() == Epoch{1, 1});
+  CHECK(s.CellFor(SharedAddr(3, 5)).IsPristine());  // windows do not alias
 }
 
 TEST_CASE("a kernel without shared memory has no windows") {
@@ -46,7 +46,7 @@ TEST_CASE("a kernel without shared memory has no windows") {
   SharedShadow s(&acct, &pool);
   s.BeginLaunch(1000, 0);
   CHECK(s.Window(0).empty());
-  CHECK(s.CellFor(SharedAddr(0, 0)) == nullptr);
+  CHECK_FALSE(s.CellFor(SharedAddr(0, 0)));
   CHECK(acct.Total() == 0 + acct.Bytes(MemoryCategory::kVectorClocks));
 }
 
@@ -56,7 +56,7 @@ TEST_CASE("ReleaseBlock frees the window and the clocks its cells hold") {
   SharedShadow s(&acct, &pool);
   s.BeginLaunch(2, 48 * 1024);
   const uint64_t vc_baseline = acct.Bytes(MemoryCategory::kVectorClocks);
-  std::span<Cell> w = s.Window(1);
+  const CellSpan w = s.Window(1);
   for (uint32_t off : {0u, 20000u, 48u * 1024 - 1}) {
     AddReader(w[off], pool, {1, 1}, 0);
     AddReader(w[off], pool, {2, 1}, 0);
@@ -98,23 +98,23 @@ TEST_CASE("a released window is zeroed and reused by the next block, within boun
   SparseVcPool pool(&acct);
   SharedShadow s(&acct, &pool);
   s.BeginLaunch(8, 20000);  // 625 KiB of cells per window, several OS pages
-  std::span<Cell> w = s.Window(0);
+  const CellSpan w = s.Window(0);
   for (uint32_t off : {0u, 9000u, 19999u}) {
     w[off].SetWrite({1, 1}, 2, false);
     AddReader(w[off], pool, {1, 1}, 0);
     AddReader(w[off], pool, {2, 1}, 0);
   }
-  Cell* const first = w.data();
+  const CellWriteHalf* const first = w.front().write_half();
   s.ReleaseBlock(0);
   CHECK(pool.live() == 0);
   CHECK(s.spare_windows() == 1);
   CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) > 0);
-  std::span<Cell> again = s.Window(5);
-  CHECK(again.data() == first);  // the same mapping, handed on
+  const CellSpan again = s.Window(5);
+  CHECK(again.front().write_half() == first);  // the same mapping, handed on
   CHECK(s.spare_windows() == 0);
   CHECK(acct.Bytes(MemoryCategory::kSpareCells) == 0);
-  CHECK(std::all_of(again.begin(), again.end(), [](const Cell& c) { return c.IsPristine(); }));
+  CHECK(std::all_of(again.begin(), again.end(), [](const Cell c) { return c.IsPristine(); }));
   // At most kMaxSpareBytes of spares: releasing every block keeps a bounded few.
   for (uint64_t b = 0; b < 8; ++b) s.Window(b)[b].SetRead({1, 1}, 0);
   s.EndLaunch();
@@ -130,8 +130,8 @@ TEST_CASE("a released window is zeroed and reused by the next block, within boun
   // Under a memory limit spares take at most an eighth of it (with global
   // spares), so a cache never makes new global pages degrade.
   s.EndLaunch();
-  acct.set_limit(8 * 4096);  // 4 KiB of spares allowed: not one 2-page window
-  s.BeginLaunch(2, 200);     // 6400 bytes of cells: 8 KiB mapped
+  acct.set_limit(8 * 4096);  // 4 KiB of spares allowed: not one 3-page window
+  s.BeginLaunch(2, 200);     // 200 cells: a page of write halves, one of read halves, one of locks
   s.Window(0)[0].SetRead({1, 1}, 0);
   s.ReleaseBlock(0);
   CHECK(s.spare_windows() == 0);
