@@ -2,7 +2,9 @@
 """Overlap and memory benchmark of the whole pipeline (issue 16 items 2 and 3).
 
 Runs each emulator benchmark program (ptx_emulator/bench) on the emulator alone
-and under `barracuda -v`, side by side, and prints per program the wall times,
+and under `barracuda -v`, side by side, and its plain C++ counterpart
+(emu_plain_reference: one thread, -O2, the computation alone), and prints per
+program the plain C++ time, the wall times,
 their ratio (the target: barracuda <= 2x the emulator alone, on 2 cores), the
 device bytes the program touches, the daemon's peak resident memory and the
 shadow memory, each per byte of device memory the program allocated (the target: <= 4 bytes of
@@ -47,8 +49,15 @@ def main():
     bench = os.path.join(args.build, "ptx_emulator", "bench")
     barracuda = os.path.join(args.build, "bin", "barracuda")
     emu_env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(args.build, "ptx_emulator"))
-    print(f"{'program':<11} {'n':>9} {'emulator s':>10} {'barracuda s':>11} {'ratio':>6} {'device MiB':>10} "
-          f"{'daemon MiB':>10} {'B/B':>5} {'shadow MiB':>10} {'B/B':>5} {'held MiB':>8}")
+    plain = {}
+    ref = subprocess.run([os.path.join(bench, "emu_plain_reference")] +
+                         [f"{k}={v}" for k, v in SIZES[args.sizes].items()], capture_output=True, text=True)
+    for line in ref.stdout.splitlines():
+        m = re.match(r"BENCH name=(\w+) n=\d+ plain_ms=([0-9.]+)", line)
+        if m:
+            plain[m.group(1)] = float(m.group(2)) / 1000
+    print(f"{'program':<11} {'n':>9} {'plain s':>8} {'emulator s':>10} {'barracuda s':>11} {'/emu':>6} {'/plain':>7} "
+          f"{'device MiB':>10} {'daemon MiB':>10} {'B/B':>5} {'shadow MiB':>10} {'B/B':>5} {'held MiB':>8}")
     for name in args.only:
         n = SIZES[args.sizes][name]
         exe = os.path.join(bench, name)
@@ -70,8 +79,9 @@ def main():
         daemon = mib(text, r"daemon: peak resident memory ([0-9.]+) MiB")
         shadow = mib(text, r"shadow memory at most ([0-9.]+) MiB")
         held = mib(text, r"records held at most [0-9]+ \(([0-9.]+) MiB")
-        print(f"{name:<11} {n:>9} {e:>10.2f} {b:>11.2f} {b / e:>6.2f} {dev:>10.1f} {daemon:>10.1f} "
-              f"{daemon / dev:>5.1f} {shadow:>10.1f} {shadow / dev:>5.1f} {held:>8.1f}")
+        c = plain.get(name, float("nan"))
+        print(f"{name:<11} {n:>9} {c:>8.4f} {e:>10.2f} {b:>11.2f} {b / e:>6.2f} {b / c:>7.0f} {dev:>10.1f} "
+              f"{daemon:>10.1f} {daemon / dev:>5.1f} {shadow:>10.1f} {shadow / dev:>5.1f} {held:>8.1f}")
 
 
 if __name__ == "__main__":
