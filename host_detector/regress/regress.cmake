@@ -58,20 +58,19 @@ function(_barracuda_regress_tests)
 
   # The bug suite through barracuda-regress against its shipped baseline, as a
   # nightly job runs it; the JUnit file stays in build/regress/suite/.
+  # Likewise the library corpus (Thrust, CUB, cooperative groups, libcu++): about 20 s.
   if(TARGET cuda_programs)
-    add_test(NAME "regress: bug suite"
-      COMMAND ${_regress_cmd} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/manifests/suite.toml
-        --baseline ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/manifests/suite.baseline.json
-        -D build=${CMAKE_BINARY_DIR} -j 2 -q --output ${CMAKE_BINARY_DIR}/regress/suite
-        --barracuda $<TARGET_FILE:barracuda>)
-    set_tests_properties("regress: bug suite" PROPERTIES LABELS "suite;regress" TIMEOUT 1200)
-    # The library corpus (Thrust, CUB, cooperative groups, libcu++): about 20 s.
-    add_test(NAME "regress: library corpus"
-      COMMAND ${_regress_cmd} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/manifests/library.toml
-        --baseline ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/manifests/library.baseline.json
-        -D build=${CMAKE_BINARY_DIR} -j 2 -q --output ${CMAKE_BINARY_DIR}/regress/library
-        --barracuda $<TARGET_FILE:barracuda>)
-    set_tests_properties("regress: library corpus" PROPERTIES LABELS "library;regress" TIMEOUT 1800)
+    foreach(pair "suite;bug suite;suite" "library;library corpus;library")
+      list(GET pair 0 manifest)
+      list(GET pair 1 what)
+      list(GET pair 2 label)
+      add_test(NAME "regress: ${what}"
+        COMMAND ${_regress_cmd} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/manifests/${manifest}.toml
+          --baseline ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/manifests/${manifest}.baseline.json
+          -D build=${CMAKE_BINARY_DIR} -j 2 -q --output ${CMAKE_BINARY_DIR}/regress/${manifest}
+          --barracuda $<TARGET_FILE:barracuda>)
+      set_tests_properties("regress: ${what}" PROPERTIES LABELS "${label};regress" TIMEOUT 1800)
+    endforeach()
   endif()
 endfunction()
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _barracuda_regress_tests)

@@ -5,9 +5,6 @@ one program gains a race (new: failure) and one loses it (fixed: reported,
 passes); a timeout, a program barracuda refuses and a wrong expectation are
 errors and failures; JUnit XML, the Markdown and HTML summaries, sharding and
 the flaky rule are checked."""
-import argparse
-import importlib.machinery
-import importlib.util
 import json
 import pathlib
 import shutil
@@ -15,6 +12,8 @@ import subprocess
 import sys
 import unittest
 import xml.etree.ElementTree as ET
+
+import regress_testlib
 
 ARGS = None
 
@@ -139,10 +138,7 @@ class Regress(unittest.TestCase):
         self.assertIn('--shard wants I/N', p.stderr)
 
     def test_flaky_rule(self):
-        loader = importlib.machinery.SourceFileLoader('barracuda_regress', ARGS.regress)  # no .py suffix
-        spec = importlib.util.spec_from_loader('barracuda_regress', loader)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        mod = regress_testlib.load_regress(ARGS.regress)
         prog = mod.Program(0, 'p', 'cmd', [], '.', {}, 10, 'any', 0, 4, [])
         flaky = {'kernel': 'k', 'kind': 'WAW', 'space': 'global', 'where': 'a.cu:1 <-> a.cu:2', 'flaky': True}
         steady = dict(flaky, flaky=False)
@@ -166,16 +162,5 @@ class Regress(unittest.TestCase):
         self.assertFalse(mod.race_summary(race, 4)['flaky'])
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--regress', required=True)
-    ap.add_argument('--barracuda', required=True)
-    ap.add_argument('--examples', required=True)
-    ap.add_argument('--work', required=True)
-    ARGS, rest = ap.parse_known_args()
-    unittest.main(argv=[sys.argv[0], '-v', *rest])
-
-
 if __name__ == '__main__':
-    main()
+    regress_testlib.main(sys.modules[__name__], ['regress', 'barracuda', 'examples', 'work'])

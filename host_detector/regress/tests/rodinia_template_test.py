@@ -9,15 +9,14 @@ build the two good ones with shared cudart and embedded PTX and report the
 broken one; barracuda-regress must run them: the texture program computes the
 right result with no race, the racy one shows its race. The shipped
 rodinia.toml must load."""
-import argparse
-import importlib.machinery
-import importlib.util
 import json
 import pathlib
 import shutil
 import subprocess
 import sys
 import unittest
+
+import regress_testlib
 
 ARGS = None
 HERE = pathlib.Path(__file__).resolve().parent
@@ -69,14 +68,6 @@ int main() {
   return 0;
 }
 '''
-
-
-def load_regress():
-    loader = importlib.machinery.SourceFileLoader('barracuda_regress', ARGS.regress)
-    spec = importlib.util.spec_from_loader('barracuda_regress', loader)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 class RodiniaTemplate(unittest.TestCase):
@@ -132,22 +123,12 @@ class RodiniaTemplate(unittest.TestCase):
         self.assertEqual(racy['races'][0]['space'], 'shared')
 
     def test_shipped_manifest_loads(self):
-        programs = load_regress().load_manifest(TEMPLATE / 'rodinia.toml', {'rodinia': '/opt/rodinia_3.1'})
+        programs = regress_testlib.load_regress(ARGS.regress).load_manifest(TEMPLATE / 'rodinia.toml', {'rodinia': '/opt/rodinia_3.1'})
         self.assertGreaterEqual(len(programs), 20)
         for prog in programs:
             self.assertTrue(prog.command.startswith('/opt/rodinia_3.1/cuda/'), prog.command)
             self.assertTrue(prog.cwd.startswith('/opt/rodinia_3.1/cuda/'), prog.cwd)
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--regress', required=True)
-    ap.add_argument('--barracuda', required=True)
-    ap.add_argument('--work', required=True)
-    ARGS, rest = ap.parse_known_args()
-    unittest.main(argv=[sys.argv[0], '-v', *rest])
-
-
 if __name__ == '__main__':
-    main()
+    regress_testlib.main(sys.modules[__name__], ['regress', 'barracuda', 'work'])
