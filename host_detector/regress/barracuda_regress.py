@@ -310,7 +310,8 @@ def compare(prog, res, baseline, accept_new):
     """Fills res['new'|'fixed'|'same'|'flaky'] and turns res['status'] into pass/failure.
     accept_new (--update-baseline): new races are reported, not failures."""
     current = res['races']
-    before = (baseline or {}).get(prog.name, {}).get('races', {})
+    # Without a baseline every race seen is just present: nothing is new or fixed.
+    before = current if baseline is None else baseline.get(prog.name, {}).get('races', {})
     res['new'] = sorted(fp for fp in current if fp not in before and not current[fp]['flaky'])
     res['flaky'] = sorted(fp for fp in current if fp not in before and current[fp]['flaky'])
     res['same'] = sorted(fp for fp in current if fp in before)
@@ -576,7 +577,7 @@ def run(args):
               f'races: {c["new"]} new, {c["fixed"]} fixed, {c["same"]} still present, {c["flaky"]} flaky '
               f'({seconds:.0f} s)')
     if baseline is None:
-        totals += '; no baseline: races checked against each program\'s expect only'
+        totals += '; no baseline: every race counts as present, checked against each program\'s expect only'
     junit = args.junit or str(out_dir / 'junit.xml')
     write_junit(junit, results, pathlib.Path(args.manifest).stem, seconds)
     write_markdown(out_dir / 'summary.md', results, title, totals)

@@ -125,6 +125,11 @@ class Regress(unittest.TestCase):
         self.assertEqual(names[0] & names[1], set())
         self.assertEqual(names[0] | names[1], {'alpha', 'beta', 'gamma', 'zeta'})
 
+    def test_without_a_baseline_races_are_present_not_new(self):
+        p = run(str(self.work / 'first.toml'), '-q', '--output', str(self.work / 'nobase'), check=0)
+        self.assertIn('3 programs: 3 passed, 0 failed, 0 errors; races: 0 new, 0 fixed, 2 still present', p.stderr)
+        self.assertIn('no baseline', p.stderr)
+
     def test_usage_errors(self):
         bad = manifest(self.work / 'bad.toml', [('x', {'command': '"a"', 'colour': '"red"'})])
         p = run(bad, check=2)
