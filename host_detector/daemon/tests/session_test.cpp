@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -334,9 +336,21 @@ TEST_CASE("session: a long launch is analysed while it arrives, holding a bounde
   CHECK_THAT(PhaseSummary(p), Catch::Contains("waited") && Catch::Contains("of worker time"));
 }
 
-TEST_CASE("session: while one process's launch is open, another's launch is drained and analysed",
+// Waits for a producer while still draining the rings: a producer that needs
+// ring room to finish (its launch's end record) would wait for ever on a
+// parent blocked in waitpid.
+void WaitDraining(Fixture& f, pid_t pid) {
+  int status = 0;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       waitpid(pid, &status, WNOHANG) != pid;) {
+    REQUIRE(std::chrono::steady_clock::now() < until);
+    if (!f.session->Poll()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+TEST_CASE("session: four processes (MPI-style ranks), one in a long launch: the others are drained and analysed",
           "[daemon][streaming]") {
-  Fixture f;
+  Fixture f;  // kSmall: 4 processes, rings of 64 records
   int ready[2], go[2];
   REQUIRE(pipe(ready) == 0);
   REQUIRE(pipe(go) == 0);
@@ -344,32 +358,38 @@ TEST_CASE("session: while one process's launch is open, another's launch is drai
     EmitLongLaunch(sink, 10000, 1, go[0], ready[1]);  // stays in its launch until told
   });
   REQUIRE(long_one >= 0);
-  const pid_t racy_one = f.ForkProducer([](emu::RecordSink& sink) { EmitLaunch(sink, RacyStream{.workers = 2}); });
-  REQUIRE(racy_one >= 0);
+  std::vector<pid_t> racy;
+  for (int i = 0; i < 3; ++i) {
+    racy.push_back(f.ForkProducer([](emu::RecordSink& sink) { EmitLaunch(sink, RacyStream{.workers = 2}); }));
+    REQUIRE(racy.back() >= 0);
+  }
   fcntl(ready[0], F_SETFL, O_NONBLOCK);
-  // Both must happen with the long launch still open: its 20000 records went
-  // through rings of 64 (so they were drained as they came), and the other
-  // process's launch was analysed meanwhile.
-  bool long_emitted = false, racy_analysed = false;
+  // All must happen with the long launch still open: its 20000 records went
+  // through rings of 64 (so they were drained as they came), and the three
+  // other processes' launches were analysed meanwhile.
+  bool long_emitted = false;
+  size_t racy_analysed = 0;
   for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-       !(long_emitted && racy_analysed) && std::chrono::steady_clock::now() < until;) {
+       !(long_emitted && racy_analysed == racy.size()) && std::chrono::steady_clock::now() < until;) {
     if (!f.session->Poll()) std::this_thread::sleep_for(std::chrono::microseconds(100));
     char c;
     long_emitted |= read(ready[0], &c, 1) == 1;
-    for (const ProcessResult* p : f.session->result().processes)
-      if (p->pid == static_cast<uint32_t>(racy_one) && p->launches.size() == 1 && p->report->size() == 1)
-        racy_analysed = true;
+    racy_analysed = 0;
+    for (const ProcessResult* p : f.session->result().processes) {
+      const bool is_racy = std::find(racy.begin(), racy.end(), static_cast<pid_t>(p->pid)) != racy.end();
+      racy_analysed += is_racy && p->launches.size() == 1 && p->report->size() == 1;
+    }
   }
   CHECK(long_emitted);
-  CHECK(racy_analysed);
+  CHECK(racy_analysed == racy.size());
   REQUIRE(write(go[1], "g", 1) == 1);
-  int status = 0;
-  REQUIRE(waitpid(long_one, &status, 0) == long_one);
-  REQUIRE(waitpid(racy_one, &status, 0) == racy_one);
+  WaitDraining(f, long_one);
+  for (pid_t pid : racy) WaitDraining(f, pid);
   SessionResult r = f.Run();
   CHECK(r.errors.empty());
   CHECK(r.complete());
-  CHECK(r.races() == 1);
+  CHECK(r.races() == racy.size());  // one per racy rank, each naming its process
+  REQUIRE(r.processes.size() == 4);
   for (const ProcessResult* p : r.processes)
     CHECK(p->records_analysed == (p->pid == static_cast<uint32_t>(long_one) ? 20000u : 2u));
   for (int fd : {ready[0], ready[1], go[0], go[1]}) close(fd);
