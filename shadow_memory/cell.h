@@ -288,14 +288,13 @@ class Cell {
   }
   // The metadata := b, storing only the halves that change. Only between
   // cells without out-of-line clocks (a handle must have one owner).
-  void StoreBits(const Bits& b) const { StoreBitsOver(bits(), b); }
-  // StoreBits for a cell known to hold `now` (the fast path compared it):
-  // no reload, and a half that does not change is not stored.
-  void StoreBitsOver(const Bits& now, const Bits& b) const {
+  void StoreBits(const Bits& b) const {
     assert(!read_shared() && !write_shared() && (b.flags() & (kCellReadShared | kCellWriteShared)) == 0);
+    const Bits now = bits();
     if (((now.w[0] ^ b.w[0]) | (now.w[1] ^ b.w[1])) != 0) StoreWriteHalf(b);
     if (((now.w[2] ^ b.w[2]) | (now.w[3] ^ b.w[3])) != 0) StoreReadHalf(b);
   }
+  // One half := b's (the fast path, which knows which halves change).
   void StoreWriteHalf(const Bits& b) const { std::memcpy(static_cast<void*>(w_), &b.w[0], kCellHalfSize); }
   void StoreReadHalf(const Bits& b) const { std::memcpy(static_cast<void*>(read_half()), &b.w[2], kCellHalfSize); }
   // Same flags, epochs or handles, and sites.
@@ -411,8 +410,6 @@ class CellSpan {
     assert(offset + count <= size_);
     return {w_ + offset, count, locks_, index_ + offset};
   }
-  // Position of cell i in its array (how the owner addresses it).
-  size_t IndexOf(const Cell& c) const { return index_ + static_cast<size_t>(c.write_half() - w_); }
   StripeLock* locks() const { return locks_; }
   size_t index() const { return index_; }
 

@@ -99,10 +99,19 @@ std::string StatementKey(const ResolvedAccess& a) {
   return "unknown";
 }
 
+std::string_view KindFamilyName(detector::RaceKind kind) {
+  if (kind == detector::RaceKind::kReadAfterWrite || kind == detector::RaceKind::kWriteAfterRead) return "RAW|WAR";
+  return detector::RaceKindName(kind);
+}
+
+std::string FingerprintOf(const ResolvedRace& race) {
+  if (!race.fingerprint.empty()) return race.fingerprint;
+  SourceLines lines;
+  return RaceFingerprint(race, lines);
+}
+
 std::string RaceFingerprint(const ResolvedRace& race, SourceLines& lines) {
-  std::string kind = detector::RaceKindName(race.kind);
-  if (race.kind == detector::RaceKind::kReadAfterWrite || race.kind == detector::RaceKind::kWriteAfterRead)
-    kind = "RAW|WAR";
+  const std::string_view kind = KindFamilyName(race.kind);
   std::string a = StatementText(race.earlier, lines), b = StatementText(race.later, lines);
   if (b < a) std::swap(a, b);
   return Fnv1a64Hex(ptx::Cat("barracuda-race-v1\x1d", race.kernel, "\x1d", kind, "\x1d",

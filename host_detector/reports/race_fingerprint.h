@@ -52,6 +52,15 @@ std::string StatementKey(const ResolvedAccess& access);
 
 std::string RaceFingerprint(const ResolvedRace& race, SourceLines& lines);
 
+// The entry's fingerprint: the one GroupBySource stored, else computed (an
+// entry not grouped: tools, tests).
+std::string FingerprintOf(const ResolvedRace& race);
+
+// The kind family grouping and fingerprints use: "RAW|WAR" for both (which
+// access of a pair the analysis meets first is the schedule's choice), the
+// kind's name otherwise.
+std::string_view KindFamilyName(detector::RaceKind kind);
+
 }  // namespace barracuda::reports
 
 #endif  // BARRACUDA_HOST_DETECTOR_REPORTS_RACE_FINGERPRINT_H_

@@ -11,11 +11,6 @@ namespace barracuda::reports {
 
 namespace {
 
-int KindFamily(detector::RaceKind kind) {
-  return kind == detector::RaceKind::kWriteAfterRead ? static_cast<int>(detector::RaceKind::kReadAfterWrite)
-                                                     : static_cast<int>(kind);
-}
-
 void AddVariant(ResolvedRace& entry, detector::RaceKind kind, detector::RaceClass cls, uint64_t count) {
   auto less = [](const ResolvedRace::Variant& v, std::pair<int, int> k) {
     return std::pair(static_cast<int>(v.kind), static_cast<int>(v.cls)) < k;
@@ -33,14 +28,14 @@ void AddVariant(ResolvedRace& entry, detector::RaceKind kind, detector::RaceClas
 
 std::vector<ResolvedRace> GroupBySource(std::vector<ResolvedRace> races) {
   // (process, kernel, kind family, space, the two statements unordered).
-  using Key = std::tuple<uint32_t, std::string, int, int, std::string, std::string>;
+  using Key = std::tuple<uint32_t, std::string, std::string_view, int, std::string, std::string>;
   std::map<Key, size_t> index;
   std::vector<ResolvedRace> out;
   SourceLines lines;
   for (ResolvedRace& r : races) {
     std::string a = StatementKey(r.earlier), b = StatementKey(r.later);
     if (b < a) std::swap(a, b);
-    const Key key{r.process_id, r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled, KindFamily(r.kind),
+    const Key key{r.process_id, r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled, KindFamilyName(r.kind),
                   static_cast<int>(r.space), std::move(a), std::move(b)};
     const ResolvedRace::SitePair pair{r.earlier, r.later, r.count};
     auto [it, fresh] = index.emplace(key, out.size());

@@ -110,10 +110,6 @@ json ExplorationJson(const ReportData& data, const ReportContext& context) {
   return json{{"requested", context.explored_schedules()}, {"schedules", std::move(out)}};
 }
 
-namespace {
-
-}  // namespace
-
 json VariantsJson(const ResolvedRace& r) {
   json variants = json::array();
   for (const ResolvedRace::Variant& v : r.variants)
@@ -162,8 +158,7 @@ json RaceJson(const ResolvedRace& r, const ReportContext& context) {
   if (context.explored_schedules() > 1) race["schedules"] = SightingsJson(r, context);
   // Grouped entries (race_grouping.h) carry their fingerprint and every PTX
   // site pair; an entry not grouped (tools, tests) is its own single pair.
-  SourceLines lines;
-  race["fingerprint"] = r.fingerprint.empty() ? RaceFingerprint(r, lines) : r.fingerprint;
+  race["fingerprint"] = FingerprintOf(r);
   json pairs = json::array();
   for (const ResolvedRace::SitePair& p : r.site_pairs)
     pairs.push_back({{"first", SiteJson(p.earlier)}, {"second", SiteJson(p.later)}, {"count", p.count}});

@@ -107,10 +107,7 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
   }
   if (r.count > 1) text += ptx::Cat(" ", r.count, " racy accesses.");
   result["message"] = Message(std::move(text));
-  // race_fingerprint.h; entries not grouped (tools, tests) get theirs here.
-  SourceLines lines;
-  result["partialFingerprints"] = {
-      {"barracudaRace/v1", r.fingerprint.empty() ? RaceFingerprint(r, lines) : r.fingerprint}};
+  result["partialFingerprints"] = {{"barracudaRace/v1", FingerprintOf(r)}};
   json props = {{"class", detector::RaceClassName(r.cls)},
                 {"space", SpaceName(r.space)},
                 {"processId", r.process_id},

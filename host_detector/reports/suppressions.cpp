@@ -126,6 +126,19 @@ class RuleParser {
     error_ = absl::InvalidArgumentError(ptx::Cat(file_, ":", line_number_, ":", col + 1, ": ", message));
     return false;
   }
+  // f(item, column) for each comma-separated item of a value that starts at
+  // value_col (empty items included: the callers reject them); false as soon
+  // as f is.
+  template <class F>
+  static bool ForEachListItem(std::string_view value, size_t value_col, F&& f) {
+    for (size_t start = 0; start <= value.size();) {
+      size_t comma = value.find(',', start);
+      if (comma == std::string_view::npos) comma = value.size();
+      if (!f(value.substr(start, comma - start), value_col + start)) return false;
+      start = comma + 1;
+    }
+    return true;
+  }
   bool ReadValue(std::string& value) {
     if (AtEnd() || line_[pos_] != '"') {
       while (!AtEnd() && line_[pos_] != ' ' && line_[pos_] != '\t' && line_[pos_] != '\r') {
@@ -174,22 +187,16 @@ class RuleParser {
     }
     if (key == "kind") {
       if (!rule.kinds.empty()) return Fail(key_col, "'kind' given twice (list kinds with commas)");
-      size_t start = 0;
-      while (start <= value.size()) {
-        size_t comma = value.find(',', start);
-        if (comma == std::string::npos) comma = value.size();
-        const std::string_view name = std::string_view(value).substr(start, comma - start);
+      return ForEachListItem(value, value_col, [&](std::string_view name, size_t col) {
         std::optional<RaceKind> kind = ParseKind(name);
         if (!kind) {
-          return Fail(value_col + start,
-                      ptx::Cat("unknown race kind '", name,
-                               "' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, "
-                               "barrier-divergence, dependency-ordered, same-value)"));
+          return Fail(col, ptx::Cat("unknown race kind '", name,
+                                    "' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, "
+                                    "barrier-divergence, dependency-ordered, same-value)"));
         }
         rule.kinds.push_back(*kind);
-        start = comma + 1;
-      }
-      return true;
+        return true;
+      });
     }
     if (key == "source") {
       if (rule.source_glob) return Fail(key_col, "'source' given twice");
@@ -212,19 +219,14 @@ class RuleParser {
     }
     if (key == "fingerprint") {
       if (!rule.fingerprints.empty()) return Fail(key_col, "'fingerprint' given twice (list them with commas)");
-      size_t start = 0;
-      while (start <= value.size()) {
-        size_t comma = value.find(',', start);
-        if (comma == std::string::npos) comma = value.size();
-        const std::string fp = value.substr(start, comma - start);
+      return ForEachListItem(value, value_col, [&](std::string_view fp, size_t col) {
         const bool hex = fp.size() == 16 && std::all_of(fp.begin(), fp.end(), [](char c) {
           return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
         });
-        if (!hex) return Fail(value_col + start, ptx::Cat("'", fp, "' is not a race fingerprint (16 hex digits, lower case)"));
-        rule.fingerprints.push_back(fp);
-        start = comma + 1;
-      }
-      return true;
+        if (!hex) return Fail(col, ptx::Cat("'", fp, "' is not a race fingerprint (16 hex digits, lower case)"));
+        rule.fingerprints.emplace_back(fp);
+        return true;
+      });
     }
     return Fail(key_col,
                 ptx::Cat("unknown condition '", key, "' (expected kernel, kernel~, kind, source, fingerprint)"));
@@ -318,9 +320,7 @@ bool Suppression::Matches(const ResolvedRace& race) const {
     if (!any) return false;
   }
   if (!fingerprints.empty()) {
-    SourceLines lines;
-    const std::string fp = race.fingerprint.empty() ? RaceFingerprint(race, lines) : race.fingerprint;
-    if (std::find(fingerprints.begin(), fingerprints.end(), fp) == fingerprints.end()) return false;
+    if (std::find(fingerprints.begin(), fingerprints.end(), FingerprintOf(race)) == fingerprints.end()) return false;
   }
   if (kernel_glob) {
     const bool match = GlobMatch(*kernel_glob, race.kernel) ||
