@@ -138,6 +138,14 @@ std::optional<SiteKind> ClassifySite(const Instruction& inst) {
     case Opcode::kSt:
     case Opcode::kStmatrix:
       return SiteKind::kStore;
+    case Opcode::kWmma: {
+      // wmma.load / wmma.store move a matrix between memory and fragments;
+      // wmma.mma touches registers only.
+      const std::string_view m = Modifier(inst, 0);
+      if (m == "load") return SiteKind::kLoad;
+      if (m == "store") return SiteKind::kStore;
+      return std::nullopt;
+    }
     case Opcode::kAtom:
       return SiteKind::kAtomic;
     case Opcode::kRed:

@@ -19,7 +19,8 @@
 // - ld.acquire / st.release / atom.acquire|release|acq_rel|sc: kAcquire /
 //   kRelease / kAcqRel at their scope.
 // - Never logged: .local/.param/.const spaces. ld.global.nc and ldu are weak
-//   reads.
+//   reads; so are ldmatrix and wmma.load, and stmatrix / wmma.store weak
+//   writes (the ISA calls them weak memory operations).
 // - Scopes: explicit scope if written; atom/red without one are .gpu (PTX ISA:
 //   "if no scope is specified, .gpu is assumed"); ld.acquire/st.release/
 //   .relaxed require a scope in the grammar, a missing one is read as .gpu;
@@ -102,6 +103,19 @@ AccessClass Describe(const Instruction& in) {
     case Opcode::kSt:
       if (NeverLogged(m.space)) return c;
       return LoadOrStore(m, true);
+    case Opcode::kLdmatrix:
+    case Opcode::kStmatrix:
+    case Opcode::kWmma: {
+      // Warp-collective matrix loads and stores: weak accesses (ISA: "treated
+      // as a weak memory operation"); wmma.mma touches no memory.
+      const bool store = in.op == Opcode::kStmatrix || (!in.modifiers.empty() && in.modifiers[0] == ".store");
+      const bool load = in.op == Opcode::kLdmatrix || (!in.modifiers.empty() && in.modifiers[0] == ".load");
+      if ((!store && !load) || NeverLogged(m.space)) return c;
+      c.kind = store ? Kind::kWrite : Kind::kRead;
+      c.loads = load;
+      c.stores = store;
+      return c;
+    }
     case Opcode::kAtom:
     case Opcode::kRed:
       if (NeverLogged(m.space)) return c;

@@ -59,16 +59,22 @@ if(BARRACUDA_CUDA_TESTS)
     list(APPEND _cli_programs ${_cli_out}/tiny_${vname})
   endforeach()
   # racy_then_crash: the crash test; same_value_flag: same-value warnings and
-  # --ignore; wmma_kernel, bad_registers: kernels the emulator cannot run
+  # --ignore; wgmma_kernel, bad_registers: kernels the emulator cannot run
   # (unimplemented instructions, PTX its loader rejects), which barracuda must
   # call incomplete runs (exit 118); faulting_kernel: kernels that fault (a
   # null pointer, crossed barriers), which also make a run incomplete;
   # ticket_order: a race and an exit status that depend on the schedule
-  # (--schedules).
-  foreach(_prog racy_then_crash same_value_flag wmma_kernel bad_registers faulting_kernel ticket_order)
+  # (--schedules). wgmma (Hopper warpgroup MMA) only exists for sm_90a.
+  set(_flags_wgmma_kernel -cudart shared -gencode "arch=compute_90a,code=[sm_90a,compute_90a]")
+  foreach(_prog racy_then_crash same_value_flag wgmma_kernel bad_registers faulting_kernel ticket_order)
+    if(DEFINED _flags_${_prog})
+      set(_flags ${_flags_${_prog}})
+    else()
+      set(_flags ${_flags_good})
+    endif()
     add_custom_command(OUTPUT ${_cli_out}/${_prog}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${_cli_out}
-      COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/${_prog}.cu
+      COMMAND ${NVCC_EXECUTABLE} ${_flags} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/${_prog}.cu
         -o ${_cli_out}/${_prog}
       DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/${_prog}.cu
       COMMENT "nvcc ${_prog}.cu (CLI end-to-end tests)" VERBATIM)

@@ -42,6 +42,9 @@ absl::StatusOr<bool> SelectConversionOp(const ptx::Instruction& ir, Inst& inst);
 absl::StatusOr<bool> SelectMemoryOp(const ptx::Instruction& ir, Inst& inst);
 // ops/warp_ops.cpp: shfl vote match redux activemask elect bar.warp.sync
 absl::StatusOr<bool> SelectWarpOp(const ptx::Instruction& ir, Inst& inst);
+// ops/tensor_core_ops.cpp (+ tensor_*.cpp): wmma.load/.store/.mma, mma.sync,
+//   ldmatrix, stmatrix, movmatrix
+absl::StatusOr<bool> SelectTensorOp(const ptx::Instruction& ir, Inst& inst);
 // exec/control_ops.cpp: bra brx call ret exit trap brkpt bar barrier
 //   (sync/arrive/red, not bar.warp.sync) nanosleep pmevent
 absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst);
@@ -49,7 +52,7 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst);
 // The families in the order the decoder tries them.
 inline constexpr Selector kSelectors[] = {
     SelectControlOp, SelectMemoryOp, SelectWarpOp, SelectIntegerOp,
-    SelectBitOp,     SelectFloatOp,  SelectConversionOp,
+    SelectBitOp,     SelectFloatOp,  SelectConversionOp, SelectTensorOp,
 };
 
 // Inst::aux for memory/fence instructions: the access classification from

@@ -465,9 +465,9 @@ TEST_CASE("runtime: modules without PTX or with broken PTX are refused at launch
   // Valid PTX with an instruction the emulator does not implement: its
   // limitation, cudaErrorNotSupported (as for unimplemented API functions).
   static HandMadeFatbin tensor(
-      ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
-      "  .reg .b32 %r<9>;\n  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [p];\n"
-      "  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];\n"
+      ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+      "  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [p];\n"
+      "  wgmma.fence.sync.aligned;\n"
       "  ret;\n}\n",
       fb::EntryKind::kPtx);
   static int tensor_stub = 0;

@@ -211,6 +211,11 @@ TEST_CASE("ClassifySite on single instructions", "[sites]") {
   CHECK(kind("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5]") ==
         SiteKind::kLoad);
   CHECK(kind("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r5], {%r1}") == SiteKind::kStore);
+  CHECK(kind("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, "
+             "[%rd1], %r9") == SiteKind::kLoad);
+  CHECK(kind("wmma.store.d.sync.aligned.col.m8n8k4.f64 [%rd1], {%fd1, %fd2}") == SiteKind::kStore);
+  CHECK(kind("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2}") ==
+        std::nullopt);
   CHECK(kind("atom.global.cas.b32 %r1, [%rd1], %r2, %r3") == SiteKind::kAtomic);
   CHECK(kind("membar.sys") == SiteKind::kFence);
   CHECK(kind("fence.proxy.async") == SiteKind::kFence);

@@ -156,6 +156,17 @@ TEST_CASE("non-coherent and uniform loads are weak reads", "[sync_inference]") {
   )") == std::vector<AccessClass>{kRead, Fence(Scope::kGpu), kRead, Fence(Scope::kGpu)});
 }
 
+TEST_CASE("warp-collective matrix loads and stores are weak accesses", "[sync_inference]") {
+  CHECK(Classify(R"(
+    ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];
+    stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r5], {%r1};
+    wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];
+    wmma.store.d.sync.aligned.row.m8n8k4.f64 [%rd1], {%fd1, %fd2};
+    wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};
+    mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};
+  )") == std::vector<AccessClass>{kRead, kWrite, kRead, kWrite, kNone, kNone});
+}
+
 TEST_CASE("generic and shared::cluster accesses are classified", "[sync_inference]") {
   CHECK(Classify(R"(
     membar.cta;

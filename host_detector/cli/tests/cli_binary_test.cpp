@@ -392,12 +392,12 @@ void CheckNotRun(const std::string& program, const std::string& cuda_error, cons
     for (const std::string& f : {json, sarif}) std::remove(f.c_str());
 }
 
-TEST_CASE("barracuda: a WMMA kernel the emulator cannot run makes the analysis incomplete",
+TEST_CASE("barracuda: a wgmma kernel the emulator cannot run makes the analysis incomplete",
           "[cli][e2e][report-files][not-run]") {
-  CheckNotRun("wmma_kernel", "cudaErrorNotSupported", "unsupported PTX instruction `wmma.");
+  CheckNotRun("wgmma_kernel", "cudaErrorNotSupported", "unsupported PTX instruction `wgmma.");
   // The launch error is the program's to see, as on a GPU: peek keeps it, get
   // clears it, and (not a fault inside a kernel) it does not stick.
-  Result r = Barracuda({"-q", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/wmma_kernel"});
+  Result r = Barracuda({"-q", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/wgmma_kernel"});
   CHECK(r.status == kExitKernelNotRun);
   CHECK_THAT(r.out, Catch::Contains("launch: cudaErrorNotSupported, peek: cudaErrorNotSupported, sync: cudaSuccess"));
   CHECK_THAT(r.out, Catch::Contains("again: cudaErrorNotSupported"));
@@ -413,7 +413,7 @@ TEST_CASE("barracuda: a WMMA kernel the emulator cannot run makes the analysis i
   const std::string cli = BARRACUDA_CLI_PATH;
   if (FindGpuAgent(cli.substr(0, cli.rfind('/'))).path.empty()) return;
   Result gpu = Barracuda({"--backend=gpu", "--gpu-runtime=emulator", "--report-json", "-",
-                          std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/wmma_kernel"});
+                          std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/wgmma_kernel"});
   INFO(gpu.err);
   CHECK(gpu.status == kExitKernelNotRun);
   CHECK_THAT(gpu.out, Catch::Contains("launch: cudaErrorNotSupported"));
