@@ -2,9 +2,11 @@
 
 #include <array>
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <variant>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -188,7 +190,14 @@ std::optional<SiteKind> ClassifySite(const Instruction& inst) {
 SiteTable BuildSiteTable(const Module& module) {
   SiteTable table;
   for (const Function* function : module.Functions()) {
+    // The latest .loc directive at each source position of the function, to
+    // follow an inlining chain outwards (Site::inlined_at).
+    absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, DebugLoc> latest;
     for (std::size_t i = 0; i < function->body.size(); ++i) {
+      if (const LocDirective* d = std::get_if<LocDirective>(&function->body[i])) {
+        latest[{d->loc.file, d->loc.line, d->loc.column}] = d->loc;
+        continue;
+      }
       const Instruction* inst = std::get_if<Instruction>(&function->body[i]);
       if (inst == nullptr) continue;
       const std::optional<SiteKind> kind = ClassifySite(*inst);
@@ -205,7 +214,29 @@ SiteTable BuildSiteTable(const Module& module) {
       if (loc.valid() && loc.line != 0) {
         site.source = Resolve(module, loc.file, loc.line, loc.column);
         if (loc.has_inlined_at && loc.inlined_file != 0 && loc.inlined_line != 0) {
-          site.inlined_at = Resolve(module, loc.inlined_file, loc.inlined_line, loc.inlined_column);
+          // The call sites of the chain, innermost first.
+          std::vector<const DebugLoc*> chain{&loc};
+          for (int depth = 0; depth < 64; ++depth) {  // bounded: a malformed chain may loop
+            const DebugLoc& at = *chain.back();
+            auto it = latest.find({at.inlined_file, at.inlined_line, at.inlined_column});
+            if (it == latest.end() || !it->second.has_inlined_at || it->second.inlined_file == 0 ||
+                it->second.inlined_line == 0)
+              break;
+            chain.push_back(&it->second);
+          }
+          // The innermost call site in the file of the outermost one (the
+          // file being compiled): the program's own line that led into
+          // library code, not a header's internal call nor the caller of a
+          // helper of the program's own.
+          const uint32_t file = chain.back()->inlined_file;
+          const DebugLoc* pick = chain.back();
+          for (const DebugLoc* c : chain) {
+            if (c->inlined_file == file) {
+              pick = c;
+              break;
+            }
+          }
+          site.inlined_at = Resolve(module, pick->inlined_file, pick->inlined_line, pick->inlined_column);
         }
       }
       table.sites.push_back(std::move(site));

@@ -24,8 +24,8 @@
 namespace barracuda::ptx {
 
 enum class SiteKind : uint8_t {
-  kLoad,       // ld, ldu, ldmatrix, multimem.ld_reduce
-  kStore,      // st, stmatrix, multimem.st
+  kLoad,       // ld, ldu, ldmatrix, wmma.load, multimem.ld_reduce
+  kStore,      // st, stmatrix, wmma.store, multimem.st
   kAtomic,     // atom
   kReduction,  // red, multimem.red, cp.reduce.async.bulk
   kAsyncCopy,  // cp.async, cp.async.bulk(.tensor): reads one space, writes another
@@ -64,8 +64,13 @@ struct Site {
   // nvcc emits for code that belongs to no single source line.
   std::optional<SourceLocation> source;
   // When the .loc names an inlined function (`inlined_at file line col`), the
-  // call site it was inlined into: usually the user's line, while `source` is
-  // in a CUDA header (atomicAdd -> device_atomic_functions.hpp).
+  // innermost call site of its inlining chain that lies in the file of the
+  // chain's outermost call site (the file being compiled): the user's line,
+  // while `source` is in a CUDA header (atomicAdd ->
+  // device_atomic_functions.hpp; __pipeline_memcpy_async -> cuda_pipeline.h
+  // -> three levels of cuda_pipeline_helpers.h; atomicCAS in a helper of the
+  // program's own: the helper's line). The chain's outer levels are the .loc
+  // directives nvcc emits just before, each naming where it was inlined.
   std::optional<SourceLocation> inlined_at;
   bool operator==(const Site&) const = default;
 };
