@@ -237,3 +237,50 @@ TEST_CASE("ClassifySite on single instructions", "[sites]") {
 
 }  // namespace
 }  // namespace barracuda::ptx
+
+namespace barracuda::ptx {
+namespace {
+
+// nvcc emits one .loc per level of an inlining chain, outermost first; the
+// site names the innermost call site in the file of the outermost one.
+TEST_CASE("inlining chains: the program's own line that led into header code", "[sites]") {
+  const char* text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.file 1 "/work/app.cu"
+.file 2 "/cuda/include/cuda_pipeline.h"
+.file 3 "/cuda/include/cuda_pipeline_helpers.h"
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  .loc 1 20 3
+  ld.param.u64 %rd1, [p];
+  .loc 2 103 9, function_name $L__info_string0, inlined_at 1 23 3
+  .loc 3 292 5, function_name $L__info_string1, inlined_at 2 103 9
+  .loc 3 219 9, function_name $L__info_string2, inlined_at 3 292 5
+  .loc 3 190 23, function_name $L__info_string3, inlined_at 3 219 9
+  cp.async.ca.shared.global [%r1], [%rd1], 4, 4;
+  .loc 1 28 7, function_name $L__info_string4, inlined_at 1 34 3
+  .loc 3 190 23, function_name $L__info_string3, inlined_at 1 28 7
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)";
+  auto m = ParseModule(text, "chain.ptx");
+  REQUIRE(m.ok());
+  const SiteTable t = BuildSiteTable(*m);
+  REQUIRE(t.sites.size() == 3);  // ld.param, cp.async, st.global
+  // Three header levels, then cuda_pipeline.h, then app.cu line 23.
+  REQUIRE(t.sites[1].inlined_at.has_value());
+  CHECK(t.sites[1].inlined_at->file == "/work/app.cu");
+  CHECK(t.sites[1].inlined_at->line == 23);
+  CHECK(t.sites[1].source->line == 190);
+  // Header code called from a helper of the program's own (line 28, itself
+  // inlined at line 34): the helper's line, where the call is.
+  REQUIRE(t.sites[2].inlined_at.has_value());
+  CHECK(t.sites[2].inlined_at->line == 28);
+}
+
+}  // namespace
+}  // namespace barracuda::ptx
