@@ -20,6 +20,7 @@ const char* OpName(Op op) {
     case Op::kKernelBegin: return "kernel.begin";
     case Op::kKernelEnd: return "kernel.end";
     case Op::kExit: return "exit";
+    case Op::kAsyncWait: return "async-wait";
     case Op::kCount: break;
   }
   return "?";

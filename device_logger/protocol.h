@@ -44,6 +44,9 @@ enum class Op : uint8_t {
   kKernelEnd = 14,    // last record of a launch (after every warp exited)
   kExit = 15,         // lanes in active_mask exited (ret/exit of the kernel); they no
                       // longer count towards whole-block barriers
+  kAsyncWait = 16,    // lanes in active_mask observed the completion of their first
+                      // addr[lane] asynchronous records (kFlagAsync; cp.async.wait_group /
+                      // wait_all): an acquire of what their copies did
   kCount
 };
 
@@ -68,6 +71,15 @@ enum Flag : uint8_t {
                              // the same value, carried in the record's `stamp` field (plain
                              // writes take no stamp); lets the detector tell same-value writes
                              // of different warps and blocks apart (SEMANTICS.md "Same-value")
+  kFlagAsync = 1u << 6,      // kRead / kWrite: done by each active lane's asynchronous copy
+                             // (cp.async), not by the lane: unordered with everything until the
+                             // lane observes its completion (kAsyncWait). Each such record is
+                             // numbered per lane from 1 (the lane's async records so far), and
+                             // a kAsyncWait names them by that number.
+                             // kRelease / kAcqRel / kAtomic that stores: the arrive-on an
+                             // mbarrier triggered by the completion of the lane's copies
+                             // (cp.async.mbarrier.arrive): it also releases every async
+                             // record of the lane so far (SEMANTICS.md "Asynchronous copies")
 };
 
 struct RecordHeader {

@@ -195,6 +195,9 @@ void Detector::Impl::ProcessWarpRecord(const protocol::Record& r, uint64_t index
     case Op::kExit:
       Exit(r, block, warp, c);
       return;
+    case Op::kAsyncWait:
+      AsyncWait(r, block, warp, c);
+      return;
     default:
       return;
   }

@@ -46,6 +46,13 @@ struct LaunchGeometry {
   // itself without clusters).
   uint32_t ClusterOf(uint32_t block) const;
   uint32_t BlockOfThread(uint64_t tid) const { return static_cast<uint32_t>(tid / threads_per_block); }
+  // Asynchronous copies (protocol kFlagAsync; SEMANTICS.md "Asynchronous
+  // copies"): thread t's copies act as a thread of their own, tid threads + t,
+  // whose clock counts t's async records. Only while every such id fits the
+  // 32-bit thread ids of the shadow cells (a launch of up to 2^31 threads).
+  bool HasAsyncThreads() const { return threads <= (uint64_t{1} << 31); }
+  uint64_t AsyncThreadOf(uint64_t tid) const { return threads + tid; }
+  bool IsAsyncThread(uint64_t tid) const { return tid >= threads && tid < 2 * threads; }
   // Is thread b inside scope `level` of thread a (symmetric: same block, same
   // cluster, or any thread of the launch)?
   bool InScope(uint64_t a, uint64_t b, shadow::ScopeLevel level) const {
@@ -134,6 +141,10 @@ struct BlockState {
   // scaling_benchmark.py). Not kept with clusters (neighbours reach the cells).
   // A cell may be listed twice (inflated, deflated, inflated again).
   std::vector<shadow::Cell> inflated_shared;
+  // Per thread of the block (warp * 32 + lane), its async records so far: the
+  // clock of its copies' thread (LaunchGeometry::AsyncThreadOf). Sized at the
+  // block's first async record.
+  std::vector<uint32_t> async_records;
 };
 
 // Counters of one worker (merged into Statistics at the end; no sharing on the
@@ -260,6 +271,8 @@ class Detector::Impl {
   void Branch(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
               WorkerCounters& c);
   void Exit(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
+  // kAsyncWait: the lanes acquire their copies' clocks up to the counts given.
+  void AsyncWait(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
 
  public:
   // Race plumbing (memory_access.cpp).

@@ -501,6 +501,9 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       }
     }
   }
+  // An asynchronous copy's access (cp.async): SEMANTICS.md "Asynchronous copies".
+  const bool async = (r.header.flags & protocol::kFlagAsync) != 0 && (op == Op::kRead || op == Op::kWrite) &&
+                     launch.HasAsyncThreads();
   const bool fast_op = !a.same_value && (op == Op::kRead || op == Op::kWrite);
   // Which halves of the global cells this access may store (PageView::Cells):
   // a plain read only the read halves, a plain write only the write halves
@@ -529,6 +532,14 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     a.lane = lane;
     a.tid = wc.tid(lane);
     a.epoch = shadow::Epoch{a.tid, wc.Local(lane)};
+    if (async) {
+      // The lane's copy does the access: checked with what the lane knows at
+      // issue (the copy starts after it), recorded as the copies' thread at
+      // its next clock, which nobody covers until the lane observes it.
+      const uint32_t thread = warp * vc::kLanes + lane;
+      if (bs.async_records.size() <= thread) bs.async_records.resize(launch.threads_per_block, 0);
+      a.epoch = shadow::Epoch{static_cast<shadow::Tid>(launch.AsyncThreadOf(a.tid)), ++bs.async_records[thread]};
+    }
     Conflict first;
     uint64_t first_byte = 0;
     // The cells of a lane a few lanes ahead, for scattered global records and
@@ -694,13 +705,14 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     if (first.found) {
       RaceEvent e;
       e.kind = first.kind;
-      e.cls = Classify(block, warp, lane, first.tid);
+      e.cls = async || launch.IsAsyncThread(first.tid) ? RaceClass::kAsyncCopy
+                                                       : Classify(block, warp, lane, first.tid);
       e.space = space;
       e.address = first_byte;
       e.launch_id = launch.launch_id;
       e.kernel_name_id = launch.name_id;
       e.earlier = Describe(first.tid, first.site, first.op);
-      e.later = Describe(a.tid, a.site, op);
+      e.later = Describe(async ? launch.AsyncThreadOf(a.tid) : a.tid, a.site, op);
       e.later.record_index = index;
       e.later.address = addr;
       e.later.access_size = static_cast<uint8_t>(size);
@@ -718,6 +730,10 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
 
 AccessInfo Detector::Impl::Describe(uint64_t tid, uint32_t site, Op op) const {
   AccessInfo info;
+  if (launch.IsAsyncThread(tid)) {  // a thread's asynchronous copy: named by the thread
+    tid -= launch.threads;
+    info.async = true;
+  }
   info.tid = tid;
   info.site = site;
   info.op = op;

@@ -22,6 +22,7 @@ const char* RaceClassName(RaceClass cls) {
     case RaceClass::kDivergence: return "divergence";
     case RaceClass::kIntraBlock: return "intra-block";
     case RaceClass::kInterBlock: return "inter-block";
+    case RaceClass::kAsyncCopy: return "async-copy";
   }
   return "?";
 }

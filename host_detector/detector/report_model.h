@@ -43,6 +43,9 @@ enum class RaceClass : uint8_t {
   kDivergence,  // same warp, the lanes were on different sides of an open if/else
   kIntraBlock,  // same block, different warps
   kInterBlock,  // different blocks
+  kAsyncCopy,   // one side is an asynchronous copy (cp.async) not yet observed complete
+                // by the thread that orders the other side: the copy's issuer read or
+                // wrote its destination (or overwrote its source) before waiting
 };
 
 const char* RaceKindName(RaceKind kind);
@@ -59,6 +62,7 @@ struct AccessInfo {
   protocol::Op op = protocol::Op::kRead;
   uint64_t address = 0;  // byte address (shared: protocol::SharedAddress form)
   uint8_t access_size = 0;
+  bool async = false;  // done by the thread's asynchronous copy (cp.async), not the thread
 };
 
 // One racy dynamic access. `later` is the access being processed; `earlier` the

@@ -61,8 +61,15 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
   // load that is not one learns it for its block.
   const bool releases = op == Op::kRelease || op == Op::kAcqRel;
   // The thread's clock, expanded once for the publications below (none changes it).
-  const vc::VectorClock mine =
+  vc::VectorClock mine =
       (stores && !loads) || releases ? bs.clocks.warp(warp).Expand(lane) : vc::VectorClock();
+  // An arrive-on triggered by the lane's copies (cp.async.mbarrier.arrive)
+  // releases what the copies did, which the lane itself has not observed.
+  if ((r.header.flags & protocol::kFlagAsync) != 0 && stores && launch.HasAsyncThreads() &&
+      thread < bs.async_records.size() && bs.async_records[thread] != 0) {
+    const auto copies = static_cast<vc::ThreadId>(launch.AsyncThreadOf(bs.clocks.warp(warp).tid(lane)));
+    mine.Set(copies, std::max<vc::Clock>(mine.Get(copies), bs.async_records[thread]));
+  }
   if (stores && !loads) {
     // The store's value replaces the location's: a relaxed load learns what
     // this store's thread and block knew, not every earlier store's (joining

@@ -148,6 +148,26 @@ void Detector::Impl::Exit(const protocol::Record& r, uint32_t block, unsigned wa
   if (bs.live_threads == 0 && launch.cluster_size <= 1) ReleaseFinishedBlock(block, c);
 }
 
+void Detector::Impl::AsyncWait(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  const uint32_t mask = r.header.active_mask & bs.live[warp];
+  if (!launch.HasAsyncThreads()) return;  // the copies counted as the lanes' own accesses
+  vc::WarpClocks& wc = bs.clocks.warp(warp);
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+    const uint32_t thread = warp * vc::kLanes + lane;
+    const uint32_t issued = thread < bs.async_records.size() ? bs.async_records[thread] : 0;
+    // A count above what the lane issued is a malformed record: clamp (the
+    // copies' thread never ran further than that).
+    const uint64_t seen = std::min<uint64_t>(r.addr[lane], issued);
+    if (seen == 0) continue;
+    c.sync_ops++;
+    vc::VectorClock copies;
+    copies.Set(static_cast<vc::ThreadId>(launch.AsyncThreadOf(wc.tid(lane))), seen);
+    bs.clocks.Acquire(warp, lane, copies);
+  }
+}
+
 void Detector::Impl::ReleaseFinishedBlock(uint32_t block, WorkerCounters& c) {
   std::unique_ptr<BlockState>& slot = blocks[block];
   for (const auto& g : slot->barriers) c.generations_dropped += g && g->open;

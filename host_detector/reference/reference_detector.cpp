@@ -210,6 +210,14 @@ absl::Status ReferenceDetector::Process(const Record& r) {
       for (uint32_t id : ids) MaybeCompleteGeneration(block, id);
       break;
     }
+    case Op::kAsyncWait:
+      for (uint32_t lane = 0; lane < protocol::kWarpSize; ++lane) {
+        if (!(r.header.active_mask >> lane & 1)) continue;
+        const uint32_t t = ThreadOf(r.header.warp_id, lane);
+        const uint32_t seen = static_cast<uint32_t>(std::min<uint64_t>(r.addr[lane], async_records_[t]));
+        if (seen > clocks_[t].Get(CopiesOf(t))) clocks_[t].Set(CopiesOf(t), seen);
+      }
+      break;
     case Op::kCount: break;
   }
   // ENDINSN (paper Fig. 2): every warp-level memory instruction joins and
@@ -231,7 +239,11 @@ void ReferenceDetector::BeginLaunch(const Record& r) {
   launch_ = launch;
   const uint32_t threads = launch.blocks * launch.threads_per_block;
   // Initial state σ0: C_t = inc_t(⊥), K_w = [initActive].
-  clocks_.assign(threads, VectorClock(threads));
+  // Clocks range over the threads and their asynchronous copies (thread
+  // threads + t: the copies of t, whose clock counts t's kFlagAsync records;
+  // host_detector/detector/SEMANTICS.md "Asynchronous copies").
+  clocks_.assign(threads, VectorClock(2 * size_t{threads}));
+  async_records_.assign(threads, 0);
   for (uint32_t t = 0; t < threads; ++t) clocks_[t].Increment(t);
   warps_.assign(launch.blocks * launch.warps_per_block, WarpState{});
   for (uint32_t w = 0; w < warps_.size(); ++w) {
@@ -251,6 +263,7 @@ void ReferenceDetector::EndLaunch() {
   dropped_generations_ += generations_.size();
   launch_.reset();
   clocks_.clear();
+  async_records_.clear();
   warps_.clear();
   generations_.clear();
   sync_.clear();
@@ -264,7 +277,7 @@ void ReferenceDetector::JoinAndFork(uint32_t warp_id, uint32_t mask) {
   // Exited lanes are not "active at the time" (paper §3.2): they take no part.
   mask &= warps_[warp_id].live;
   if (mask == 0) return;
-  VectorClock vc(clocks_.size());
+  VectorClock vc(2 * clocks_.size());
   for (uint32_t lane = 0; lane < protocol::kWarpSize; ++lane) {
     if (mask >> lane & 1) vc.JoinWith(clocks_[ThreadOf(warp_id, lane)]);
   }
@@ -287,8 +300,12 @@ bool ReferenceDetector::Covers(uint32_t acquirer, Scope acquire_scope, const Rel
 }
 
 void ReferenceDetector::CheckAndRecord(const Record& r, uint32_t lane, const HistoryEntry& access) {
+  CheckAndRecord(r, lane, access, clocks_[access.thread]);
+}
+
+void ReferenceDetector::CheckAndRecord(const Record& r, uint32_t lane, const HistoryEntry& access,
+                                       const VectorClock& now) {
   const Space space = protocol::SpaceOf(r.header);
-  const VectorClock& now = clocks_[access.thread];
   auto& space_history = history_[static_cast<int>(space)];
   for (uint32_t i = 0; i < access.size; ++i) {
     const uint64_t address = access.address + i;
@@ -327,14 +344,23 @@ void ReferenceDetector::WeakAccess(const Record& r) {
   for (uint32_t lane = 0; lane < protocol::kWarpSize; ++lane) {
     if (!(r.header.active_mask >> lane & 1)) continue;
     HistoryEntry access;
-    access.thread = ThreadOf(r.header.warp_id, lane);
-    access.clock = clocks_[access.thread].Get(access.thread);
+    const uint32_t t = ThreadOf(r.header.warp_id, lane);
+    access.thread = t;
+    access.clock = clocks_[t].Get(t);
     access.kind = writes ? AccessKind::kWrite : AccessKind::kRead;
     access.ref = AccessRef{next_index_, lane};
     access.same_value = (r.header.flags & protocol::kFlagSameValue) != 0;
     access.writes = writes;
     access.size = r.header.access_size;
     access.address = r.addr[lane];
+    if ((r.header.flags & protocol::kFlagAsync) != 0) {
+      // The copy's access: checked with what t knows at issue, recorded as
+      // the copies' thread at its next clock.
+      access.thread = CopiesOf(t);
+      access.clock = ++async_records_[t];
+      CheckAndRecord(r, lane, access, clocks_[t]);
+      continue;
+    }
     CheckAndRecord(r, lane, access);
   }
 }
@@ -392,7 +418,14 @@ void ReferenceDetector::StrongAccess(const Record& r) {
     // release at a scope no narrower); the write of any other strong access
     // (kAtomic, the write of a kAcquire RMW) publishes the pending release.
     if (op == Op::kRelease || op == Op::kAcqRel) {
-      Publish(t, key, scope, c, op == Op::kRelease && store_only);
+      if ((r.header.flags & protocol::kFlagAsync) != 0 && async_records_[t] != 0) {
+        // Triggered by t's copies: releases them too.
+        VectorClock with_copies = c;
+        with_copies.Set(CopiesOf(t), std::max(with_copies.Get(CopiesOf(t)), async_records_[t]));
+        Publish(t, key, scope, with_copies, op == Op::kRelease && store_only);
+      } else {
+        Publish(t, key, scope, c, op == Op::kRelease && store_only);
+      }
       c.Increment(t);
     } else if (halves.stores) {
       if (const auto& p = pending_release_[t]; p.has_value()) {
@@ -462,7 +495,7 @@ void ReferenceDetector::MaybeCompleteGeneration(uint32_t block, uint32_t barrier
   if (gen.arrivals.size() < expected) return;
   // BAR (paper Fig. 3), generalised to the threads that arrived.
   const bool snapshot = options_.arrive == ArriveSemantics::kSnapshotAtArrival;
-  VectorClock vc(clocks_.size());
+  VectorClock vc(2 * clocks_.size());
   for (const Arrival& a : gen.arrivals) {
     vc.JoinWith(!a.waits && snapshot ? a.snapshot : clocks_[a.thread]);
   }

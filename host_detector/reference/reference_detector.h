@@ -202,6 +202,8 @@ class ReferenceDetector {
   void JoinAndFork(uint32_t warp_id, uint32_t mask);
   // Race-checks one lane's access against the byte histories, then records it.
   void CheckAndRecord(const protocol::Record& record, uint32_t lane, const HistoryEntry& access);
+  // The same, checked against `now` (an asynchronous copy: its issuer's clock).
+  void CheckAndRecord(const protocol::Record& r, uint32_t lane, const HistoryEntry& access, const VectorClock& now);
   void WeakAccess(const protocol::Record& record);
   void StrongAccess(const protocol::Record& record);
   void Fence(const protocol::Record& record);
@@ -217,7 +219,9 @@ class ReferenceDetector {
   uint64_t next_index_ = 0;
   uint64_t launches_seen_ = 0;
   std::optional<Launch> launch_;
-  std::vector<VectorClock> clocks_;  // C_t, grid-linear thread id
+  std::vector<VectorClock> clocks_;  // C_t, grid-linear thread id; entries for threads and their copies
+  std::vector<uint32_t> async_records_;  // per thread: its kFlagAsync records so far
+  uint32_t CopiesOf(uint32_t t) const { return launch_->blocks * launch_->threads_per_block + t; }
   std::vector<WarpState> warps_;
   std::map<std::pair<uint32_t, uint32_t>, Generation> generations_;  // (block, barrier id)
   std::map<SyncKey, std::vector<ReleaseEntry>> sync_;                // per location x: its releases

@@ -93,6 +93,9 @@ struct WarpGen {
   uint32_t live = 0;
   std::vector<Frame> frames;
   std::vector<Item> program;
+  // Per lane: kFlagAsync records issued, and the count a wait last named.
+  std::array<uint32_t, 32> async_issued{};
+  std::array<uint32_t, 32> async_observed{};
 };
 
 struct Episode {
@@ -308,6 +311,7 @@ class LaunchBuilder {
     if (r < 58) return Sync(w);
     if (r < 64) return Append(w, Make(w, Op::kWarpSync, active), active), void();
     if (r < 66) return Fence(w, kFenceFlags[rng_.Below(4)]), void();
+    if (r < 69) return AsyncCopy(w);
     if (r < 82 && w.frames.size() < options_.max_branch_depth) return If(w, rng_.Subset(active));
     if (r >= 82 && !w.frames.empty()) return Close(w);
     Memory(w);
@@ -375,6 +379,59 @@ class LaunchBuilder {
     block_exits_[w.block].push_back(uid);
     w.live &= ~active;
     if (w.live == 0) w.frames.clear();  // a warp with no live lane logs nothing more
+  }
+
+  // cp.async by the active lanes: a read of global data and a write of the
+  // block's shared data (kFlagAsync), sometimes each lane's own slot, and
+  // often followed by a wait (kAsyncWait) naming all or part of what each
+  // lane issued; sometimes an mbarrier arrive-on triggered by the copies
+  // (a release RMW with kFlagAsync) instead.
+  void AsyncCopy(WarpGen& w) {
+    const uint32_t active = Active(w);
+    const uint32_t size = 4u << rng_.Below(2);  // cp-size 16 is two 8-byte accesses' worth: the traces keep to 8
+    const bool own = rng_.Percent(60);
+    const uint32_t base = rng_.Below(pool_) & ~(size - 1);
+    Record rd = Make(w, Op::kRead, active), wr = Make(w, Op::kWrite, active);
+    rd.header.site_id = wr.header.site_id;  // one instruction
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if (!(active >> lane & 1)) continue;
+      const uint32_t thread = w.first_thread % tpb_ + lane;
+      const uint32_t offset = own ? thread * 16 % pool_ & ~(size - 1) : (base + lane * size) % pool_ & ~(size - 1);
+      rd.addr[lane] = kGlobalData + (rng_.Below(pool_) & ~(size - 1));
+      wr.addr[lane] = protocol::SharedAddress(w.block, kSharedData + offset);
+      w.async_issued[lane] += 2;
+    }
+    for (Record* r : {&rd, &wr}) {
+      r->header.access_size = static_cast<uint8_t>(size);
+      r->header.flags = protocol::kFlagAsync;
+    }
+    rd.header.space_scope = protocol::PackSpaceScope(Space::kGlobal, Scope::kNone);
+    wr.header.space_scope = protocol::PackSpaceScope(Space::kShared, Scope::kNone);
+    Append(w, rd, active);
+    Append(w, wr, active);
+    if (!rng_.Percent(70)) return;
+    const uint32_t lanes = active;  // a warp instruction: every active lane (partial waits through the counts)
+    if (rng_.Percent(15)) {  // cp.async.mbarrier.arrive on a shared flag location
+      Record a = Make(w, Op::kRelease, lanes);
+      a.header.flags = protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync;
+      a.header.access_size = kFlagSize;
+      a.header.space_scope = protocol::PackSpaceScope(Space::kShared, Scope::kCta);
+      const uint32_t flag = rng_.Below(kFlags);
+      for (uint32_t lane = 0; lane < 32; ++lane)
+        if (lanes >> lane & 1) a.addr[lane] = protocol::SharedAddress(w.block, kSharedFlag + 8 * flag);
+      Append(w, a, lanes);
+      return;
+    }
+    Record wait = Make(w, Op::kAsyncWait, lanes);
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if (!(lanes >> lane & 1)) continue;
+      // wait_all, or wait_group N leaving the newest copies in flight.
+      const uint32_t from = w.async_observed[lane], to = w.async_issued[lane];
+      const uint32_t seen = rng_.Percent(60) ? to : from + rng_.Below(to - from + 1);
+      wait.addr[lane] = seen;
+      w.async_observed[lane] = std::max(from, seen);
+    }
+    Append(w, wait, lanes);
   }
 
   void Memory(WarpGen& w) {

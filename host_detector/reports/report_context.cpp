@@ -241,6 +241,7 @@ ResolvedAccess ResolveAccess(const ReportContext& context, uint32_t pid, const L
   a.lane = info.lane;
   a.warp = info.warp;
   a.access_size = info.access_size;
+  a.async = info.async;
   a.site_id = info.site;
   if (launch != nullptr && launch->block.Volume() != 0) {
     const uint64_t tpb = launch->block.Volume();

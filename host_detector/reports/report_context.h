@@ -218,6 +218,7 @@ struct ResolvedAccess {
   uint32_t warp = 0;           // warp within the block (grid-unique id when the launch is unknown)
   uint32_t lane = 0;
   uint8_t access_size = 0;     // 0: not known (the detector keeps no size for earlier accesses)
+  bool async = false;          // done by the thread's asynchronous copy (cp.async)
   uint32_t site_id = protocol::kNoSite;
   const ptx::Site* site = nullptr;      // into the context; nullptr when unknown
   const ModuleInfo* module = nullptr;   // the site's module

@@ -40,7 +40,7 @@ json SiteJson(const ResolvedAccess& a) {
 }
 
 json AccessJson(const ResolvedAccess& a) {
-  return json{{"operation", OperationName(a.op)},
+  return json{{"operation", OperationName(a)},
               {"thread", DimJson(a.thread)},
               {"block", DimJson(a.block)},
               {"thread_linear", a.thread_linear},

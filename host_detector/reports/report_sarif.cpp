@@ -58,7 +58,7 @@ size_t RuleIndex(RaceKind kind) {
 json Message(std::string text) { return json{{"text", std::move(text)}}; }
 
 std::string AccessSentence(const ResolvedAccess& a) {
-  return ptx::Cat(OperationName(a.op), " by ", ThreadText(a), " (warp ", a.warp, ", lane ", a.lane, ") at ",
+  return ptx::Cat(OperationName(a), " by ", ThreadText(a), " (warp ", a.warp, ", lane ", a.lane, ") at ",
                   AccessLocationText(a));
 }
 
@@ -99,7 +99,7 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
     // "[...](1)" is a SARIF embedded link to relatedLocations id 1.
     text = ptx::Cat(Capitalized(KindDescription(r.kind)), " (", detector::RaceClassName(r.cls), ") on ",
                     SpaceName(r.space), " memory ", AddressText(r), " in kernel ", r.kernel, ": ",
-                    AccessSentence(r.earlier), " and [", OperationName(r.later.op), " by ", ThreadText(r.later),
+                    AccessSentence(r.earlier), " and [", OperationName(r.later), " by ", ThreadText(r.later),
                     "](1) at ", AccessLocationText(r.later), ".");
     result["locations"] = json::array({Location(r.earlier, 0, ptx::Cat("first access: ", AccessSentence(r.earlier)))});
     result["relatedLocations"] =

@@ -39,7 +39,7 @@ std::string WhereText(const ResolvedAccess& a) {
 }
 
 std::string AccessHeadline(const ResolvedAccess& a) {
-  std::string out = Capitalized(OperationName(a.op));
+  std::string out = Capitalized(OperationName(a));
   if (a.access_size != 0) out += ptx::Cat(" of ", static_cast<unsigned>(a.access_size), a.access_size == 1 ? " byte" : " bytes");
   out += ptx::Cat(" by ", ThreadText(a), " (warp ", a.warp, ", lane ", a.lane, ")");
   return out;
@@ -157,6 +157,10 @@ std::string OperationName(Op op) {
     case Op::kBarrierArrive: return "barrier-arrive";
     default: return protocol::OpName(op);
   }
+}
+
+std::string OperationName(const ResolvedAccess& a) {
+  return a.async ? "async-copy " + OperationName(a.op) : OperationName(a.op);
 }
 
 const char* SpaceName(protocol::Space space) {

@@ -20,7 +20,10 @@ std::string TextReport(const ReportData& data, const ReportContext& context);
 std::string Capitalized(std::string s);       // first letter upper-case
 std::string Hex(uint64_t value);               // "0x7f00001000"
 std::string CoordText(const Dim3& d);         // "(1,0,0)"
-std::string OperationName(protocol::Op op);   // "read", "write", "atomic", "acquire", ...
+std::string OperationName(protocol::Op op);
+// The access's operation; an asynchronous copy's read or write is named so
+// ("async-copy read", "async-copy write").
+std::string OperationName(const ResolvedAccess& a);   // "read", "write", "atomic", "acquire", ...
 const char* SpaceName(protocol::Space space);  // "global", "shared"
 std::string KindDescription(detector::RaceKind kind);  // "read-after-write (RAW)"
 // "thread (5,0,0) in block (1,0,0)" or "thread 69 in block 1" without the launch.

@@ -42,6 +42,12 @@ absl::StatusOr<bool> SelectConversionOp(const ptx::Instruction& ir, Inst& inst);
 absl::StatusOr<bool> SelectMemoryOp(const ptx::Instruction& ir, Inst& inst);
 // ops/warp_ops.cpp: shfl vote match redux activemask elect bar.warp.sync
 absl::StatusOr<bool> SelectWarpOp(const ptx::Instruction& ir, Inst& inst);
+// ops/async_copy_ops.cpp: cp.async (ca/cg), commit_group, wait_group, wait_all,
+//   cp.async.mbarrier.arrive; ops/mbarrier_ops.cpp: mbarrier.*
+absl::StatusOr<bool> SelectAsyncCopyOp(const ptx::Instruction& ir, Inst& inst);
+absl::StatusOr<bool> SelectMbarrierOp(const ptx::Instruction& ir, Inst& inst);
+// ops/hint_ops.cpp: griddepcontrol, setmaxnreg, createpolicy (nothing to do here)
+absl::StatusOr<bool> SelectHintOp(const ptx::Instruction& ir, Inst& inst);
 // ops/tensor_core_ops.cpp (+ tensor_*.cpp): wmma.load/.store/.mma, mma.sync,
 //   ldmatrix, stmatrix, movmatrix
 absl::StatusOr<bool> SelectTensorOp(const ptx::Instruction& ir, Inst& inst);
@@ -51,8 +57,9 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst);
 
 // The families in the order the decoder tries them.
 inline constexpr Selector kSelectors[] = {
-    SelectControlOp, SelectMemoryOp, SelectWarpOp, SelectIntegerOp,
-    SelectBitOp,     SelectFloatOp,  SelectConversionOp, SelectTensorOp,
+    SelectControlOp, SelectMemoryOp,  SelectWarpOp,      SelectIntegerOp,   SelectBitOp,
+    SelectFloatOp,   SelectConversionOp, SelectAsyncCopyOp, SelectMbarrierOp, SelectTensorOp,
+    SelectHintOp,
 };
 
 // Inst::aux for memory/fence instructions: the access classification from

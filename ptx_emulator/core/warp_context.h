@@ -8,8 +8,10 @@
 #define BARRACUDA_PTX_EMULATOR_CORE_WARP_CONTEXT_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "ptx_emulator/core/async_copies.h"
 #include "ptx_emulator/core/exec_form.h"
 
 namespace barracuda::emu {
@@ -118,6 +120,11 @@ struct WarpCtx {
   // ---- added by exec/ (clusters): this block's cluster; nullptr (handler
   // tests) means a cluster of one CTA.
   const ClusterWindows* cluster = nullptr;
+
+  // ---- added by ops/ (asynchronous copies): the lanes' cp.async copies not
+  // yet completed (core/async_copies.h); made at the warp's first cp.async.
+  // exec/ completes a lane's copies when it exits.
+  std::unique_ptr<AsyncCopies> async;
 };
 
 // Lanes of `mask` in ascending order: for (uint32_t m = mask; m; m &= m - 1) { lane = Lane(m); }

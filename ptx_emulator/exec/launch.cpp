@@ -264,6 +264,7 @@ Block* LaunchRunner::Admit(Worker& worker, uint32_t linear) {
     w.executed = 0;
     w.events = 0;
     w.fault = Fault{};
+    w.async.reset();  // a reused block object: the async copies of its last block are done
     w.state = WarpState::kRunnable;
     w.serial_gate = deterministic_;
     w.serial_pending = false;

@@ -328,6 +328,8 @@ void ExitLanes(Warp& w, uint32_t lanes) {
   for (uint32_t d = 0; d < w.depth; ++d)
     for (SimtEntry& e : w.frames[d].stack) e.mask &= ~lanes;
   w.live &= ~lanes;
+  // A copy still in flight lands before the lane is gone (nobody waited for it).
+  if (w.async) w.async->CompleteLanes(lanes);
   if (w.tracer != nullptr) w.Emit(protocol::Op::kExit, lanes, protocol::kNoSite);
   w.events |= kEventStackChanged;
   w.block->live_threads -= static_cast<uint32_t>(std::popcount(lanes));

@@ -6,13 +6,17 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/memory_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/atomic_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/address_ops.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/warp_ops.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/warp_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/async_copy_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/mbarrier_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hint_ops.cpp)
 
 barracuda_unit_test(emu_memory_tests
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/../tests/memory_handler_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/memory_warp_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/memory_kernel_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/../tests/async_copy_test.cpp
   LIBS barracuda_emu barracuda_ptx)
 
 if(BARRACUDA_BENCHMARKS)

@@ -182,6 +182,20 @@ absl::StatusOr<bool> SelectWmmaMove(const ptx::Instruction& ir, Inst& inst, cons
   return true;
 }
 
+// The decoded form of a wmma.mma / mma.sync whose operands were checked.
+bool SetMma(Inst& inst, const Modifiers& m, Elem a, Elem b, Elem c, Elem d, Handler handler) {
+  Desc desc;
+  desc.m = static_cast<uint8_t>(m.m), desc.n = static_cast<uint8_t>(m.n), desc.k = static_cast<uint8_t>(m.k);
+  desc.a = a, desc.b = b, desc.c = c, desc.d = d;
+  desc.a_col = m.layouts[0];
+  desc.b_col = m.layouts[1];
+  desc.satfinite = m.satfinite;
+  desc.rounding = static_cast<uint8_t>(m.rounding);
+  inst.imm = tensor::Pack(desc);
+  inst.fn = handler;
+  return true;
+}
+
 absl::StatusOr<bool> SelectWmmaMma(const ptx::Instruction& ir, Inst& inst, const Modifiers& m) {
   if (m.words.size() != 1) return Unimplemented(ir, "modifier not implemented (single-bit .xor/.and.popc)");
   if (m.layouts.size() != 2) return Unimplemented(ir, "two layouts (.alayout.blayout) expected");
@@ -219,16 +233,7 @@ absl::StatusOr<bool> SelectWmmaMma(const ptx::Instruction& ir, Inst& inst, const
   for (int i = 0; i < 4; ++i)
     if (!(i == 0 ? FragmentOperand(inst.ops[i], regs[i]) : SourceFragment(inst.ops[i], regs[i])))
       return Unimplemented(ir, Expect(kNames[i], regs[i]));
-  Desc desc;
-  desc.m = static_cast<uint8_t>(m.m), desc.n = static_cast<uint8_t>(m.n), desc.k = static_cast<uint8_t>(m.k);
-  desc.a = a, desc.b = b, desc.c = c, desc.d = d;
-  desc.a_col = m.layouts[0];
-  desc.b_col = m.layouts[1];
-  desc.satfinite = m.satfinite;
-  desc.rounding = static_cast<uint8_t>(m.rounding);
-  inst.imm = tensor::Pack(desc);
-  inst.fn = &tensor::WmmaMma;
-  return true;
+  return SetMma(inst, m, a, b, c, d, &tensor::WmmaMma);
 }
 
 absl::StatusOr<bool> SelectWmma(const ptx::Instruction& ir, Inst& inst) {
@@ -297,16 +302,7 @@ absl::StatusOr<bool> SelectMma(const ptx::Instruction& ir, Inst& inst) {
   for (int i = 0; i < 4; ++i)
     if (!(i == 0 ? FragmentOperand(inst.ops[i], regs[i]) : SourceFragment(inst.ops[i], regs[i])))
       return Unimplemented(ir, Expect(kNames[i], regs[i]));
-  Desc desc;
-  desc.m = s.m, desc.n = s.n, desc.k = s.k;
-  desc.a = a, desc.b = b, desc.c = c, desc.d = d;
-  desc.a_col = m.layouts[0];
-  desc.b_col = m.layouts[1];
-  desc.satfinite = m.satfinite;
-  desc.rounding = static_cast<uint8_t>(m.rounding);
-  inst.imm = tensor::Pack(desc);
-  inst.fn = &tensor::MmaSync;
-  return true;
+  return SetMma(inst, m, a, b, c, d, &tensor::MmaSync);
 }
 
 // ---------------------------------------------------------------- ldmatrix & co

@@ -118,6 +118,18 @@ void WmmaStore(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   CollectiveStore(inst, ctx, access, data);
 }
 
+// ldmatrix / stmatrix: lanes 8q..8q+7 address the 16-byte rows of matrix q.
+CollectiveAccess RowAddresses(const Inst& inst, WarpCtx& ctx, const Opnd& address, uint32_t matrices) {
+  CollectiveAccess access;
+  access.space = mem::SpaceOf(inst.info.space);
+  access.mask = AddressLanes(matrices);
+  access.runs = 1;
+  access.width = 16;
+  const mem::AddressOperand base = mem::MakeAddress(address, ctx);
+  for (uint32_t m = access.mask; m; m &= m - 1) access.addr[0][Lane(m)] = base.At(Lane(m));
+  return access;
+}
+
 // ISA "ldmatrix": lanes 8q..8q+7 give the addresses of rows 0..7 of matrix q
 // (16 bytes each, 16-byte aligned); lane l's register q gets row l / 4,
 // columns 2 (l % 4) and 2 (l % 4) + 1 of matrix q (of its transpose with .trans).
@@ -125,13 +137,7 @@ void Ldmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   if (!RequireWholeWarp(inst, ctx, exec)) return;
   const Desc d = Unpack(inst.imm);
   const uint32_t matrices = d.m;
-  CollectiveAccess access;
-  access.space = mem::SpaceOf(inst.info.space);
-  access.mask = AddressLanes(matrices);
-  access.runs = 1;
-  access.width = 16;
-  const mem::AddressOperand base = mem::MakeAddress(inst.ops[1], ctx);
-  for (uint32_t m = access.mask; m; m &= m - 1) access.addr[0][Lane(m)] = base.At(Lane(m));
+  const CollectiveAccess access = RowAddresses(inst, ctx, inst.ops[1], matrices);
   LaneBytes rows;  // row r of matrix q: the 16 bytes loaded by lane 8q + r
   if (!CollectiveLoad(inst, ctx, access, rows)) return;
   auto element = [&](uint32_t q, uint32_t row, uint32_t col) {
@@ -157,13 +163,7 @@ void Stmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   if (!RequireWholeWarp(inst, ctx, exec)) return;
   const Desc d = Unpack(inst.imm);
   const uint32_t matrices = d.m;
-  CollectiveAccess access;
-  access.space = mem::SpaceOf(inst.info.space);
-  access.mask = AddressLanes(matrices);
-  access.runs = 1;
-  access.width = 16;
-  const mem::AddressOperand base = mem::MakeAddress(inst.ops[0], ctx);
-  for (uint32_t m = access.mask; m; m &= m - 1) access.addr[0][Lane(m)] = base.At(Lane(m));
+  const CollectiveAccess access = RowAddresses(inst, ctx, inst.ops[0], matrices);
   const ValueRef* refs = Refs(inst.ops[1], ctx);
   LaneBytes rows;
   for (uint32_t q = 0; q < matrices; ++q) {

@@ -179,6 +179,37 @@ class TraceBuilder {
   TraceBuilder& WarpSync(uint32_t warp, uint32_t mask) { return Simple(Op::kWarpSync, warp, mask); }
   TraceBuilder& Exit(uint32_t warp, uint32_t mask) { return Simple(Op::kExit, warp, mask); }
 
+  // An asynchronous copy (cp.async) by the lanes: a read of `src` (global) and
+  // a write of `dst` (shared), each record flagged kFlagAsync.
+  TraceBuilder& AsyncCopy(uint32_t warp, uint32_t mask, const AddrFn& dst, const AddrFn& src, uint32_t site,
+                          uint8_t size = 4) {
+    Mem(Op::kRead, warp, mask, src, site, size, Space::kGlobal, protocol::kFlagAsync);
+    return Mem(Op::kWrite, warp, mask, dst, site, size, Space::kShared, protocol::kFlagAsync);
+  }
+  // cp.async.wait_*: the lanes observed their first `records` async records.
+  TraceBuilder& AsyncWait(uint32_t warp, uint32_t mask, uint64_t records) {
+    Record r = Blank(Op::kAsyncWait);
+    r.header.warp_id = warp;
+    r.header.active_mask = mask;
+    for (unsigned l = 0; l < 32; ++l) r.addr[l] = (mask >> l & 1) ? records : 0;
+    return Push(r);
+  }
+  // An mbarrier arrive-on at shared `x` (a release read-modify-write of the
+  // object); `async`: triggered by the lanes' copies (cp.async.mbarrier.arrive).
+  TraceBuilder& MbarArrive(uint32_t warp, uint32_t mask, uint64_t x, bool async = false) {
+    Sync(Op::kRelease, Scope::kCta, warp, mask, Same(x),
+         static_cast<uint8_t>(protocol::kFlagLoad | protocol::kFlagStore | (async ? protocol::kFlagAsync : 0)), 905,
+         8);
+    records_.back().header.space_scope = protocol::PackSpaceScope(Space::kShared, Scope::kCta);
+    return *this;
+  }
+  // A test_wait / try_wait that found its phase complete (an acquire load).
+  TraceBuilder& MbarWaitDone(uint32_t warp, uint32_t mask, uint64_t x) {
+    Sync(Op::kAcquire, Scope::kCta, warp, mask, Same(x), protocol::kFlagLoad, 906, 8);
+    records_.back().header.space_scope = protocol::PackSpaceScope(Space::kShared, Scope::kCta);
+    return *this;
+  }
+
   const std::vector<Record>& records() const { return records_; }
   size_t size() const { return records_.size(); }
 

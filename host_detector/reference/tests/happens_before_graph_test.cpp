@@ -152,6 +152,7 @@ class HappensBeforeGraph {
       releases_.clear();
       observed_.assign(blocks_ * tpb_, {});
       fence_.assign(blocks_ * tpb_, std::nullopt);
+      copies_.assign(blocks_ * tpb_, {});
       gens_.clear();
       return;
     }
@@ -178,7 +179,18 @@ class HappensBeforeGraph {
         for (uint32_t l = 0; l < 32; ++l) {
           if (!(mask >> l & 1)) continue;
           const uint32_t t = Thread(warp, l);
-          const uint32_t n = Follow(t);
+          // An asynchronous copy's access: a node after the issuer's, which
+          // the issuer does not pass through (it observes the copy only by a
+          // wait, or through a release of the copies: below).
+          const bool async = !strong && (r.header.flags & protocol::kFlagAsync) != 0;
+          uint32_t n;
+          if (async) {
+            n = NewNode();
+            preds_[n].push_back(last_[t]);
+            copies_[t].push_back(n);
+          } else {
+            n = Follow(t);
+          }
           std::vector<Release>& seq = releases_[{space, r.addr[l]}];
           if (op == Op::kAcquire || op == Op::kAcqRel) {
             for (const Release& rel : seq) {
@@ -209,7 +221,13 @@ class HappensBeforeGraph {
             }
           }
           const bool store_only = stores && !loads;
-          if (op == Op::kRelease || op == Op::kAcqRel) {
+          if ((op == Op::kRelease || op == Op::kAcqRel) && (r.header.flags & protocol::kFlagAsync) != 0) {
+            // Triggered by t's copies: what it publishes follows them too.
+            const uint32_t p = NewNode();
+            preds_[p].push_back(n);
+            for (uint32_t c : copies_[t]) preds_[p].push_back(c);
+            PublishNode(seq, Release{p, t, scope}, op == Op::kRelease && store_only);
+          } else if (op == Op::kRelease || op == Op::kAcqRel) {
             PublishNode(seq, Release{n, t, scope}, op == Op::kRelease && store_only);
           } else if (strong && stores) {  // kAtomic, or the write of a kAcquire RMW
             if (fence_[t].has_value()) {
@@ -261,6 +279,16 @@ class HappensBeforeGraph {
         break;
       }
       case Op::kWarpSync: JoinFork(warp, mask); break;
+      case Op::kAsyncWait:
+        for (uint32_t l = 0; l < 32; ++l) {
+          if (!(mask >> l & 1)) continue;
+          const uint32_t t = Thread(warp, l);
+          const uint64_t k = std::min<uint64_t>(r.addr[l], copies_[t].size());
+          if (k == 0) continue;
+          const uint32_t n = Follow(t);
+          for (uint64_t i = 0; i < k; ++i) preds_[n].push_back(copies_[t][i]);
+        }
+        break;
       case Op::kBarrier: case Op::kBarrierArrive: {
         auto& g = gens_[{block, r.barrier.barrier_id}];
         g.count = r.barrier.thread_count;
@@ -298,6 +326,7 @@ class HappensBeforeGraph {
   int launch_ = -1;
   std::vector<std::vector<uint32_t>> preds_;
   std::vector<uint32_t> last_;
+  std::vector<std::vector<uint32_t>> copies_;  // per thread: its async records' nodes, in order
   std::vector<uint32_t> live_;
   std::vector<std::vector<uint32_t>> stacks_;
   std::map<std::pair<uint8_t, uint64_t>, std::vector<Access>> accesses_;

@@ -1,0 +1,65 @@
+// The asynchronous copies (cp.async) a warp's lanes have issued and not yet
+// completed, per lane, in issue order, with their cp.async-groups.
+//
+// The emulator reads a copy's source when it is issued and writes its
+// destination (shared memory) only when the copy completes: when the lane
+// waits for its group (cp.async.wait_group / wait_all), when an mbarrier
+// arrive-on is triggered by it (cp.async.mbarrier.arrive), or when the lane
+// exits. A GPU may complete a copy at any moment in between, so this is one
+// of the behaviours the PTX ISA allows, and the one that shows a program that
+// reads the destination too early the old bytes, as a slow copy would.
+//
+// Each copy's records (protocol kFlagAsync) are numbered per lane; `records`
+// is the lane's count so far, `completed` the count its completed copies
+// reach, `observed` what the lane was last told of (a kAsyncWait record).
+#ifndef BARRACUDA_PTX_EMULATOR_CORE_ASYNC_COPIES_H_
+#define BARRACUDA_PTX_EMULATOR_CORE_ASYNC_COPIES_H_
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace barracuda::emu {
+
+struct PendingCopy {
+  uint8_t* dst = nullptr;  // host address in the block's (or a cluster neighbour's) shared window
+  uint8_t bytes[16] = {};  // the source bytes read at issue, zero-filled past src-size
+  uint8_t size = 0;        // cp-size: 4, 8 or 16
+  uint32_t group = 0;      // the cp.async-group: commit_group calls before the issue
+  uint32_t records = 0;    // the lane's async record count once this copy's records were emitted
+};
+
+struct LaneAsyncCopies {
+  std::vector<PendingCopy> pending;  // issue order, so also group order
+  uint32_t committed = 0;            // commit_group calls
+  uint32_t records = 0;
+  uint32_t completed = 0;
+  uint32_t observed = 0;
+
+  // Completes the copies of groups below `group_limit` (all with ~0u): writes
+  // their destinations in issue order. Single-byte relaxed atomic stores, as
+  // every access to emulated shared memory is (ops/mem_access.h).
+  void CompleteBefore(uint32_t group_limit) {
+    size_t done = 0;
+    while (done < pending.size() && pending[done].group < group_limit) {
+      const PendingCopy& c = pending[done];
+      for (uint32_t i = 0; i < c.size; ++i)
+        std::atomic_ref<uint8_t>(c.dst[i]).store(c.bytes[i], std::memory_order_relaxed);
+      completed = c.records > completed ? c.records : completed;
+      ++done;
+    }
+    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(done));
+  }
+};
+
+struct AsyncCopies {
+  LaneAsyncCopies lane[32];
+  // Completes every copy of the lanes in `mask` (they exit).
+  void CompleteLanes(uint32_t mask) {
+    for (uint32_t m = mask; m != 0; m &= m - 1) lane[__builtin_ctz(m)].CompleteBefore(~0u);
+  }
+};
+
+}  // namespace barracuda::emu
+
+#endif  // BARRACUDA_PTX_EMULATOR_CORE_ASYNC_COPIES_H_
