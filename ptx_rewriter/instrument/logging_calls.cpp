@@ -31,7 +31,7 @@ namespace proto = barracuda::protocol;
 using Kind = AccessClass::Kind;
 using snippet::Arg;
 
-enum class Action : uint8_t { kNone, kAccess, kFence, kBarrier, kWarpSync, kBranch, kExit, kNotCovered };
+enum class Action : uint8_t { kNone, kAccess, kFence, kBarrier, kWarpSync, kBranch, kExit, kMbarrier, kNotCovered };
 
 // Header fields as the emulator's decoder packs them (ptx_rewriter/access_record.h).
 uint8_t ProtocolOp(Kind k) {
@@ -78,6 +78,11 @@ Action Decide(const Instruction& in, const AccessClass& c, bool is_entry, bool c
     case Opcode::kElect:
       if (in.opaque) return Action::kNotCovered;
       return in.info.sync ? Action::kWarpSync : Action::kNotCovered;
+    case Opcode::kMbarrier:
+      // pending_count reads a register only.
+      if (!in.modifiers.empty() && in.modifiers[0] == ".pending_count") return Action::kNone;
+      if (in.opaque || !InstSpaceOf(in.info.space)) return Action::kNotCovered;
+      return Action::kMbarrier;
     case Opcode::kBra:
       return conditional_branch ? Action::kBranch : Action::kNone;
     case Opcode::kExit:
@@ -186,6 +191,7 @@ class FunctionRewriter {
   absl::StatusOr<std::string> ValueText(const Instruction& in, const Operand& v, uint32_t size) const;
   absl::Status Access(const Instruction& in, size_t stmt, std::string& before, std::string& after) const;
   std::string Barrier(const Instruction& in, size_t stmt) const;
+  absl::Status Mbarrier(const Instruction& in, size_t stmt, std::string& before, std::string& after) const;
   std::string WarpSync(const Instruction& in, size_t stmt) const;
   std::string Fi(size_t branch_stmt, const BranchPlan& plan) const;
 
@@ -322,6 +328,55 @@ absl::Status FunctionRewriter::Access(const Instruction& in, size_t stmt, std::s
   } else {
     before += calls;
   }
+  return absl::OkStatus();
+}
+
+// mbarrier.* as the emulator logs it (ptx_emulator/ops/mbarrier_ops.cpp;
+// host_detector/detector/SEMANTICS.md "mbarrier"): init / inval a plain
+// 8-byte write of the object, arrive (and arrive_drop, arrive.expect_tx) a
+// release read-modify-write at the instruction's scope (.relaxed: strong
+// only), expect_tx / complete_tx relaxed read-modify-writes, and a test_wait
+// / try_wait that found its phase complete an acquire load: logged after
+// the instruction by the lanes whose result predicate is true.
+absl::Status FunctionRewriter::Mbarrier(const Instruction& in, size_t stmt, std::string& before,
+                                        std::string& after) const {
+  const Operand* addr = nullptr;
+  for (const Operand& o : in.operands)
+    if (addr == nullptr && o.is_address()) addr = &o;
+  if (addr == nullptr || in.modifiers.empty()) return Error(in, "no address operand");
+  const std::string& what = in.modifiers[0];
+  const bool relaxed = in.info.sem == MemSemantics::kRelaxed;
+  const bool wait = what == ".test_wait" || what == ".try_wait";
+  proto::Op op = proto::Op::kAtomic;
+  uint8_t flags = proto::kFlagLoad | proto::kFlagStore;
+  if (what == ".init" || what == ".inval") {
+    op = proto::Op::kWrite;
+    flags = 0;
+  } else if (what == ".arrive" || what == ".arrive_drop") {
+    op = relaxed ? proto::Op::kAtomic : proto::Op::kRelease;
+  } else if (wait) {
+    op = relaxed ? proto::Op::kAtomic : proto::Op::kAcquire;
+    flags = proto::kFlagLoad;
+  }
+  const proto::Scope scope = op == proto::Op::kWrite            ? proto::Scope::kNone
+                            : in.info.scope == Scope::kCluster ? proto::Scope::kCluster
+                                                               : proto::Scope::kCta;
+  auto address = AddressText(in, *addr);
+  if (!address.ok()) return address.status();
+  const uint32_t desc =
+      abi::PackDesc(static_cast<uint8_t>(op), flags, 8, *InstSpaceOf(in.info.space), static_cast<uint8_t>(scope));
+  before += *address;
+  if (!wait) {
+    before += snippet::Call(abi::kLogAccess, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))},
+                                             Arg{64, std::string(snippet::kAddr)}});
+    return absl::OkStatus();
+  }
+  const Operand& done = in.operands[0];
+  if (done.kind != Operand::Kind::kRegister || regs_.Lookup(done.text) != Type::kPred)
+    return Error(in, "waitComplete predicate expected");
+  after += snippet::Call(abi::kLogAccess, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))},
+                                           Arg{64, std::string(snippet::kAddr)}},
+                         {}, done.text);
   return absl::OkStatus();
 }
 
@@ -489,6 +544,10 @@ absl::Status FunctionRewriter::Run() {
       case Action::kBarrier:
         ++stats_.barriers;
         before = Barrier(*in, i);
+        break;
+      case Action::kMbarrier:
+        ++stats_.accesses;
+        if (auto st = Mbarrier(*in, i, before, after); !st.ok()) return st;
         break;
       case Action::kWarpSync:
         ++stats_.warp_syncs;

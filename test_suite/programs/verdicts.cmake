@@ -45,14 +45,13 @@ if(TARGET barracuda_gpu)
       --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55 --jobs 2 --quiet
       --barracuda-arg=--backend=gpu --barracuda-arg=--gpu-runtime=emulator
       "--skip=clusters/cluster_dsmem_block_sync_only_racy: the logger attributes a neighbour CTA's shared memory (DSMEM) to the calling CTA"
-      # The GPU backend does not log cp.async, mbarrier, wmma or ldmatrix yet
+      # The GPU backend does not log cp.async, wmma or ldmatrix yet
       # (gpu_agent/README.md "Not covered"; issue 19 item 3).
       "--skip=async_copy/cg_memcpy_async_sync_only_racy: cp.async is not logged on the GPU backend"
       "--skip=async_copy/double_buffer_wait_prior_racy: cp.async is not logged on the GPU backend"
       "--skip=async_copy/pipeline_missing_consumer_wait_racy: cp.async is not logged on the GPU backend"
       "--skip=mbarrier/barrier_memcpy_async_sync_only_racy: cp.async is not logged on the GPU backend"
       "--skip=mbarrier/bulk_copy_read_before_wait_racy: cp.async.bulk is not logged on the GPU backend"
-      "--skip=mbarrier/producer_arrive_after_writes_ok: mbarrier arrive/wait are not logged on the GPU backend"
       "--skip=tensor_cores/mma_ldmatrix_no_sync_racy: ldmatrix is not logged on the GPU backend"
       "--skip=tensor_cores/wmma_tile_two_warps_racy: wmma.store is not logged on the GPU backend")
   set_tests_properties("suite: gpu backend on the emulator" PROPERTIES LABELS "suite;gpu_emulated" TIMEOUT 600
