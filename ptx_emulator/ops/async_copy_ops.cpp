@@ -39,15 +39,7 @@ constexpr uint64_t kSrcSizeOperand = 1, kIgnoreSrcOperand = 2;
 
 protocol::Record AsyncRecord(const Inst& inst, const WarpCtx& ctx, protocol::Op op, protocol::Space space,
                              uint32_t size, uint32_t mask) {
-  protocol::Record r{};
-  r.header.op = static_cast<uint8_t>(op);
-  r.header.flags = protocol::kFlagAsync;
-  r.header.access_size = static_cast<uint8_t>(size);
-  r.header.space_scope = protocol::PackSpaceScope(space, protocol::Scope::kNone);
-  r.header.active_mask = mask;
-  r.header.warp_id = ctx.warp_global;
-  r.header.site_id = inst.site;
-  return r;
+  return mem::MakeRecord(inst, ctx, mask, space, size, op, protocol::kFlagAsync, protocol::Scope::kNone);
 }
 
 void CpAsync(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
@@ -134,10 +126,8 @@ void CommitGroup(const Inst&, WarpCtx& ctx, uint32_t exec) {
 void EmitObserved(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   if (ctx.tracer == nullptr) return;
   AsyncCopies& state = *ctx.async;
-  protocol::Record r{};
-  r.header.op = static_cast<uint8_t>(protocol::Op::kAsyncWait);
-  r.header.warp_id = ctx.warp_global;
-  r.header.site_id = inst.site;
+  protocol::Record r =
+      mem::MakeRecord(inst, ctx, 0, protocol::Space::kGlobal, 0, protocol::Op::kAsyncWait, 0, protocol::Scope::kNone);
   ForLanes(exec, [&](uint32_t l) {
     LaneAsyncCopies& lane = state.lane[l];
     if (lane.completed <= lane.observed) return;

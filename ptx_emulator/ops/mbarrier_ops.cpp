@@ -91,14 +91,7 @@ bool ResolveObjects(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& a
 void EmitObjectRecord(const Inst& inst, WarpCtx& ctx, uint32_t mask, const uint64_t* log, protocol::Op op,
                       uint8_t flags, protocol::Scope scope, bool stamp) {
   if (ctx.tracer == nullptr || mask == 0) return;
-  protocol::Record r{};
-  r.header.op = static_cast<uint8_t>(op);
-  r.header.flags = flags;
-  r.header.access_size = 8;
-  r.header.space_scope = protocol::PackSpaceScope(protocol::Space::kShared, scope);
-  r.header.active_mask = mask;
-  r.header.warp_id = ctx.warp_global;
-  r.header.site_id = inst.site;
+  protocol::Record r = mem::MakeRecord(inst, ctx, mask, protocol::Space::kShared, 8, op, flags, scope);
   for (uint32_t m = mask; m; m &= m - 1) r.addr[Lane(m)] = log[Lane(m)];
   if (stamp) r.stamp = ctx.tracer->Stamp();
   ctx.tracer->Emit(r);

@@ -169,11 +169,17 @@ std::mutex& ReleaseMutex() {
 
 protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask, protocol::Space space,
                             uint32_t access_size) {
+  return MakeRecord(inst, ctx, mask, space, access_size, static_cast<protocol::Op>(AccessOp(inst.aux)),
+                    AccessFlags(inst.aux), static_cast<protocol::Scope>(AccessScope(inst.aux)));
+}
+
+protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask, protocol::Space space,
+                            uint32_t access_size, protocol::Op op, uint8_t flags, protocol::Scope scope) {
   protocol::Record r{};
-  r.header.op = AccessOp(inst.aux);
-  r.header.flags = AccessFlags(inst.aux);
+  r.header.op = static_cast<uint8_t>(op);
+  r.header.flags = flags;
   r.header.access_size = static_cast<uint8_t>(access_size);
-  r.header.space_scope = protocol::PackSpaceScope(space, static_cast<protocol::Scope>(AccessScope(inst.aux)));
+  r.header.space_scope = protocol::PackSpaceScope(space, scope);
   r.header.active_mask = mask;
   r.header.warp_id = ctx.warp_global;
   r.header.site_id = inst.site;

@@ -204,6 +204,10 @@ struct LaneAccesses {
 // A record header for a memory access by `mask` lanes in `space`.
 protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask, protocol::Space space,
                             uint32_t access_size);
+// The same with the operation, flags and scope given (instructions whose
+// record is not the decoder's access classification: cp.async, mbarrier).
+protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask, protocol::Space space,
+                            uint32_t access_size, protocol::Op op, uint8_t flags, protocol::Scope scope);
 
 // The selector error for an instruction form the family does not implement:
 // Unimplemented("<opcode with modifiers>: <what>").
