@@ -74,6 +74,24 @@ void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t add
                 " (a " + std::to_string(size) + "-byte access needs " + std::to_string(size) + "-byte alignment)");
 }
 
+namespace {
+// Byte `addr` of the kernel's parameter buffer (read-only).
+uint8_t* KernelParam(WarpCtx& ctx, const Inst& inst, Space space, uint32_t lane, uint64_t addr, uint32_t size,
+                     bool write, Where& where, uint64_t& log) {
+  if (write) {
+    RaiseIllegal(ctx, inst, space, lane, addr, size, "kernel parameters are read-only");
+    return nullptr;
+  }
+  if (!Within(addr, size, ctx.param_bytes)) {
+    RaiseIllegal(ctx, inst, space, lane, addr, size, "outside the kernel parameter buffer");
+    return nullptr;
+  }
+  where = Where::kParam;
+  log = addr;
+  return const_cast<uint8_t*>(ctx.param_base) + addr;
+}
+}  // namespace
+
 uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32_t lane, uint64_t addr,
                  uint32_t size, bool write, Where& where, uint64_t& log) {
   addr = SpaceAddress(space, addr);
@@ -110,17 +128,7 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
       // Kernel parameters live in the parameter buffer; .param variables of a
       // function body (call arguments) in the frame, i.e. the local window.
       if (!frame && (ctx.function == nullptr || ctx.function->is_entry)) {
-        if (write) {
-          RaiseIllegal(ctx, inst, space, lane, addr, size, "kernel parameters are read-only");
-          return nullptr;
-        }
-        if (!Within(addr, size, ctx.param_bytes)) {
-          RaiseIllegal(ctx, inst, space, lane, addr, size, "outside the kernel parameter buffer");
-          return nullptr;
-        }
-        where = Where::kParam;
-        log = addr;
-        return const_cast<uint8_t*>(ctx.param_base) + addr;
+        return KernelParam(ctx, inst, space, lane, addr, size, write, where, log);
       }
       [[fallthrough]];
     case Space::kLocal:
@@ -152,7 +160,9 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
       }
       const uint64_t param = reinterpret_cast<uintptr_t>(ctx.param_base);
       if (ctx.param_base != nullptr && addr - param < ctx.param_bytes) {
-        return Resolve(ctx, inst, Space::kParam, false, lane, addr - param, size, write, where, log);
+        // The kernel's parameter buffer, also from a called function (a -G
+        // build passes &param through calls): never the callee's frame.
+        return KernelParam(ctx, inst, space, lane, addr - param, size, write, where, log);
       }
       RaiseIllegal(ctx, inst, space, lane, addr, size,
                    addr == 0 ? "null pointer" : "not in any state space (no allocation, shared or local window)");

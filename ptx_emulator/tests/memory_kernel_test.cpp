@@ -476,6 +476,46 @@ TEST_CASE("local memory through frame symbols and generic pointers", "[memory][e
   for (uint32_t t = 0; t < 64; ++t) CHECK(got[t] == 2 * t + 100);
 }
 
+// A -G build takes the generic address of a kernel parameter (cvta.param; a
+// __grid_constant__ CUtensorMap) and passes it to a called function, which
+// reads through it: the kernel's parameter buffer, never the callee's frame
+// (whose .param variables live in the local window).
+TEST_CASE("a generic kernel-parameter address read in a called function", "[memory][e2e]") {
+  const std::string prelude = R"(
+.func (.param .b32 r) read_word(.param .b64 p)
+{
+  .local .align 4 .b8 pad[64];
+  .reg .b32 %q<4>;
+  .reg .b64 %rq<4>;
+  mov.u32 %q1, 77;
+  st.local.u32 [pad], %q1;
+  ld.param.u64 %rq1, [p];
+  ld.u32 %q2, [%rq1+16];
+  st.param.b32 [r], %q2;
+  ret;
+}
+)";
+  KernelRunner r(WrapKernel("k", ".param .u64 k_out, .param .u64 k_pad, .param .u32 k_val", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  mov.u64 %rd1, k_out;
+  cvta.param.u64 %rd2, %rd1;
+  {
+  .param .b64 a;
+  .param .b32 v;
+  st.param.b64 [a], %rd2;
+  call.uni (v), read_word, (a);
+  ld.param.b32 %r1, [v];
+  }
+  ld.param.u64 %rd3, [k_out];
+  st.global.u32 [%rd3], %r1;
+  ret;
+)", "sm_75", prelude));
+  auto out = r.Alloc<uint32_t>(1);
+  REQUIRE(r.Launch("k", {1, 1, 1}, {1, 1, 1}, out.device, uint64_t{0}, uint32_t{4242}).ok());
+  CHECK(r.Read(out)[0] == 4242);
+}
+
 // CUB's decoupled look-back packs {status, value} in one 8- or 16-byte word
 // (st/ld.relaxed.gpu.v2) and relies on the GPU's single-copy atomicity of an
 // aligned vector; element-wise host accesses gave torn reads and wrong
