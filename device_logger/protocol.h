@@ -80,6 +80,11 @@ enum Flag : uint8_t {
                              // mbarrier triggered by the completion of the lane's copies
                              // (cp.async.mbarrier.arrive): it also releases every async
                              // record of the lane so far (SEMANTICS.md "Asynchronous copies")
+  kFlagAsyncProxy = 1u << 7,  // kRead / kWrite with kFlagAsync: the copy is done in the async
+                              // proxy (cp{.reduce}.async.bulk, TMA): a generic-proxy write is
+                              // ordered before it only through a proxy fence.
+                              // kFence: fence.proxy.async (proxy ordering only, no memory
+                              // ordering; SEMANTICS.md "Proxies")
 };
 
 struct RecordHeader {

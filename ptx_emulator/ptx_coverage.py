@@ -22,8 +22,9 @@ README = HERE / 'README.md'
 # error naming the form: the launch fails with cudaErrorNotSupported and the
 # run is incomplete), and why some opcodes are not implemented at all.
 NOTES = {
-    'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx, cp.async.bulk.prefetch; not cp.async.bulk.tensor (TMA), multicast, shared-to-global bulk groups, cp.reduce.async.bulk',
+    'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group); not TMA im2col/gather4/scatter4, multicast, cp.reduce.async.bulk',
     'mbarrier': 'all operations, CTA and cluster scope',
+    'fence': 'fence.proxy.async orders proxies only (a proxy-fence record); other fence.proxy kinds act as fences',
     'wmma': 'f16/bf16/tf32/s8/u8/f64 shapes; not .s4/.u4/.b1',
     'mma': 'm8n8k4, m16n8k8, m16n8k16, m16n8k4, m16n8k32, m8n8k16 (f16, bf16, tf32, s8/u8, f64); not mma.sp, fp8/fp6/fp4, block scale',
     'ldmatrix': 'm8n8 .x1/.x2/.x4 [.trans] .b16; not .m16n16/.m8n16/.b8',
@@ -34,7 +35,7 @@ NOTES = {
     'prefetch': 'no-op', 'prefetchu': 'no-op', 'applypriority': 'no-op', 'discard': 'no-op',
     'wgmma': 'not implemented (sm_90a warpgroup MMA)',
     'tcgen05': 'not implemented (sm_100a)',
-    'tensormap': 'not implemented (TMA descriptors)',
+    'tensormap': 'not implemented (tensormap.replace; maps come from cuTensorMapEncodeTiled)',
     'tex': 'not implemented (textures)', 'tld4': 'not implemented (textures)', 'txq': 'not implemented (textures)',
     'suld': 'not implemented (surfaces)', 'sust': 'not implemented (surfaces)', 'sured': 'not implemented (surfaces)',
     'suq': 'not implemented (surfaces)', 'istypep': 'not implemented (texture/surface types)',

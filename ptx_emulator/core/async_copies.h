@@ -1,5 +1,6 @@
 // The asynchronous copies (cp.async) a warp's lanes have issued and not yet
-// completed, per lane, in issue order, with their cp.async-groups.
+// completed, per lane, in issue order, with their cp.async-groups; and the
+// lanes' bulk async-groups (cp.async.bulk ... .bulk_group, ops/bulk_copy.h).
 //
 // The emulator reads a copy's source when it is issued and writes its
 // destination (shared memory) only when the copy completes: when the lane
@@ -15,6 +16,7 @@
 #ifndef BARRACUDA_PTX_EMULATOR_CORE_ASYNC_COPIES_H_
 #define BARRACUDA_PTX_EMULATOR_CORE_ASYNC_COPIES_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -29,12 +31,42 @@ struct PendingCopy {
   uint32_t records = 0;    // the lane's async record count once this copy's records were emitted
 };
 
+// A bulk async-group: the lane's async record counts at which its copies'
+// source reads and all its records end (0: none). Bulk copies are done at
+// issue, so a group only waits to be observed.
+struct BulkGroup {
+  uint32_t reads_end = 0;
+  uint32_t end = 0;
+};
+
 struct LaneAsyncCopies {
   std::vector<PendingCopy> pending;  // issue order, so also group order
   uint32_t committed = 0;            // commit_group calls
   uint32_t records = 0;
   uint32_t completed = 0;
   uint32_t observed = 0;
+  std::vector<BulkGroup> bulk_groups;  // committed, not yet waited for (without .read), oldest first
+  BulkGroup bulk_open;                 // the bulk copies not yet committed
+
+  void CommitBulkGroup() {
+    bulk_groups.push_back(bulk_open);
+    bulk_open = BulkGroup{};
+  }
+  // cp.async.bulk.wait_group{.read} `newest`: the record count the lane now
+  // knows complete (the groups but the `newest` most recent; their reads
+  // only with `reads_only`, which keeps the groups for a later full wait).
+  // Records are numbered in issue order, so a group's reads_end also covers
+  // the writes of its earlier copies: with .read those are taken as observed
+  // too (a documented approximation, ptx_emulator/README.md).
+  uint32_t WaitBulkGroups(uint32_t newest, bool reads_only) {
+    if (bulk_groups.size() <= newest) return 0;
+    const size_t done = bulk_groups.size() - newest;
+    uint32_t target = 0;
+    for (size_t i = 0; i < done; ++i)
+      target = std::max(target, reads_only ? bulk_groups[i].reads_end : bulk_groups[i].end);
+    if (!reads_only) bulk_groups.erase(bulk_groups.begin(), bulk_groups.begin() + static_cast<std::ptrdiff_t>(done));
+    return target;
+  }
 
   // Completes the copies of groups below `group_limit` (all with ~0u): writes
   // their destinations in issue order. Single-byte relaxed atomic stores, as

@@ -77,7 +77,8 @@ struct Opnd {
     kPredPair,  // setp d|q: `index` = first slot, `index2` = second (kNoPred for `_`)
     kVector,    // { a, b, ... }: `count` refs at Function::vector_refs[index ...]
                 // (a `_` element is kSinkSlot, a scratch register)
-    kAddress,   // [base + offset]; see AddrBase
+    kAddress,   // [base + offset]; see AddrBase. [tensorMap, {c0, ...}] (cp.async.bulk.tensor)
+                // also has `count` coordinate refs at Function::vector_refs[index ...]
     kLabel,     // branch target: `index` = pc in the function
     kFunction,  // direct call target / function symbol: `index` = Program function index
     kSink,      // `_` as a whole operand

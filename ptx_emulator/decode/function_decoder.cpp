@@ -407,6 +407,19 @@ absl::StatusOr<Opnd> Decoder::DecodeOperand(const Operand& o, size_t position, c
       r.ref = RegisterRef(kScratchSlot);
       return r;
     case Operand::Kind::kAddress:
+      // [tensorMap, {c0, ...}] of cp.async.bulk.tensor: the base address, with
+      // the coordinates as a vector (Opnd::kAddress count/index).
+      if (ir.op == ptx::Opcode::kCp && o.elements.size() == 2 && o.elements[1].kind == Operand::Kind::kVector) {
+        Operand base = o;
+        base.elements.resize(1);
+        auto a = DecodeAddress(base, ir);
+        if (!a.ok()) return a.status();
+        auto coords = DecodeOperand(o.elements[1], position, ir, inst);
+        if (!coords.ok()) return coords.status();
+        a->index = coords->index;
+        a->count = coords->count;
+        return a;
+      }
       return DecodeAddress(o, ir);
     case Operand::Kind::kVector: {
       if (o.elements.size() > 255) return Error(ir.pos.line, "vector operand too long");

@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "ptx_emulator/core/handlers.h"
+#include "ptx_emulator/ops/bulk_copy.h"
 #include "ptx_emulator/core/phase_store_buffer.h"
 #include "ptx_emulator/ops/mbarrier_ops.h"
 #include "ptx_emulator/ops/mbarrier_state.h"
@@ -124,18 +125,9 @@ void CommitGroup(const Inst&, WarpCtx& ctx, uint32_t exec) {
 
 // The lanes tell the detector which of their copies they have now observed.
 void EmitObserved(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
-  if (ctx.tracer == nullptr) return;
-  AsyncCopies& state = *ctx.async;
-  protocol::Record r =
-      mem::MakeRecord(inst, ctx, 0, protocol::Space::kGlobal, 0, protocol::Op::kAsyncWait, 0, protocol::Scope::kNone);
-  ForLanes(exec, [&](uint32_t l) {
-    LaneAsyncCopies& lane = state.lane[l];
-    if (lane.completed <= lane.observed) return;
-    lane.observed = lane.completed;
-    r.header.active_mask |= 1u << l;
-    r.addr[l] = lane.completed;
-  });
-  if (r.header.active_mask != 0) ctx.tracer->Emit(r);
+  uint32_t target[kLanes] = {};
+  ForLanes(exec, [&](uint32_t l) { target[l] = ctx.async->lane[l].completed; });
+  bulk::EmitObserved(inst, ctx, exec, target);
 }
 
 // cp.async.wait_group N (inst.imm = N) / wait_all (inst.aux = 1).
@@ -177,89 +169,6 @@ void MbarrierArrive(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   run();
 }
 
-// cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
-// [dst], [src], size, [mbar]{, policy}: `size` bytes (a multiple of 16,
-// both addresses 16-aligned) from global to shared memory, then a
-// complete-tx of `size` on the mbarrier. The emulator copies at issue (a
-// fast copy, as the ISA allows) and completes the transaction at once; the
-// copy's accesses are the lane's async records (16 bytes each) and the
-// complete-tx releases them (kRelease with kFlagAsync) to whoever waits for
-// the phase. A lane's later cp.async.wait_* does not wait for bulk copies,
-// so they do not raise its `completed` count.
-void BulkCopyToShared(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
-  const mem::AddressOperand dst = mem::MakeAddress(inst.ops[0], ctx);
-  const mem::AddressOperand src = mem::MakeAddress(inst.ops[1], ctx);
-  const uint64_t* size = ctx.Src(inst.ops[2].ref);
-  uint8_t* dptr[kLanes];
-  uint8_t* sptr[kLanes];
-  uint64_t dlog[kLanes], slog[kLanes];
-  bool ok = true;
-  ForLanes(exec, [&](uint32_t l) {
-    if (!ok) return;
-    const uint64_t d = mem::SpaceAddress(Space::kShared, dst.At(l)), s = src.At(l);
-    const uint32_t n = static_cast<uint32_t>(size[l]);
-    if (n == 0 || n % 16 != 0 || (d & 15) != 0 || (s & 15) != 0) {
-      ctx.Raise(FaultKind::kMisalignedAddress, inst, l, (d & 15) != 0 ? d : s,
-                "cp.async.bulk needs 16-byte aligned addresses and a size that is a non-zero multiple of 16 (" +
-                    mem::InstText(inst) + ")");
-      ok = false;
-      return;
-    }
-    Where where;
-    dptr[l] = mem::Resolve(ctx, inst, Space::kShared, false, l, d, n, true, where, dlog[l]);
-    if (dptr[l] == nullptr) {
-      ok = false;
-      return;
-    }
-    sptr[l] = mem::Resolve(ctx, inst, Space::kGlobal, false, l, s, n, false, where, slog[l]);
-    if (sptr[l] == nullptr) ok = false;
-  });
-  if (!ok) return;
-  uint8_t* bar[kLanes];
-  uint64_t bar_log[kLanes];
-  if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[3], Space::kShared, bar, bar_log)) return;
-  AsyncCopies& state = State(ctx);
-  const bool trace = ctx.tracer != nullptr;
-  uint32_t most = 0;
-  ForLanes(exec, [&](uint32_t l) { most = std::max(most, static_cast<uint32_t>(size[l])); });
-  for (uint32_t off = 0; off < most; off += 16) {
-    uint32_t mask = 0;
-    ForLanes(exec, [&](uint32_t l) { mask |= static_cast<uint32_t>(off < size[l]) << l; });
-    uint8_t* from[kLanes];
-    ForLanes(mask, [&](uint32_t l) { from[l] = sptr[l] + off; });
-    if (ctx.store_buffer != nullptr) ctx.store_buffer->Redirect(from, mask, false);
-    ForLanes(mask, [&](uint32_t l) {
-      uint64_t lo, hi;
-      mem::Load16(from[l], lo, hi, std::memory_order_relaxed);
-      mem::Store16(dptr[l] + off, lo, hi, std::memory_order_relaxed);
-      if (trace) state.lane[l].records += 2;
-    });
-    if (!trace) continue;
-    protocol::Record r = AsyncRecord(inst, ctx, protocol::Op::kRead, protocol::Space::kGlobal, 16, mask);
-    protocol::Record w = AsyncRecord(inst, ctx, protocol::Op::kWrite, protocol::Space::kShared, 16, mask);
-    ForLanes(mask, [&](uint32_t l) {
-      r.addr[l] = slog[l] + off;
-      w.addr[l] = dlog[l] + off;
-    });
-    ctx.tracer->Emit(r);
-    ctx.tracer->Emit(w);
-  }
-  auto complete = [&] {
-    ForLanes(exec, [&](uint32_t l) { mbar::AtomicStep(bar[l], 0, false, -static_cast<int32_t>(size[l])); });
-  };
-  if (!trace) {
-    complete();
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
-  mbar::EmitObjectRecord(inst, ctx, exec, bar_log, protocol::Op::kRelease,
-                         protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync, protocol::Scope::kCta,
-                         true);
-  complete();
-}
-
-void Nothing(const Inst&, WarpCtx&, uint32_t) {}
-
 }  // namespace
 
 absl::StatusOr<bool> SelectAsyncCopyOp(const ptx::Instruction& ir, Inst& inst) {
@@ -267,22 +176,8 @@ absl::StatusOr<bool> SelectAsyncCopyOp(const ptx::Instruction& ir, Inst& inst) {
   if (ir.modifiers.empty() || ir.modifiers[0] != ".async")
     return mem::UnimplementedForm(ir, "only cp.async is implemented");
   if (ir.info.bulk || ir.HasModifier(".bulk")) {
-    if (ir.HasModifier(".prefetch")) {  // cp.async.bulk.prefetch[.tensor].L2: a cache hint
-      inst.fn = &Nothing;
-      return true;
-    }
-    const bool to_shared = ir.modifiers.size() > 2 &&
-                           (ir.modifiers[2] == ".shared::cluster" || ir.modifiers[2] == ".shared::cta");
-    if (ir.HasModifier(".tensor") || !to_shared || !ir.HasModifier(".global") ||
-        !ir.HasModifier(".mbarrier::complete_tx::bytes") || ir.HasModifier(".multicast::cluster"))
-      return mem::UnimplementedForm(
-          ir, "of the bulk asynchronous copies only cp.async.bulk.shared.global.mbarrier::complete_tx::bytes "
-              "(no TMA tensor copies, multicast, shared-to-global bulk groups or reductions) is implemented");
-    if (inst.num_ops < 4 || inst.ops[0].kind != Opnd::Kind::kAddress || inst.ops[1].kind != Opnd::Kind::kAddress ||
-        inst.ops[2].kind != Opnd::Kind::kValue || inst.ops[3].kind != Opnd::Kind::kAddress)
-      return mem::UnimplementedForm(ir, "[dst], [src], size, [mbar] expected");
-    inst.fn = &BulkCopyToShared;
-    return true;
+    if (ir.HasModifier(".tensor") && !ir.HasModifier(".prefetch")) return SelectTensorCopyOp(ir, inst);
+    return SelectBulkCopyOp(ir, inst);
   }
   if (ir.HasModifier(".commit_group")) {
     inst.fn = &CommitGroup;

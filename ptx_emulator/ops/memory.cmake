@@ -8,6 +8,10 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/address_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/warp_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/async_copy_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bulk_copy_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bulk_copy_runs.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tensor_map.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tensor_map_copy_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mbarrier_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hint_ops.cpp)
 
@@ -17,6 +21,8 @@ barracuda_unit_test(emu_memory_tests
     ${CMAKE_CURRENT_LIST_DIR}/../tests/memory_warp_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/memory_kernel_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/async_copy_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/../tests/tensor_copy_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/../tests/bulk_copy_test.cpp
   LIBS barracuda_emu barracuda_ptx)
 
 if(BARRACUDA_BENCHMARKS)

@@ -399,7 +399,25 @@ void Fence(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   ctx.tracer->Emit(r);
 }
 
+// fence.proxy.async{.space} (and its uni-directional async::generic forms):
+// orders the lane's generic-proxy accesses before its later async-proxy ones
+// (bulk copies, TMA). No memory ordering between threads: a kFence record with
+// kFlagAsyncProxy, which the detector keeps apart from fences
+// (SEMANTICS.md "Proxies").
+void ProxyFence(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (ctx.tracer == nullptr || exec == 0) return;
+  ctx.tracer->Emit(mem::MakeRecord(inst, ctx, exec, protocol::Space::kGlobal, 0, protocol::Op::kFence,
+                                   protocol::kFlagAsyncProxy, protocol::Scope::kNone));
+}
+
 void NoOp(const Inst&, WarpCtx&, uint32_t) {}
+
+bool IsAsyncProxyFence(const ptx::Instruction& ir) {
+  if (!ir.info.proxy) return false;
+  for (const std::string& m : ir.modifiers)
+    if (m == ".async" || m.starts_with(".async::")) return true;
+  return false;
+}
 
 // ---------------------------------------------------------------- selection
 template <Space S>
@@ -488,7 +506,7 @@ absl::StatusOr<bool> SelectMemoryOp(const ptx::Instruction& ir, Inst& inst) {
       return SelectLoadStore(ir, inst);
     case ptx::Opcode::kFence:
     case ptx::Opcode::kMembar:
-      inst.fn = &Fence;
+      inst.fn = IsAsyncProxyFence(ir) ? &ProxyFence : &Fence;
       return true;
     case ptx::Opcode::kPrefetch:
     case ptx::Opcode::kPrefetchu:

@@ -280,6 +280,29 @@ TEST_CASE("parser: operands", "[parser]") {
     REQUIRE(i.operands[1].elements.size() == 2);
     CHECK(i.operands[1].elements[1].kind == Operand::Kind::kVector);
   }
+  SECTION("TMA tensor address [tensorMap, {coords}]") {
+    Instruction i = MustParseInstruction(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint "
+        "[%r1], [%rd2, {%r3, -4}], [%r5], %rd6");
+    REQUIRE(i.operands.size() == 4);
+    const Operand& t = i.operands[1];
+    CHECK(t.kind == Operand::Kind::kAddress);
+    REQUIRE(t.elements.size() == 2);
+    CHECK(t.elements[0].text == "%rd2");
+    REQUIRE(t.elements[1].kind == Operand::Kind::kVector);
+    REQUIRE(t.elements[1].elements.size() == 2);
+    CHECK(t.elements[1].elements[0].text == "%r3");
+    CHECK(t.elements[1].elements[1].value == -4);
+    CHECK(i.HasModifier(".tensor"));
+    CHECK(i.HasModifier(".2d"));
+    CHECK(i.HasModifier(".mbarrier::complete_tx::bytes"));
+    CHECK(i.HasModifier(".L2::cache_hint"));
+    Instruction st =
+        MustParseInstruction("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd1, {%r2}], [%r3]");
+    REQUIRE(st.operands.size() == 2);
+    REQUIRE(st.operands[0].elements.size() == 2);
+    CHECK(st.operands[0].elements[1].elements.size() == 1);
+  }
 }
 
 TEST_CASE("parser: plain (non-%) register names resolve via declarations", "[parser]") {

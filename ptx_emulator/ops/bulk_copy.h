@@ -1,0 +1,82 @@
+// What the bulk asynchronous copies (cp.async.bulk, and the TMA tensor copies
+// cp.async.bulk.tensor) share: one lane's contiguous transfer in the async
+// proxy with its records, the complete-tx on an mbarrier, the bulk
+// async-groups, and the kAsyncWait that tells the detector what a lane has
+// now observed (cp.async's waits use it too).
+//
+// The emulator performs a bulk copy at issue (a fast copy, which the ISA
+// allows): its bytes move at once and its complete-tx follows at once. What
+// is deferred is only what the issuing lane may assume: the detector sees the
+// copy as the lane's async records (protocol kFlagAsync | kFlagAsyncProxy)
+// until a wait or the mbarrier phase says they completed.
+#ifndef BARRACUDA_PTX_EMULATOR_OPS_BULK_COPY_H_
+#define BARRACUDA_PTX_EMULATOR_OPS_BULK_COPY_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "device_logger/protocol.h"
+#include "ptx_emulator/core/exec_form.h"
+#include "ptx_emulator/core/warp_context.h"
+#include "ptx_rewriter/ir.h"
+
+namespace barracuda::emu::bulk {
+
+// One side of a transfer: host pointer, record address, space.
+struct Span {
+  uint8_t* host = nullptr;
+  uint64_t log = 0;
+  protocol::Space space = protocol::Space::kGlobal;
+};
+
+// Copies `bytes` (a multiple of 16) from src to dst for `lane` now and, when
+// tracing, emits its records: per 16 bytes a kRead of src, then per 16 bytes
+// a kWrite of dst, each kFlagAsync | kFlagAsyncProxy and numbered in the
+// lane's async records. Reads come first so that a bulk wait_group.read can
+// name the reads without the writes.
+void Transfer(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, const Span& dst, uint32_t bytes);
+
+// Runs of any length and alignment (the TMA tensor copies' box rows, whose
+// in-bounds part need not be a multiple of 16 bytes; bulk_copy_runs.cpp).
+// Each works in pieces of 16, 8, 4, 2 or 1 bytes, the largest that the
+// addresses' alignment and what is left allow.
+// Move: copies `bytes` from src to dst for `lane` now, no records.
+void Move(WarpCtx& ctx, uint32_t lane, const Span& src, const Span& dst, uint32_t bytes);
+// EmitAccesses: when tracing, the records of `bytes` at `side` (op kRead or
+// kWrite, kFlagAsync | kFlagAsyncProxy), numbered in the lane's async records.
+void EmitAccesses(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& side, protocol::Op op,
+                  uint32_t bytes);
+// Fill: the zero-fill variant: writes `bytes` of elements of `element_bytes`
+// bytes (1, 2, 4 or 8) holding `element` (0: zeros) at dst now and, when
+// tracing, emits their write records only (there is no source).
+void Fill(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& dst, uint32_t bytes, uint32_t element_bytes,
+          uint64_t element);
+
+// complete_tx of bytes[l] bytes on lane l's mbarrier (bar/bar_log from
+// mbar::ResolveObjects), for the lanes of `exec`: a release of the lane's
+// async records so far (kRelease with kFlagAsync) to the phase's waiters.
+void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* bar, const uint64_t* bar_log,
+                const uint32_t* bytes);
+
+// A bulk async-group copy of `lane` was issued (cp.async.bulk ... .bulk_group):
+// its reads end at the lane's async record `reads_end`, its writes at the
+// lane's current count.
+void NoteGroupCopy(WarpCtx& ctx, uint32_t lane, uint32_t reads_end);
+
+// The lanes of `exec` now know that their first target[l] async records are
+// complete: a kAsyncWait record for the lanes whose count grew.
+void EmitObserved(const Inst& inst, WarpCtx& ctx, uint32_t exec, const uint32_t* target);
+
+}  // namespace barracuda::emu::bulk
+
+namespace barracuda::emu {
+// cp.async.bulk{.commit_group, .wait_group[.read], .prefetch} and the bulk
+// copies other than TMA (called by SelectAsyncCopyOp for cp.async.bulk forms
+// without .tensor).
+absl::StatusOr<bool> SelectBulkCopyOp(const ptx::Instruction& ir, Inst& inst);
+// cp.async.bulk.tensor (TMA) copies other than the prefetch (called by
+// SelectAsyncCopyOp; tensor_map_copy_ops.cpp).
+absl::StatusOr<bool> SelectTensorCopyOp(const ptx::Instruction& ir, Inst& inst);
+}  // namespace barracuda::emu
+
+#endif  // BARRACUDA_PTX_EMULATOR_OPS_BULK_COPY_H_

@@ -1,0 +1,227 @@
+// Bulk asynchronous copies other than TMA (PTX ISA "cp.async.bulk"), in the
+// async proxy:
+//   cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
+//       [dst], [src], size, [mbar]{, policy}    global -> shared, mbarrier completion
+//   cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}
+//       [dst], [src], size{, policy}             shared -> global, bulk async-group
+//   cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N
+//   cp.async.bulk.prefetch.L2 (a cache hint: nothing)
+// The shared pieces (bulk_copy.h) serve the TMA copies too.
+#include "ptx_emulator/ops/bulk_copy.h"
+
+#include <algorithm>
+
+#include "ptx_emulator/core/async_copies.h"
+#include "ptx_emulator/core/handlers.h"
+#include "ptx_emulator/core/phase_store_buffer.h"
+#include "ptx_emulator/ops/mbarrier_ops.h"
+#include "ptx_emulator/ops/mbarrier_state.h"
+#include "ptx_emulator/ops/mem_access.h"
+
+namespace barracuda::emu {
+namespace bulk {
+
+namespace {
+AsyncCopies& State(WarpCtx& ctx) {
+  if (!ctx.async) ctx.async = std::make_unique<AsyncCopies>();
+  return *ctx.async;
+}
+constexpr uint8_t kProxyFlags = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
+}  // namespace
+
+void Transfer(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, const Span& dst, uint32_t bytes) {
+  LaneAsyncCopies& state = State(ctx).lane[lane];
+  const bool trace = ctx.tracer != nullptr;
+  for (uint32_t off = 0; off < bytes; off += 16) {
+    uint8_t* from[kLanes];
+    from[lane] = src.host + off;
+    // Deterministic rounds: the slot's own buffered stores are what it reads.
+    if (ctx.store_buffer != nullptr && src.space == protocol::Space::kGlobal)
+      ctx.store_buffer->Redirect(from, 1u << lane, false);
+    uint64_t lo, hi;
+    mem::Load16(from[lane], lo, hi, std::memory_order_relaxed);
+    mem::Store16(dst.host + off, lo, hi, std::memory_order_relaxed);
+  }
+  if (!trace) return;
+  for (const auto& [side, op] : {std::pair{&src, protocol::Op::kRead}, std::pair{&dst, protocol::Op::kWrite}}) {
+    for (uint32_t off = 0; off < bytes; off += 16) {
+      protocol::Record r =
+          mem::MakeRecord(inst, ctx, 1u << lane, side->space, 16, op, kProxyFlags, protocol::Scope::kNone);
+      r.addr[lane] = side->log + off;
+      ++state.records;
+      ctx.tracer->Emit(r);
+    }
+  }
+}
+
+void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* bar, const uint64_t* bar_log,
+                const uint32_t* bytes) {
+  auto complete = [&] {
+    mem::ForLanes(exec, [&](uint32_t l) { mbar::AtomicStep(bar[l], 0, false, -static_cast<int32_t>(bytes[l])); });
+  };
+  if (ctx.tracer == nullptr) {
+    complete();
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
+  mbar::EmitObjectRecord(inst, ctx, exec, bar_log, protocol::Op::kRelease,
+                         protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync, protocol::Scope::kCta,
+                         true);
+  complete();
+}
+
+void NoteGroupCopy(WarpCtx& ctx, uint32_t lane, uint32_t reads_end) {
+  LaneAsyncCopies& state = State(ctx).lane[lane];
+  state.bulk_open.reads_end = std::max(state.bulk_open.reads_end, reads_end);
+  state.bulk_open.end = state.records;
+}
+
+void EmitObserved(const Inst& inst, WarpCtx& ctx, uint32_t exec, const uint32_t* target) {
+  if (ctx.tracer == nullptr || !ctx.async) return;
+  protocol::Record r =
+      mem::MakeRecord(inst, ctx, 0, protocol::Space::kGlobal, 0, protocol::Op::kAsyncWait, 0, protocol::Scope::kNone);
+  mem::ForLanes(exec, [&](uint32_t l) {
+    LaneAsyncCopies& lane = ctx.async->lane[l];
+    if (target[l] <= lane.observed) return;
+    lane.observed = target[l];
+    r.header.active_mask |= 1u << l;
+    r.addr[l] = target[l];
+  });
+  if (r.header.active_mask != 0) ctx.tracer->Emit(r);
+}
+
+}  // namespace bulk
+
+namespace {
+
+using mem::ForLanes;
+using mem::Space;
+using mem::Where;
+
+// Per lane: the host pointers and record addresses of [dst] and [src] for
+// `size[l]` bytes (a non-zero multiple of 16, both 16-aligned); false after a fault.
+bool ResolveSpans(const Inst& inst, WarpCtx& ctx, uint32_t exec, Space dst_space, Space src_space,
+                  const uint64_t* size, bulk::Span* dst, bulk::Span* src) {
+  const mem::AddressOperand d_op = mem::MakeAddress(inst.ops[0], ctx);
+  const mem::AddressOperand s_op = mem::MakeAddress(inst.ops[1], ctx);
+  bool ok = true;
+  ForLanes(exec, [&](uint32_t l) {
+    if (!ok) return;
+    const uint64_t d = mem::SpaceAddress(dst_space, d_op.At(l)), s = mem::SpaceAddress(src_space, s_op.At(l));
+    const uint32_t n = static_cast<uint32_t>(size[l]);
+    if (n == 0 || n % 16 != 0 || (d & 15) != 0 || (s & 15) != 0) {
+      ctx.Raise(FaultKind::kMisalignedAddress, inst, l, (d & 15) != 0 ? d : s,
+                "cp.async.bulk needs 16-byte aligned addresses and a size that is a non-zero multiple of 16 (" +
+                    mem::InstText(inst) + ")");
+      ok = false;
+      return;
+    }
+    Where where;
+    dst[l].host = mem::Resolve(ctx, inst, dst_space, false, l, d, n, true, where, dst[l].log);
+    dst[l].space = dst_space == Space::kShared ? protocol::Space::kShared : protocol::Space::kGlobal;
+    if (dst[l].host == nullptr) {
+      ok = false;
+      return;
+    }
+    src[l].host = mem::Resolve(ctx, inst, src_space, false, l, s, n, false, where, src[l].log);
+    src[l].space = src_space == Space::kShared ? protocol::Space::kShared : protocol::Space::kGlobal;
+    if (src[l].host == nullptr) ok = false;
+  });
+  return ok;
+}
+
+// Global -> shared with mbarrier completion: the copy, then complete-tx of its
+// size, which releases the copy's records to whoever waits for the phase.
+void CopyToShared(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* size = ctx.Src(inst.ops[2].ref);
+  bulk::Span dst[kLanes], src[kLanes];
+  if (!ResolveSpans(inst, ctx, exec, Space::kShared, Space::kGlobal, size, dst, src)) return;
+  uint8_t* bar[kLanes];
+  uint64_t bar_log[kLanes];
+  if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[3], Space::kShared, bar, bar_log)) return;
+  uint32_t bytes[kLanes];
+  ForLanes(exec, [&](uint32_t l) {
+    bytes[l] = static_cast<uint32_t>(size[l]);
+    bulk::Transfer(inst, ctx, l, src[l], dst[l], bytes[l]);
+  });
+  bulk::CompleteTx(inst, ctx, exec, bar, bar_log, bytes);
+}
+
+// Shared -> global in the lane's open bulk async-group.
+void CopyToGlobal(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* size = ctx.Src(inst.ops[2].ref);
+  bulk::Span dst[kLanes], src[kLanes];
+  if (!ResolveSpans(inst, ctx, exec, Space::kGlobal, Space::kShared, size, dst, src)) return;
+  ForLanes(exec, [&](uint32_t l) {
+    const uint32_t n = static_cast<uint32_t>(size[l]);
+    bulk::Transfer(inst, ctx, l, src[l], dst[l], n);
+    const uint32_t records = ctx.async->lane[l].records;
+    bulk::NoteGroupCopy(ctx, l, records - (ctx.tracer != nullptr ? n / 16 : 0));
+  });
+}
+
+void CommitBulkGroup(const Inst&, WarpCtx& ctx, uint32_t exec) {
+  if (!ctx.async) ctx.async = std::make_unique<AsyncCopies>();
+  ForLanes(exec, [&](uint32_t l) { ctx.async->lane[l].CommitBulkGroup(); });
+}
+
+// cp.async.bulk.wait_group{.read} N (inst.imm = N, inst.aux = 1 for .read):
+// every bulk async-group but the N most recent has completed (its reads, with
+// .read). The emulator's copies are long done; the lane now knows it.
+void WaitBulkGroup(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (!ctx.async) return;  // nothing was ever issued
+  const bool reads_only = inst.aux == 1;
+  uint32_t target[kLanes] = {};
+  ForLanes(exec, [&](uint32_t l) {
+    target[l] = ctx.async->lane[l].WaitBulkGroups(static_cast<uint32_t>(inst.imm), reads_only);
+  });
+  bulk::EmitObserved(inst, ctx, exec, target);
+}
+
+void Nothing(const Inst&, WarpCtx&, uint32_t) {}
+
+}  // namespace
+
+absl::StatusOr<bool> SelectBulkCopyOp(const ptx::Instruction& ir, Inst& inst) {
+  if (ir.HasModifier(".prefetch")) {  // cp.async.bulk.prefetch[.tensor].L2: a cache hint
+    inst.fn = &Nothing;
+    return true;
+  }
+  if (ir.HasModifier(".commit_group")) {
+    inst.fn = &CommitBulkGroup;
+    return true;
+  }
+  if (ir.HasModifier(".wait_group")) {
+    if (ir.operands.size() != 1 || ir.operands[0].kind != ptx::Operand::Kind::kImmediate)
+      return mem::UnimplementedForm(ir, "wait_group takes an integer constant");
+    inst.fn = &WaitBulkGroup;
+    inst.aux = ir.HasModifier(".read") ? 1 : 0;
+    inst.imm = static_cast<uint64_t>(ir.operands[0].value);
+    return true;
+  }
+  const bool from_global = ir.modifiers.size() > 3 && ir.modifiers[3] == ".global";
+  const bool to_shared = ir.modifiers.size() > 2 &&
+                         (ir.modifiers[2] == ".shared::cluster" || ir.modifiers[2] == ".shared::cta");
+  const bool to_global = ir.modifiers.size() > 3 && ir.modifiers[2] == ".global" && ir.modifiers[3] == ".shared::cta";
+  if (to_shared && from_global && ir.HasModifier(".mbarrier::complete_tx::bytes") &&
+      !ir.HasModifier(".multicast::cluster")) {
+    if (inst.num_ops < 4 || inst.ops[0].kind != Opnd::Kind::kAddress || inst.ops[1].kind != Opnd::Kind::kAddress ||
+        inst.ops[2].kind != Opnd::Kind::kValue || inst.ops[3].kind != Opnd::Kind::kAddress)
+      return mem::UnimplementedForm(ir, "[dst], [src], size, [mbar] expected");
+    inst.fn = &CopyToShared;
+    return true;
+  }
+  if (to_global && ir.HasModifier(".bulk_group") && !ir.HasModifier(".cp_mask")) {
+    if (inst.num_ops < 3 || inst.ops[0].kind != Opnd::Kind::kAddress || inst.ops[1].kind != Opnd::Kind::kAddress ||
+        inst.ops[2].kind != Opnd::Kind::kValue)
+      return mem::UnimplementedForm(ir, "[dst], [src], size expected");
+    inst.fn = &CopyToGlobal;
+    return true;
+  }
+  return mem::UnimplementedForm(
+      ir, "of the bulk asynchronous copies only global-to-shared with mbarrier::complete_tx::bytes and "
+          "shared::cta-to-global with bulk_group are implemented (no multicast, shared::cluster-to-shared::cta, "
+          "byte masks or reductions)");
+}
+
+}  // namespace barracuda::emu

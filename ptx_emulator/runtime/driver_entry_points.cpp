@@ -1,0 +1,114 @@
+// cudaGetDriverEntryPoint{,ByVersion}{,_ptsz}: the driver functions a
+// program may fetch through the runtime. The emulator has no CUDA driver, so
+// the table holds the emulator's own implementations: the TMA tensor-map
+// functions (cuTensorMapEncodeTiled, cuTensorMapReplaceAddress), whose maps
+// only the emulator's cp.async.bulk.tensor understands (ops/tensor_map.h).
+// Every other symbol is answered as the real runtime answers an unknown one:
+// cudaSuccess, a null pointer and cudaDriverEntryPointSymbolNotFound.
+#include <cstring>
+
+#include <cuda.h>
+
+#include "ptx_emulator/ops/tensor_map.h"
+#include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/runtime_state.h"
+
+using barracuda::cudart::Runtime;
+namespace tmap = barracuda::emu::tmap;
+
+namespace {
+
+// The emulator's encoding takes the driver's enumerators by value.
+static_assert(tmap::kUint8 == CU_TENSOR_MAP_DATA_TYPE_UINT8 && tmap::kBfloat16 == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 &&
+              tmap::k16U6Align16B == CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B);
+static_assert(tmap::kInterleave32B == CU_TENSOR_MAP_INTERLEAVE_32B);
+static_assert(tmap::kSwizzle128B == CU_TENSOR_MAP_SWIZZLE_128B &&
+              tmap::kSwizzle128BAtom64B == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B);
+static_assert(tmap::kL2_256B == CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+static_assert(tmap::kOobFillNanRequestZeroFma == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+static_assert(sizeof(CUtensorMap) == tmap::kBytes);
+
+// The driver (and runtime) version the emulator reports (cudaDriverGetVersion).
+constexpr unsigned kDriverVersion = 13000;
+
+CUresult CUDAAPI EncodeTiled(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                             void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+                             const cuuint32_t* boxDim, const cuuint32_t* elementStrides,
+                             CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                             CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  tmap::TiledArgs a;
+  a.data_type = static_cast<uint32_t>(tensorDataType);
+  a.rank = tensorRank;
+  a.global_address = globalAddress;
+  a.global_dim = globalDim;
+  a.global_strides = globalStrides;
+  a.box_dim = boxDim;
+  a.element_strides = elementStrides;
+  a.interleave = static_cast<uint32_t>(interleave);
+  a.swizzle = static_cast<uint32_t>(swizzle);
+  a.l2_promotion = static_cast<uint32_t>(l2Promotion);
+  a.oob_fill = static_cast<uint32_t>(oobFill);
+  return tmap::EncodeTiled(tensorMap, a).ok() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI ReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) {
+  return tmap::ReplaceAddress(tensorMap, globalAddress).ok() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+struct Entry {
+  const char* symbol;
+  unsigned introduced;  // the CUDA version that introduced it
+  void* fn;
+};
+const Entry kEntries[] = {
+    {"cuTensorMapEncodeTiled", 12000, reinterpret_cast<void*>(&EncodeTiled)},
+    {"cuTensorMapReplaceAddress", 12000, reinterpret_cast<void*>(&ReplaceAddress)},
+};
+
+cudaError_t Lookup(const char* symbol, void** funcPtr, unsigned version, unsigned long long flags,
+                   cudaDriverEntryPointQueryResult* status) {
+  if (symbol == nullptr || funcPtr == nullptr) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  // cudaEnableDefault, cudaEnableLegacyStream, cudaEnablePerThreadDefaultStream:
+  // none of the table's functions has a per-thread variant, so all answer alike.
+  if (flags > (cudaEnableLegacyStream | cudaEnablePerThreadDefaultStream))
+    return Runtime::Get().Fail(cudaErrorInvalidValue);
+  if (version > kDriverVersion) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  *funcPtr = nullptr;
+  cudaDriverEntryPointQueryResult result = cudaDriverEntryPointSymbolNotFound;
+  for (const Entry& e : kEntries) {
+    if (std::strcmp(e.symbol, symbol) != 0) continue;
+    if (version < e.introduced) {
+      result = cudaDriverEntryPointVersionNotSufficent;
+    } else {
+      *funcPtr = e.fn;
+      result = cudaDriverEntryPointSuccess;
+    }
+  }
+  if (status != nullptr) *status = result;
+  return cudaSuccess;
+}
+
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr,
+                                                           unsigned int cudaVersion, unsigned long long flags,
+                                                           cudaDriverEntryPointQueryResult* driverStatus) {
+  return Lookup(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
+
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char* symbol, void** funcPtr,
+                                                                unsigned int cudaVersion, unsigned long long flags,
+                                                                cudaDriverEntryPointQueryResult* driverStatus) {
+  return Lookup(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
+
+// The deprecated form looks symbols up at the runtime's own version (CUDART_VERSION).
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr, unsigned long long flags,
+                                                  cudaDriverEntryPointQueryResult* driverStatus) {
+  return Lookup(symbol, funcPtr, CUDART_VERSION, flags, driverStatus);
+}
+
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char* symbol, void** funcPtr, unsigned long long flags,
+                                                       cudaDriverEntryPointQueryResult* driverStatus) {
+  return Lookup(symbol, funcPtr, CUDART_VERSION, flags, driverStatus);
+}

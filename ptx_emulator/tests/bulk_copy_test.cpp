@@ -1,0 +1,137 @@
+// Bulk copies from shared to global (cp.async.bulk.global.shared::cta
+// .bulk_group), bulk async-groups and fence.proxy.async, end to end through
+// the loader and the interpreter: the bytes moved, and the records the
+// detector gets (async-proxy reads then writes, per 16 bytes; kAsyncWait per
+// wait_group{.read}; the proxy fence as kFence | kFlagAsyncProxy).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "device_logger/protocol.h"
+#include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/tests/kernel_runner.h"
+
+namespace barracuda::emu::testing {
+namespace {
+
+// 32 threads store tid into buf[tid] (128 bytes), fence the proxies, meet at
+// a barrier; lane 0 stores the buffer to out in two bulk groups of 64 bytes,
+// waits for the first group's reads (.read 1), then for both groups (0).
+const char* kBulkStore = R"(
+  .reg .pred %p<2>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  .shared .align 16 .b8 buf[128];
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r1;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $L_done;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], 64;
+  cp.async.bulk.commit_group;
+  add.s64 %rd2, %rd1, 64;
+  add.u32 %r5, %r2, 64;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r5], 64;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 1;
+  cp.async.bulk.wait_group 0;
+$L_done:
+  ret;
+)";
+
+TEST_CASE("bulk store: shared to global in bulk groups, records and waits", "[async][bulk]") {
+  KernelRunner r(WrapKernel("k", ".param .u64 k_out", kBulkStore, "sm_90"));
+  auto out = r.Alloc<uint32_t>(32, std::vector<uint32_t>(32, 0xdeadbeefu));
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  REQUIRE(r.Launch("k", {1, 1, 1}, {32, 1, 1}, out.device).ok());
+  const std::vector<uint32_t> got = r.Read(out);
+  for (uint32_t i = 0; i < 32; ++i) CHECK(got[i] == i);
+
+  std::vector<protocol::Record> fences, copies, waits;
+  for (const auto& rec : sink.Flatten(0)) {
+    const protocol::Op op = protocol::OpOf(rec.header);
+    if (op == protocol::Op::kFence) fences.push_back(rec);
+    if ((op == protocol::Op::kRead || op == protocol::Op::kWrite) && (rec.header.flags & protocol::kFlagAsync))
+      copies.push_back(rec);
+    if (op == protocol::Op::kAsyncWait) waits.push_back(rec);
+  }
+  REQUIRE(fences.size() == 1);
+  CHECK(fences[0].header.flags == protocol::kFlagAsyncProxy);
+  CHECK(fences[0].header.active_mask == kFullMask);
+  CHECK(protocol::ScopeOf(fences[0].header) == protocol::Scope::kNone);
+
+  // Per group: 4 reads of shared, then 4 writes of global, 16 bytes each, lane 0 only.
+  REQUIRE(copies.size() == 16);
+  const uint64_t shared0 = copies[0].addr[0];
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const protocol::Record& c = copies[i];
+    const size_t group = i / 8, k = i % 8;
+    const bool read = k < 4;
+    INFO("copy record " << i);
+    CHECK(protocol::OpOf(c.header) == (read ? protocol::Op::kRead : protocol::Op::kWrite));
+    CHECK(c.header.flags == (protocol::kFlagAsync | protocol::kFlagAsyncProxy));
+    CHECK(c.header.active_mask == 1u);
+    CHECK(c.header.access_size == 16);
+    const uint64_t off = 64 * group + 16 * (k % 4);
+    if (read) {
+      CHECK(protocol::SpaceOf(c.header) == protocol::Space::kShared);
+      CHECK(c.addr[0] == shared0 + off);
+    } else {
+      CHECK(protocol::SpaceOf(c.header) == protocol::Space::kGlobal);
+      CHECK(c.addr[0] == reinterpret_cast<uint64_t>(out.device) + off);
+    }
+  }
+  // .read 1: the first group's reads (records 1..4); 0: both groups whole (16).
+  REQUIRE(waits.size() == 2);
+  CHECK(waits[0].header.active_mask == 1u);
+  CHECK(waits[0].addr[0] == 4);
+  CHECK(waits[1].addr[0] == 16);
+}
+
+TEST_CASE("bulk wait_group with nothing committed, or more groups pending than committed, names nothing",
+          "[async][bulk]") {
+  const char* body = R"(
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b8 buf[64];
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, buf;
+  cp.async.bulk.wait_group 0;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], 64;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 1;
+  cp.async.bulk.wait_group.read 0;
+  ret;
+)";
+  KernelRunner r(WrapKernel("k", ".param .u64 k_out", std::string(".reg .b32 %r<4>;\n") + body, "sm_90"));
+  auto out = r.Alloc<uint32_t>(16);
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  REQUIRE(r.Launch("k", {1, 1, 1}, {1, 1, 1}, out.device).ok());
+  std::vector<protocol::Record> waits;
+  for (const auto& rec : sink.Flatten(0))
+    if (protocol::OpOf(rec.header) == protocol::Op::kAsyncWait) waits.push_back(rec);
+  // Only the .read 0 wait names something new: the group's 4 reads.
+  REQUIRE(waits.size() == 1);
+  CHECK(waits[0].addr[0] == 4);
+}
+
+TEST_CASE("a bulk wait_group whose count is not a constant is refused at load", "[async][bulk]") {
+  const char* body = R"(
+  .reg .b32 %r<4>;
+  mov.u32 %r2, 1;
+  cp.async.bulk.wait_group %r2;
+  ret;
+)";
+  CHECK_THROWS_WITH(KernelRunner(WrapKernel("k", ".param .u64 k_out", body, "sm_90")), Catch::Contains("wait_group"));
+}
+
+}  // namespace
+}  // namespace barracuda::emu::testing

@@ -1,0 +1,87 @@
+// cudaGetDriverEntryPoint{,ByVersion} of the replacement runtime, through the
+// built library: the query results, and the emulator's cuTensorMapEncodeTiled
+// / cuTensorMapReplaceAddress reached through them.
+#include <catch2/catch.hpp>
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "ptx_emulator/runtime/cuda_api.h"
+
+namespace {
+
+using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                            const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                            CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+using Replace = CUresult (*)(CUtensorMap*, void*);
+
+TEST_CASE("cudaGetDriverEntryPoint: query results, flags and versions", "[runtime][tma]") {
+  void* fn = reinterpret_cast<void*>(1);
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointVersionNotSufficent;
+  for (unsigned long long flags : {cudaEnableDefault, cudaEnableLegacyStream, cudaEnablePerThreadDefaultStream}) {
+    INFO("flags " << flags);
+    fn = nullptr;
+    REQUIRE(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, flags, &q) == cudaSuccess);
+    CHECK(q == cudaDriverEntryPointSuccess);
+    CHECK(fn != nullptr);
+    fn = nullptr;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    REQUIRE(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, flags, &q) == cudaSuccess);
+#pragma GCC diagnostic pop
+    CHECK(q == cudaDriverEntryPointSuccess);
+    CHECK(fn != nullptr);
+  }
+  // Unknown symbols: success, a null pointer, SymbolNotFound.
+  fn = reinterpret_cast<void*>(1);
+  REQUIRE(cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &fn, 12000, cudaEnableDefault, &q) == cudaSuccess);
+  CHECK(q == cudaDriverEntryPointSymbolNotFound);
+  CHECK(fn == nullptr);
+  // Found, but newer than the version asked for.
+  fn = reinterpret_cast<void*>(1);
+  REQUIRE(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 11080, cudaEnableDefault, &q) ==
+          cudaSuccess);
+  CHECK(q == cudaDriverEntryPointVersionNotSufficent);
+  CHECK(fn == nullptr);
+  // The status is optional.
+  REQUIRE(cudaGetDriverEntryPointByVersion("cuTensorMapReplaceAddress", &fn, 13000, 0, nullptr) == cudaSuccess);
+  CHECK(fn != nullptr);
+  // Invalid arguments: null symbol or result, unknown flags, a version above the driver's.
+  CHECK(cudaGetDriverEntryPointByVersion(nullptr, &fn, 12000, 0, &q) == cudaErrorInvalidValue);
+  CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", nullptr, 12000, 0, &q) == cudaErrorInvalidValue);
+  CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, 8, &q) == cudaErrorInvalidValue);
+  CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 99000, 0, &q) == cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
+TEST_CASE("cuTensorMapEncodeTiled / ReplaceAddress through the entry point", "[runtime][tma]") {
+  void* e = nullptr;
+  void* r = nullptr;
+  REQUIRE(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &e, 12000, 0, nullptr) == cudaSuccess);
+  REQUIRE(cudaGetDriverEntryPointByVersion("cuTensorMapReplaceAddress", &r, 12000, 0, nullptr) == cudaSuccess);
+  auto encode = reinterpret_cast<Encode>(e);
+  auto replace = reinterpret_cast<Replace>(r);
+  void* g = nullptr;
+  REQUIRE(cudaMalloc(&g, 64 * 64 * 4) == cudaSuccess);
+  const cuuint64_t dim[2] = {64, 64}, stride[1] = {256};
+  const cuuint32_t box[2] = {32, 8}, es[2] = {1, 1};
+  CUtensorMap map;
+  CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, dim, stride, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
+  const cuuint32_t bad_box[2] = {32, 257};
+  CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, dim, stride, bad_box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 6, g, dim, stride, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(replace(&map, static_cast<char*>(g) + 256) == CUDA_SUCCESS);
+  CHECK(replace(&map, static_cast<char*>(g) + 8) == CUDA_ERROR_INVALID_VALUE);
+  CUtensorMap junk{};
+  CHECK(replace(&junk, g) == CUDA_ERROR_INVALID_VALUE);
+  cudaFree(g);
+}
+
+}  // namespace
