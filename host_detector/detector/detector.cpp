@@ -121,6 +121,7 @@ void Detector::Impl::EndLaunch() {
   shadow.EndLaunch();
   sync_locations.EndLaunch();
   dependency_locations.EndLaunch();
+  proxy_fences.Clear();
   launch = LaunchGeometry{};
 }
 
@@ -176,7 +177,11 @@ void Detector::Impl::ProcessWarpRecord(const protocol::Record& r, uint64_t index
       MemoryAccess(r, index, block, warp, c);
       return;
     case Op::kFence:
-      Fence(r, block, warp, c);
+      if ((r.header.flags & protocol::kFlagAsyncProxy) != 0) {
+        ProxyFence(r, block, warp, c);
+      } else {
+        Fence(r, block, warp, c);
+      }
       return;
     case Op::kBarrier:
     case Op::kBarrierArrive:

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "device_logger/protocol.h"
 #include "host_detector/detector/detector.h"
+#include "host_detector/detector/proxy_fences.h"
 #include "host_detector/detector/report_model.h"
 #include "host_detector/detector/same_value.h"
 #include "shadow_memory/shadow_memory.h"
@@ -222,6 +223,9 @@ class Detector::Impl {
   std::vector<uint8_t> finished_blocks;
   shadow::ShadowMemory shadow;
   shadow::SyncLocationMap<vc::VectorClock> sync_locations;
+  // fence.proxy.async per thread (kFence with kFlagAsyncProxy), for the proxy
+  // test of async-proxy accesses (proxy_fences.h).
+  ProxyFences proxy_fences;
   // Per location, the join of every strong store's clock (with its block's
   // dependency clock): the relaxed publication chains of decoupled look-back.
   shadow::SyncLocationMap<vc::VectorClock> dependency_locations;
@@ -259,6 +263,8 @@ class Detector::Impl {
   void StrongAfter(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane,
                    WorkerCounters& c);
   void Fence(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
+  // kFence with kFlagAsyncProxy: the lanes' proxy fences (ProxyFences::Note).
+  void ProxyFence(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
   void BarrierArrival(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
                       WorkerCounters& c);
   void TryCompleteBarrier(BlockState& bs, uint32_t id, WorkerCounters& c);

@@ -45,6 +45,7 @@ struct Conflict {
   bool found = false;
   bool decided = false;    // an earlier byte of the access already had a data race
   bool candidate = false;  // a write-write race whose class waits for the launch end (same_value.h)
+  bool proxy = false;      // ordered, but not across proxies (ProxyFences): class kProxy
   uint64_t tid = 0;
   uint32_t site = 0;
   Op op = Op::kRead;
@@ -60,7 +61,7 @@ struct Conflict {
   // Does the conflict name the access whatever later bytes show? Not a
   // same-value pair (known or candidate): a data race on a later byte wins.
   bool Decides() const { return kind != RaceKind::kSameValue && !candidate; }
-  void Note(uint64_t t, uint32_t s, Op o, RaceKind k, bool is_candidate = false) {
+  void Note(uint64_t t, uint32_t s, Op o, RaceKind k, bool is_candidate = false, bool is_proxy = false) {
     if (decided) return;
     if (found) {
       const int rank = Rank(k, is_candidate), held = Rank(kind, candidate);
@@ -68,6 +69,7 @@ struct Conflict {
     }
     found = true;
     candidate = is_candidate;
+    proxy = is_proxy;
     tid = t;
     site = s;
     op = o;
@@ -97,9 +99,19 @@ struct Accessor {
   // What the accessing block learnt through relaxed (unfenced) strong loads of
   // values published by strong stores (BlockState::dependency).
   const vc::VectorClock* dependency;
+  // An async-proxy access (kFlagAsyncProxy): the launch's proxy fences; else null.
+  const ProxyFences* proxy;
 
   bool Covers(shadow::Tid t, shadow::Clock c) const {
     return c <= clocks->Get(lane, static_cast<vc::ThreadId>(t));
+  }
+  // A plain write (t, c) that Covers: is it also ordered before this access
+  // across proxies? Always for generic accesses and for writes of the async
+  // proxy itself (another copy's).
+  bool ProxyOrders(shadow::Tid t, shadow::Clock c) const {
+    if (proxy == nullptr || launch->IsAsyncThread(t)) return true;
+    const auto u = static_cast<vc::ThreadId>(t);
+    return proxy->Orders(u, c, static_cast<vc::ThreadId>(tid), clocks->Get(lane, u));
   }
   // Was (t, c) a write of an earlier lane of this same record to `byte`?
   bool SameRecordWrite(shadow::Tid t, shadow::Clock c, uint64_t byte) const {
@@ -132,7 +144,10 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, bool at
   const shadow::ReadKind kind = atomic_load ? shadow::ReadKind::kAtomicRead : shadow::ReadKind::kRead;
   const RaceKind plain_kind = atomic_load ? RaceKind::kAtomicVsPlain : RaceKind::kReadAfterWrite;
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (a.Covers(t, e.clock)) return;
+    if (a.Covers(t, e.clock)) {
+      if (!e.atomic && !a.ProxyOrders(t, e.clock)) k.Note(t, e.site, Op::kWrite, plain_kind, false, true);
+      return;
+    }
     if (!e.atomic) {
       k.Note(t, e.site, Op::kWrite, plain_kind);
     } else if (!atomic_load) {
@@ -146,7 +161,12 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, bool at
   const bool kept_writes = cell.read_shared() ? pool.Get(cell.read_vc()).kept_writes() != 0
                                               : cell.read_kind() == shadow::ReadKind::kKeptWrite;
   if (kept_writes) shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (e.read_kind != shadow::ReadKind::kKeptWrite || a.Covers(t, e.clock)) return;
+    if (e.read_kind != shadow::ReadKind::kKeptWrite) return;
+    if (a.Covers(t, e.clock)) {
+      if (e.strength == shadow::kWeak && !a.ProxyOrders(t, e.clock))
+        k.Note(t, e.site, Op::kWrite, plain_kind, false, true);
+      return;
+    }
     if (e.strength == shadow::kWeak) {
       k.Note(t, e.site, Op::kWrite, plain_kind);
     } else if (!atomic_load) {
@@ -198,7 +218,10 @@ void CheckPlainWrite(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, u
   bool write_race = false;
   bool data_write_race = false;  // write_race, not only candidate same-value pairs
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
-    if (a.Covers(t, e.clock)) return;
+    if (a.Covers(t, e.clock)) {
+      if (!e.atomic && !a.ProxyOrders(t, e.clock)) k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite, false, true);
+      return;
+    }
     if (e.atomic) {
       write_race = data_write_race = true;
       k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
@@ -504,7 +527,9 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   // An asynchronous copy's access (cp.async): SEMANTICS.md "Asynchronous copies".
   const bool async = (r.header.flags & protocol::kFlagAsync) != 0 && (op == Op::kRead || op == Op::kWrite) &&
                      launch.HasAsyncThreads();
-  const bool fast_op = !a.same_value && (op == Op::kRead || op == Op::kWrite);
+  // An async-proxy access (bulk copy, TMA): also checked across proxies.
+  a.proxy = async && (r.header.flags & protocol::kFlagAsyncProxy) != 0 ? &proxy_fences : nullptr;
+  const bool fast_op = !a.same_value && a.proxy == nullptr && (op == Op::kRead || op == Op::kWrite);
   // Which halves of the global cells this access may store (PageView::Cells):
   // a plain read only the read halves, a plain write only the write halves
   // (with the same-value filter it may keep earlier writers as readers).
@@ -705,8 +730,9 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     if (first.found) {
       RaceEvent e;
       e.kind = first.kind;
-      e.cls = async || launch.IsAsyncThread(first.tid) ? RaceClass::kAsyncCopy
-                                                       : Classify(block, warp, lane, first.tid);
+      e.cls = first.proxy                                  ? RaceClass::kProxy
+              : async || launch.IsAsyncThread(first.tid) ? RaceClass::kAsyncCopy
+                                                         : Classify(block, warp, lane, first.tid);
       e.space = space;
       e.address = first_byte;
       e.launch_id = launch.launch_id;

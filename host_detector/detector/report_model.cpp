@@ -23,6 +23,7 @@ const char* RaceClassName(RaceClass cls) {
     case RaceClass::kIntraBlock: return "intra-block";
     case RaceClass::kInterBlock: return "inter-block";
     case RaceClass::kAsyncCopy: return "async-copy";
+    case RaceClass::kProxy: return "proxy";
   }
   return "?";
 }

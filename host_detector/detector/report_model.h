@@ -44,6 +44,8 @@ enum class RaceClass : uint8_t {
   kIntraBlock,  // same block, different warps
   kInterBlock,  // different blocks
   kAsyncCopy,   // one side is an asynchronous copy (cp.async) not yet observed complete
+  kProxy,       // a generic-proxy write and a later async-proxy access (bulk copy, TMA) ordered
+                // by synchronisation but with no proxy fence (fence.proxy.async) between them
                 // by the thread that orders the other side: the copy's issuer read or
                 // wrote its destination (or overwrote its source) before waiting
 };

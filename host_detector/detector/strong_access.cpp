@@ -142,4 +142,18 @@ void Detector::Impl::Fence(const protocol::Record& r, uint32_t block, unsigned w
   if (options.warp_model == WarpModel::kLockstep) bs.clocks.JoinIncrement(warp, mask);  // ENDINSN
 }
 
+void Detector::Impl::ProxyFence(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c) {
+  BlockState& bs = Block(block);
+  const uint32_t mask = r.header.active_mask & bs.live[warp];
+  const vc::WarpClocks& wc = bs.clocks.warp(warp);
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+    c.sync_ops++;
+    proxy_fences.Note(static_cast<vc::ThreadId>(wc.tid(lane)), wc.Local(lane), wc.Expand(lane));
+  }
+  // Accesses after the fence are not before it (ProxyFences: clock <= f).
+  if (mask != 0) bs.clocks.Increment(warp, mask);
+  if (options.warp_model == WarpModel::kLockstep) bs.clocks.JoinIncrement(warp, mask);  // ENDINSN
+}
+
 }  // namespace barracuda::detector

@@ -181,7 +181,11 @@ absl::Status ReferenceDetector::Process(const Record& r) {
     case Op::kKernelEnd: EndLaunch(); break;
     case Op::kRead: case Op::kWrite: WeakAccess(r); break;
     case Op::kAtomic: case Op::kAcquire: case Op::kRelease: case Op::kAcqRel: StrongAccess(r); break;
-    case Op::kFence: Fence(r); break;
+    case Op::kFence:
+      // fence.proxy.async orders proxies, not memory: the reference knows one
+      // proxy only (README "Not modelled"), so it is an ordinary instruction.
+      if ((r.header.flags & protocol::kFlagAsyncProxy) == 0) Fence(r);
+      break;
     case Op::kBarrier: case Op::kBarrierArrive: Arrive(r); break;
     case Op::kIf: {
       WarpState& warp = warps_[r.header.warp_id];

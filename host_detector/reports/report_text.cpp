@@ -258,6 +258,14 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
       Line(out, ptx::Cat("    Second: ", AccessHeadline(r.later)));
       Line(out, ptx::Cat("            ", WhereText(r.later)));
       Line(out, ptx::Cat("    Address ", AddressText(r)));
+      const bool proxy = r.cls == detector::RaceClass::kProxy ||
+                         std::any_of(r.variants.begin(), r.variants.end(),
+                                     [](const ResolvedRace::Variant& v) { return v.cls == detector::RaceClass::kProxy; });
+      if (proxy) {
+        // Ordered, yet a race: say why (SEMANTICS.md "Proxies").
+        Line(out, "    The first access is ordered before the second, but the second is made by the async proxy "
+                  "(bulk copy / TMA) and no fence.proxy.async lies between them");
+      }
     }
     std::string kernel = ptx::Cat("    Kernel ", r.kernel, ", launch ", r.launch_id);
     if (r.launch != nullptr) {

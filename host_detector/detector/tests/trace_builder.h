@@ -186,6 +186,20 @@ class TraceBuilder {
     Mem(Op::kRead, warp, mask, src, site, size, Space::kGlobal, protocol::kFlagAsync);
     return Mem(Op::kWrite, warp, mask, dst, site, size, Space::kShared, protocol::kFlagAsync);
   }
+  // A bulk copy (cp.async.bulk, TMA) by `lane`: `bytes` (a multiple of 16)
+  // from src to dst, as the emulator logs it: per 16 bytes a read of src,
+  // then per 16 bytes a write of dst, each kFlagAsync | kFlagAsyncProxy.
+  TraceBuilder& BulkCopy(uint32_t warp, unsigned lane, uint64_t dst, Space dst_space, uint64_t src,
+                         Space src_space, uint32_t bytes, uint32_t site) {
+    constexpr uint8_t kProxy = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
+    for (uint32_t off = 0; off < bytes; off += 16) Mem(Op::kRead, warp, 1u << lane, Same(src + off), site, 16, src_space, kProxy);
+    for (uint32_t off = 0; off < bytes; off += 16) Mem(Op::kWrite, warp, 1u << lane, Same(dst + off), site, 16, dst_space, kProxy);
+    return *this;
+  }
+  // fence.proxy.async by the lanes (proxy ordering only).
+  TraceBuilder& ProxyFence(uint32_t warp, uint32_t mask) {
+    return Sync(Op::kFence, Scope::kNone, warp, mask, Same(0), protocol::kFlagAsyncProxy, 907);
+  }
   // cp.async.wait_*: the lanes observed their first `records` async records.
   TraceBuilder& AsyncWait(uint32_t warp, uint32_t mask, uint64_t records) {
     Record r = Blank(Op::kAsyncWait);
