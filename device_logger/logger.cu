@@ -125,33 +125,38 @@ __device__ __forceinline__ uint32_t SharedBase() {
   return set != nullptr ? set->shared_base : 0;
 }
 
-// One access by the calling lanes: a record per space the lanes' addresses
-// fall in (global first, then shared), as the emulator's tracer emits them.
-__device__ __forceinline__ void LogAccess(uint32_t desc, uint32_t site, uint64_t addr, uint64_t lo, uint64_t hi,
-                                          bool with_value) {
-  const uint32_t active = __activemask();
-  const uint32_t lane = LaneId();
-  int space = -1;  // -1: local/param/const, not logged
-  uint64_t logged = addr;
-  switch (abi::DescSpace(desc)) {
-    case abi::InstSpace::kGlobal: space = 0; break;
+// The space (0 global, 1 shared, -1 local/param/const: not logged) and the
+// record address of `addr`, an address in the instruction's space `space`.
+__device__ __forceinline__ int Locate(abi::InstSpace inst_space, uint64_t addr, uint64_t& logged) {
+  logged = addr;
+  switch (inst_space) {
+    case abi::InstSpace::kGlobal: return 0;
     case abi::InstSpace::kShared:
-      space = 1;
       logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(addr) - SharedBase());
-      break;
+      return 1;
     case abi::InstSpace::kGeneric: {
       const void* p = reinterpret_cast<const void*>(addr);
       if (__isShared(p)) {
-        space = 1;
         logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(__cvta_generic_to_shared(p)) - SharedBase());
-      } else if (__isGlobal(p)) {
-        space = 0;
+        return 1;
       }
-      break;
+      return __isGlobal(p) ? 0 : -1;
     }
   }
+  return -1;
+}
+
+// One access by the lanes of `active` for which `mine` holds (all of `active`
+// run this): a record per space the lanes' addresses fall in (global first,
+// then shared), as the emulator's tracer emits them; `size` overrides the
+// descriptor's access size.
+__device__ __forceinline__ void LogAccessOf(uint32_t active, bool mine, uint32_t desc, uint8_t size, uint32_t site,
+                                            uint64_t addr, uint64_t lo, uint64_t hi, bool with_value) {
+  const uint32_t lane = LaneId();
+  uint64_t logged = addr;
+  int space = Locate(abi::DescSpace(desc), addr, logged);
+  if (!mine) space = -1;
   const uint8_t op = abi::DescOp(desc);
-  const uint8_t size = abi::DescSize(desc);
   const bool stamp = IsStamped(op);
   for (int s = 0; s < 2; ++s) {
     const uint32_t mask = __ballot_sync(active, space == s);
@@ -185,6 +190,11 @@ __device__ __forceinline__ void LogAccess(uint32_t desc, uint32_t site, uint64_t
   }
 }
 
+__device__ __forceinline__ void LogAccess(uint32_t desc, uint32_t site, uint64_t addr, uint64_t lo, uint64_t hi,
+                                          bool with_value) {
+  LogAccessOf(__activemask(), true, desc, abi::DescSize(desc), site, addr, lo, hi, with_value);
+}
+
 }  // namespace
 
 extern "C" __device__ __noinline__ void __barracuda_log_access(uint32_t desc, uint32_t site, uint64_t addr) {
@@ -196,13 +206,57 @@ extern "C" __device__ __noinline__ void __barracuda_log_store(uint32_t desc, uin
   LogAccess(desc, site, addr, value_lo, value_hi, true);
 }
 
+extern "C" __device__ __noinline__ void __barracuda_log_sized(uint32_t desc, uint32_t site, uint64_t addr,
+                                                              uint32_t size) {
+  // One record per distinct size, the lowest lane's first (the emulator's
+  // cp.async zero-fill reads); lanes with size 0 log nothing.
+  const uint32_t active = __activemask();
+  for (uint32_t left = __ballot_sync(active, size != 0); left != 0;) {
+    const uint32_t n = __shfl_sync(active, size, __ffs(left) - 1);
+    const bool mine = ((left >> LaneId()) & 1u) != 0 && size == n;
+    left &= ~__ballot_sync(active, mine);
+    LogAccessOf(active, mine, desc, static_cast<uint8_t>(n), site, addr, 0, 0, false);
+  }
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_async_wait(uint32_t site, uint32_t count) {
+  const uint32_t active = __activemask();
+  Append(active, Header(proto::Op::kAsyncWait, 0, 0, 0, active, site), false, active, count, 0);
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_bulk(uint32_t desc, uint32_t site, uint64_t src, uint64_t dst,
+                                                             uint32_t bytes) {
+  // Lane by lane (the emulator's order): a record per 16 bytes of the source
+  // (global), then per 16 bytes of the destination, each of that lane alone.
+  const uint32_t active = __activemask();
+  uint64_t dst_log = dst;
+  const int dst_space = Locate(abi::DescSpace(desc), dst, dst_log);
+  const uint8_t flags = abi::DescFlags(desc);
+  for (uint32_t m = active; m != 0; m &= m - 1) {
+    const uint32_t l = __ffs(m) - 1;
+    const uint32_t n = __shfl_sync(active, bytes, l);
+    const int ds = __shfl_sync(active, dst_space, l);
+    for (uint32_t off = 0; off < n; off += 16)
+      Append(active, Header(proto::Op::kRead, flags, 16, proto::PackSpaceScope(proto::Space::kGlobal, proto::Scope::kNone),
+                            1u << l, site),
+             false, 1u << l, src + off, 0);
+    if (ds < 0) continue;
+    for (uint32_t off = 0; off < n; off += 16)
+      Append(active, Header(proto::Op::kWrite, flags, 16,
+                            proto::PackSpaceScope(static_cast<proto::Space>(ds), proto::Scope::kNone), 1u << l, site),
+             false, 1u << l, dst_log + off, 0);
+  }
+}
+
 extern "C" __device__ __noinline__ void __barracuda_log_fence(uint32_t desc, uint32_t site) {
   const uint32_t active = __activemask();
+  const uint8_t flags = abi::DescFlags(desc);
   const proto::RecordHeader h =
-      Header(proto::Op::kFence, abi::DescFlags(desc), 0,
+      Header(proto::Op::kFence, flags, 0,
              proto::PackSpaceScope(proto::Space::kGlobal, static_cast<proto::Scope>(abi::DescScope(desc))), active,
              site);
-  Append(active, h, true, 0, 0, 0);
+  // A proxy fence orders proxies, not threads: no stamp (as the emulator).
+  Append(active, h, (flags & proto::kFlagAsyncProxy) == 0, 0, 0, 0);
 }
 
 extern "C" __device__ __noinline__ void __barracuda_log_barrier(uint32_t desc, uint32_t site, uint32_t barrier_id,

@@ -32,7 +32,8 @@ inline constexpr const char* kLogAccess = "__barracuda_log_access";
 //   high half only for 16-byte elements) so the logger can set kFlagSameValue.
 inline constexpr const char* kLogStore = "__barracuda_log_store";
 // __barracuda_log_fence(.b32 desc, .b32 site): fence / membar not folded into
-//   an acquire/release bundle. desc: op kFence, flags, scope.
+//   an acquire/release bundle. desc: op kFence, flags, scope. With
+//   kFlagAsyncProxy (fence.proxy.async) the record takes no stamp.
 inline constexpr const char* kLogFence = "__barracuda_log_fence";
 // __barracuda_log_barrier(.b32 desc, .b32 site, .b32 barrier_id, .b32 thread_count)
 //   bar.sync / barrier.sync / bar.red (op kBarrier) and bar.arrive (kBarrierArrive);
@@ -62,6 +63,23 @@ inline constexpr const char* kLogElse = "__barracuda_log_else";
 inline constexpr const char* kLogFi = "__barracuda_log_fi";
 // __barracuda_log_exit(): before ret (of a kernel) and exit: kExit.
 inline constexpr const char* kLogExit = "__barracuda_log_exit";
+// __barracuda_log_sized(.b32 desc, .b32 site, .b64 addr, .b32 size): as
+//   log_access with each lane's own access size (0: the lane logs nothing); one
+//   record per distinct size, the lowest lane's size first (cp.async's source
+//   reads with src-size / ignore-src zero-fill, as the emulator groups them).
+inline constexpr const char* kLogSized = "__barracuda_log_sized";
+// __barracuda_log_async_wait(.b32 site, .b32 count): kAsyncWait for the calling
+//   lanes, addr[lane] = count = how many of the lane's async records (kFlagAsync)
+//   are now complete. Called after cp.async.wait_group / wait_all by the lanes
+//   whose count grew (the rewriter keeps the per-thread counts in registers:
+//   ptx_rewriter/README.md "Asynchronous copies").
+inline constexpr const char* kLogAsyncWait = "__barracuda_log_async_wait";
+// __barracuda_log_bulk(.b32 desc, .b32 site, .b64 src, .b64 dst, .b32 bytes):
+//   a bulk copy (cp.async.bulk global -> shared) of `bytes` (a multiple of 16)
+//   per lane: lane by lane, a kRead per 16 bytes of src (global) then a kWrite
+//   per 16 bytes of dst (desc's space), each of that lane alone, with desc's
+//   flags (kFlagAsync | kFlagAsyncProxy). Not stamped.
+inline constexpr const char* kLogBulk = "__barracuda_log_bulk";
 
 // log_fi's packed word. kFiFell: this lane fell through at its last divergent
 // execution of the branch. kFiElseAtFi: the fall-through is the join, so the

@@ -334,6 +334,80 @@ SKIP:
   ExpectEquivalent(ptx, {BufferLaunch("k", {1, 1, 1}, {32, 1, 1}, 4096, 0)});
 }
 
+// cp.async (every form: whole, src-size immediate and per lane, ignore-src,
+// predicated), groups and waits with their per-lane counts, the
+// mbarrier arrive the copies trigger, fence.proxy.async and a bulk copy with
+// complete_tx; then ldmatrix / stmatrix and wmma loads and stores in several
+// shapes, types and layouts: the records and kAsyncWait counts of the emulator.
+TEST_CASE("logger: asynchronous copies, matrix loads and stores", "[logger][async][tensor]") {
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<40>;
+  .reg .f32 %f<10>;
+  .reg .f64 %fd<4>;
+  .reg .b64 %rd<20>;
+  .shared .align 16 .b8 smem[4096];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [buf];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  shl.b32 %r3, %r1, 4;
+  mov.u32 %r4, smem;
+  add.u32 %r5, %r4, %r3;
+  cvt.u64.u32 %rd3, %r3;
+  add.s64 %rd4, %rd2, %rd3;
+  mov.u32 %r9, bar;
+  setp.eq.u32 %p3, %r1, 0;
+  @%p3 mbarrier.init.shared.b64 [%r9], 64;
+  bar.sync 0;
+  cp.async.ca.shared.global [%r5], [%rd4], 16;
+  cp.async.commit_group;
+  and.b32 %r6, %r1, 7;
+  cp.async.ca.shared.global [%r5+1024], [%rd4+1024], 8, %r6;
+  setp.lt.u32 %p1, %r2, 5;
+  cp.async.ca.shared.global [%r5+2048], [%rd4+2048], 4, %p1;
+  cp.async.cg.shared.global [%r5+3072], [%rd4+3072], 16, 8;
+  cp.async.commit_group;
+  cp.async.wait_group 1;
+  cp.async.ca.shared.global [%r5], [%rd4+4096], 16;
+  cp.async.commit_group;
+  cp.async.wait_group 1;
+  cp.async.wait_group 0;
+  @%p1 cp.async.ca.shared.global [%r5], [%rd4], 4;
+  cp.async.mbarrier.arrive.noinc.shared.b64 [%r9];
+  cp.async.wait_all;
+  fence.proxy.async.shared::cta;
+  setp.eq.u32 %p2, %r2, 0;
+  @%p2 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r9], 32;
+  @%p2 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r5+2048], [%rd4], 32, [%r9];
+  bar.sync 0;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r5];
+  ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r14, %r15}, [%r5+1024];
+  stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r5+2048], {%r10};
+  bar.sync 0;
+  mov.u32 %r7, 16;
+  wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, [%r4], %r7;
+  wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r20, %r21, %r22, %r23, %r24, %r25, %r26, %r27}, [%rd2], 16;
+  wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2];
+  wmma.load.c.sync.aligned.col.m32n8k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2+4096], %r7;
+  wmma.load.b.sync.aligned.row.m32n8k16.global.f16 {%r20, %r21, %r22, %r23, %r24, %r25, %r26, %r27}, [%rd2+8192], 8;
+  wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {%r30, %r31, %r32, %r33}, [%rd2], 8;
+  wmma.load.a.sync.aligned.row.m16n16k16.global.u8 {%r30, %r31}, [%rd2], 16;
+  wmma.load.a.sync.aligned.row.m8n8k4.f64 {%fd1}, [%rd2], 4;
+  wmma.store.d.sync.aligned.col.m16n16k16.global.f32 [%rd2+8192], {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, %r7;
+  wmma.store.d.sync.aligned.row.m16n16k16.global.f16 [%rd2+12288], {%r20, %r21, %r22, %r23}, 16;
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {2, 1, 1}, {64, 1, 1}, 16384, 0)});
+  CHECK(CountOp(o.logger, proto::Op::kAsyncWait) > 0);
+}
+
 TEST_CASE("logger: queue wrap-around keeps every record", "[logger]") {
   // One queue of exactly as many slots as records: indices fill it to the
   // last slot without waiting (the host drains only after the launch).

@@ -82,6 +82,10 @@ inline proto::Record Normalize(proto::Record r, const std::vector<Region>& regio
           if (r.addr[l] - regions[i].base < regions[i].size) r.addr[l] = (uint64_t{i} + 1) << 48 | (r.addr[l] - regions[i].base);
       }
     }
+  } else if (op == proto::Op::kAsyncWait) {
+    // Per lane: how many of its async records are complete.
+    for (uint32_t l = 0; l < proto::kWarpSize; ++l)
+      if (((r.header.active_mask >> l) & 1u) == 0) r.addr[l] = 0;
   } else if (op == proto::Op::kBarrier || op == proto::Op::kBarrierArrive || op == proto::Op::kIf) {
     const uint64_t keep = r.addr[0];
     std::memset(r.addr, 0, sizeof r.addr);

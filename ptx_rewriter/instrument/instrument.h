@@ -9,8 +9,12 @@
 //   element; generic addresses classified by the logger with isspacep), fences
 //   not folded into an acquire/release bundle, bar/barrier (id and count),
 //   bar.warp.sync and the *.sync warp primitives, `@p bra` divergence (if),
-//   the start of the second side (else) and the reconvergence point (fi), and
-//   kernel ret / exit. Release-class accesses are logged before the access,
+//   the start of the second side (else) and the reconvergence point (fi),
+//   kernel ret / exit, mbarrier.*, the cp.async family (copies, waits with
+//   per-thread counts kept in added registers, cp.async.mbarrier.arrive, bulk
+//   copies to shared memory with complete_tx), fence.proxy.async, ldmatrix /
+//   stmatrix and wmma.load / wmma.store (README "Asynchronous copies",
+//   "Matrix loads and stores"). Release-class accesses are logged before the access,
 //   acquire-class after it (the logger stamps them).
 // Predicated logged instructions become `@!p bra skip; log; inst; skip:` so
 // the logging call runs under the same condition as the instruction.
@@ -53,8 +57,8 @@ struct InstrumentStats {
   uint64_t branches = 0;    // `@p bra` (if / else / fi)
   uint64_t exits = 0;
   uint64_t predicated = 0;  // logged instructions rewritten into a branch around
-  // Memory / synchronisation sites the passes do not log (brx.idx, ldmatrix,
-  // stmatrix, cp.async*, mbarrier, multimem, ...): see README "Not covered".
+  // Memory / synchronisation sites the passes do not log (brx.idx, multimem,
+  // bulk async-groups, TMA, ...): see README "Statistics".
   uint64_t not_covered = 0;
 
   InstrumentStats& operator+=(const InstrumentStats& o);

@@ -12,6 +12,24 @@ std::string DepthReg(int k) { return Cat("%__bcda_fc", k); }
 std::string FellReg(int k) { return Cat("%__bcda_fe", k); }
 std::string JoinMaskReg(int k) { return Cat("%__bcda_fm", k); }
 
+std::string AsyncGroupReg(int k) { return Cat("%__bcda_ag", k); }
+
+std::string AsyncPrologue(int groups) {
+  std::string decls, init;
+  for (std::string_view r : {kAsyncRecords, kAsyncLast, kAsyncDone, kAsyncSeen}) {
+    decls += Cat(".reg .b32 ", r, ";\n");
+    init += Cat("mov.u32 ", r, ", 0;\n");
+  }
+  if (groups > 0) decls += Cat(".reg .b32 %__bcda_ag<", groups, ">;\n");
+  for (int k = 0; k < groups; ++k) init += Cat("mov.u32 ", AsyncGroupReg(k), ", 0;\n");
+  return decls + init;
+}
+
+std::string TensorPrologue() {
+  return Cat(".reg .b64 ", kTensorBase, ";\n.reg .b64 ", kTensorOffset, ";\n.reg .b32 ", kTensorX, ";\n.reg .b32 ",
+             kTensorY, ";\n.reg .b32 ", kTensorLd, ";\n");
+}
+
 std::string PrologueDecls(int branch_registers) {
   std::string s = Cat(".reg .b64 ", kAddr, ";\n.reg .b64 ", kValue, ";\n.reg .b64 ", kValueHi, ";\n.reg .b32 ",
                       kTmp32, ";\n.reg .b16 ", kTmp16, ";\n.reg .pred ", kPred, ";\n.reg .b32 ", kDiverged, ";\n");
@@ -54,7 +72,12 @@ std::string LoggerDeclarations() {
              ".extern .func (.param .b32 diverged) ", abi::kLogBranch, "(.param .b32 site, .param .b32 taken);\n",
              ".extern .func ", abi::kLogElse, "(.param .b32 site);\n",
              ".extern .func ", abi::kLogFi, "(.param .b32 site, .param .b32 depth, .param .b32 join_mask);\n",
-             ".extern .func ", abi::kLogExit, "();\n");
+             ".extern .func ", abi::kLogExit, "();\n",
+             ".extern .func ", abi::kLogSized,
+             "(.param .b32 desc, .param .b32 site, .param .b64 addr, .param .b32 size);\n",
+             ".extern .func ", abi::kLogAsyncWait, "(.param .b32 site, .param .b32 count);\n",
+             ".extern .func ", abi::kLogBulk,
+             "(.param .b32 desc, .param .b32 site, .param .b64 src, .param .b64 dst, .param .b32 bytes);\n");
 }
 
 namespace {

@@ -33,6 +33,25 @@ std::string FellReg(int k);
 // join last ran (log_branch's mask), which the join reconverges (bar.warp.sync).
 std::string JoinMaskReg(int k);
 
+// Per-thread asynchronous-copy state (README "Asynchronous copies"), .b32,
+// declared only in functions with cp.async* instructions:
+inline constexpr std::string_view kAsyncRecords = "%__bcda_ar";  // async records (kFlagAsync) issued
+inline constexpr std::string_view kAsyncLast = "%__bcda_al";     // ... as of the last cp.async (non-bulk)
+inline constexpr std::string_view kAsyncDone = "%__bcda_ac";     // records known complete
+inline constexpr std::string_view kAsyncSeen = "%__bcda_ao";     // the count last logged (kAsyncWait)
+// %__bcda_ag<k>: kAsyncLast at the k-th most recent commit_group (k = 0 newest).
+std::string AsyncGroupReg(int k);
+// `.reg` declarations and zero initialisation of the async state.
+std::string AsyncPrologue(int groups);
+// Temporaries of the wmma address computation (declared with AsyncPrologue's
+// companion TensorPrologue).
+inline constexpr std::string_view kTensorBase = "%__bcda_wb";    // .b64: the instruction's address
+inline constexpr std::string_view kTensorOffset = "%__bcda_wo";  // .b64: element offset
+inline constexpr std::string_view kTensorX = "%__bcda_wx";       // .b32
+inline constexpr std::string_view kTensorY = "%__bcda_wy";       // .b32
+inline constexpr std::string_view kTensorLd = "%__bcda_wl";      // .b32: leading dimension (elements)
+std::string TensorPrologue();
+
 // `.reg` declarations of the fixed registers, plus `count` depth/fell registers.
 std::string PrologueDecls(int branch_registers);
 
