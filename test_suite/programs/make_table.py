@@ -33,12 +33,12 @@ KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'NOT_MORALLY_STRONG', 'BARRIER_DIV
          'SAME_VALUE'}
 WARNING_KINDS = {'DEPENDENCY_ORDERED', 'SAME_VALUE'}
 SPACES = {'shared', 'global'}
-CLASSES = {'intra-warp', 'divergence', 'intra-block', 'inter-block', 'async-copy'}
+CLASSES = {'intra-warp', 'divergence', 'intra-block', 'inter-block', 'async-copy', 'proxy'}
 MODELS = ('its', 'lockstep')
 ARCHES = {75, 80, 90}
 # A racing access line must show an access: an array subscript, a dereference, an
 # assignment, an atomic, or (for barrier divergence) a barrier.
-ACCESS_RE = re.compile(r'\[|\*|=|atomic|\.(load|store|exchange|fetch_\w+)\(')
+ACCESS_RE = re.compile(r'\[|\*|=|atomic|memcpy_async|cp_async|\.(load|store|exchange|fetch_\w+)\(')
 BARRIER_RE = re.compile(r'__syncthreads|\bbar(rier)?\.sync|\.sync\(\)')
 
 
