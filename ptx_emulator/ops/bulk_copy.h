@@ -54,9 +54,27 @@ void Fill(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& dst, uint32
 
 // complete_tx of bytes[l] bytes on lane l's mbarrier (bar/bar_log from
 // mbar::ResolveObjects), for the lanes of `exec`: a release of the lane's
-// async records so far (kRelease with kFlagAsync) to the phase's waiters.
+// async records so far (kRelease with kFlagAsync) to the phase's waiters;
+// without `release`, only the count changes (no record).
 void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* bar, const uint64_t* bar_log,
-                const uint32_t* bytes);
+                const uint32_t* bytes, bool release = true);
+
+// complete_tx as hardware performs it: in pieces, as the data lands. When
+// the lane's phase would complete part-way through a copy of `bytes` bytes
+// (no arrival pending and a tx-count above 0 but below `bytes`: an
+// expect_tx that counted too few bytes), returns the bytes that land before
+// the completion; otherwise 0. The caller then completes that many, lets the
+// rest land after the phase (not ordered before its waiters) and completes
+// the rest, which the next phase's tx-count receives, without a release:
+// the waiters of the phase that completed early may have looked before the
+// rest landed, so nothing orders the rest before them (nor before later
+// phases': the program's count is wrong, and every read of those bytes is
+// reported).
+uint32_t EarlyCompletion(const uint8_t* bar, uint32_t bytes);
+
+// CompleteTx for one lane.
+void CompleteTxLane(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint8_t* bar, uint64_t bar_log, uint32_t bytes,
+                    bool release = true);
 
 // A bulk async-group copy of `lane` was issued (cp.async.bulk ... .bulk_group):
 // its reads end at the lane's async record `reads_end`, its writes at the

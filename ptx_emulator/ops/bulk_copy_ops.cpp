@@ -10,6 +10,7 @@
 #include "ptx_emulator/ops/bulk_copy.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "ptx_emulator/core/async_copies.h"
 #include "ptx_emulator/core/handlers.h"
@@ -55,11 +56,12 @@ void Transfer(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, co
 }
 
 void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* bar, const uint64_t* bar_log,
-                const uint32_t* bytes) {
+                const uint32_t* bytes, bool release) {
+  if (exec == 0) return;
   auto complete = [&] {
     mem::ForLanes(exec, [&](uint32_t l) { mbar::AtomicStep(bar[l], 0, false, -static_cast<int32_t>(bytes[l])); });
   };
-  if (ctx.tracer == nullptr) {
+  if (ctx.tracer == nullptr || !release) {
     complete();
     return;
   }
@@ -68,6 +70,24 @@ void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* b
                          protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync, protocol::Scope::kCta,
                          true);
   complete();
+}
+
+uint32_t EarlyCompletion(const uint8_t* bar, uint32_t bytes) {
+  const uint64_t s = std::atomic_ref<const uint64_t>(*reinterpret_cast<const uint64_t*>(bar)).load(
+      std::memory_order_relaxed);
+  const int32_t tx = mbar::Tx(s);
+  return mbar::Pending(s) == 0 && tx > 0 && static_cast<uint32_t>(tx) < bytes ? static_cast<uint32_t>(tx) : 0;
+}
+
+void CompleteTxLane(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint8_t* bar, uint64_t bar_log, uint32_t bytes,
+                    bool release) {
+  uint8_t* bars[kLanes] = {};
+  uint64_t logs[kLanes] = {};
+  uint32_t counts[kLanes] = {};
+  bars[lane] = bar;
+  logs[lane] = bar_log;
+  counts[lane] = bytes;
+  CompleteTx(inst, ctx, 1u << lane, bars, logs, counts, release);
 }
 
 void NoteGroupCopy(WarpCtx& ctx, uint32_t lane, uint32_t reads_end) {
@@ -140,11 +160,25 @@ void CopyToShared(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint64_t bar_log[kLanes];
   if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[3], Space::kShared, bar, bar_log)) return;
   uint32_t bytes[kLanes];
+  uint32_t at_once = exec;  // the lanes whose copy lands whole before its complete-tx
   ForLanes(exec, [&](uint32_t l) {
     bytes[l] = static_cast<uint32_t>(size[l]);
-    bulk::Transfer(inst, ctx, l, src[l], dst[l], bytes[l]);
+    const uint32_t early = bulk::EarlyCompletion(bar[l], bytes[l]);
+    if (early == 0) {
+      bulk::Transfer(inst, ctx, l, src[l], dst[l], bytes[l]);
+      return;
+    }
+    // The phase completes after `early` bytes: the 16-byte pieces up to
+    // there land before it, the rest after (bulk_copy.h EarlyCompletion).
+    const uint32_t before = (early + 15) / 16 * 16;
+    at_once &= ~(1u << l);
+    bulk::Transfer(inst, ctx, l, src[l], dst[l], before);
+    bulk::CompleteTxLane(inst, ctx, l, bar[l], bar_log[l], early);
+    const auto after = [&](const bulk::Span& s) { return bulk::Span{s.host + before, s.log + before, s.space}; };
+    bulk::Transfer(inst, ctx, l, after(src[l]), after(dst[l]), bytes[l] - before);
+    bulk::CompleteTxLane(inst, ctx, l, bar[l], bar_log[l], bytes[l] - early, false);
   });
-  bulk::CompleteTx(inst, ctx, exec, bar, bar_log, bytes);
+  if (at_once != 0) bulk::CompleteTx(inst, ctx, at_once, bar, bar_log, bytes);
 }
 
 // Shared -> global in the lane's open bulk async-group.

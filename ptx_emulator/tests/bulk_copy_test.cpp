@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "device_logger/protocol.h"
 #include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/ops/mbarrier_state.h"
 #include "ptx_emulator/tests/kernel_runner.h"
 
 namespace barracuda::emu::testing {
@@ -131,6 +133,64 @@ TEST_CASE("a bulk wait_group whose count is not a constant is refused at load", 
   ret;
 )";
   CHECK_THROWS_WITH(KernelRunner(WrapKernel("k", ".param .u64 k_out", body, "sm_90")), Catch::Contains("wait_group"));
+}
+
+// One thread arms an mbarrier for EXPECT bytes and copies 64 bytes into
+// shared memory with complete_tx, waits for the phase and stores the
+// mbarrier object to out.
+const char* kArmAndCopy = R"(
+  .reg .pred %p<4>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 buf[64];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [k_src];
+  ld.param.u64 %rd2, [k_out];
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], EXPECT;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 64, [bar];
+$L_wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra $L_wait;
+  ld.shared.b64 %rd4, [bar];
+  st.global.u64 [%rd2], %rd4;
+  ret;
+)";
+
+// The ops of the async records, releases and acquires, in order: "r" / "w"
+// for copy reads and writes, "R" for a release of the copies, "A" acquire.
+std::string AsyncShape(CollectingSink& sink) {
+  std::string shape;
+  for (const auto& rec : sink.Flatten(0)) {
+    const protocol::Op op = protocol::OpOf(rec.header);
+    const bool async = (rec.header.flags & protocol::kFlagAsync) != 0;
+    if (op == protocol::Op::kRead && async) shape += 'r';
+    if (op == protocol::Op::kWrite && async) shape += 'w';
+    if (op == protocol::Op::kRelease && async) shape += 'R';
+    if (op == protocol::Op::kAcquire) shape += 'A';
+  }
+  return shape;
+}
+
+TEST_CASE("an expect_tx of too few bytes completes the phase part-way through a bulk copy", "[async][bulk][mbarrier]") {
+  for (const auto& [expect, shape, tx] : {std::tuple{64, "rrrrwwwwRA", 0}, std::tuple{48, "rrrwwwRrwA", -16},
+                                          std::tuple{40, "rrrwwwRrwA", -24}}) {
+    INFO("expect_tx " << expect);
+    KernelRunner r(WrapKernel("k", ".param .u64 k_src, .param .u64 k_out",
+                              std::string(kArmAndCopy).replace(std::string(kArmAndCopy).find("EXPECT"), 6,
+                                                               std::to_string(expect)),
+                              "sm_90"));
+    auto src = r.Alloc<uint32_t>(16, std::vector<uint32_t>(16, 5));
+    auto out = r.Alloc<uint64_t>(1);
+    CollectingSink sink;
+    r.device().SetSink(&sink);
+    REQUIRE(r.Launch("k", {1, 1, 1}, {1, 1, 1}, src.device, out.device).ok());
+    // The phase completed (the wait passed) after the pieces the count named;
+    // the rest of the copy landed after it and its count went to the next phase.
+    CHECK(AsyncShape(sink) == shape);
+    const uint64_t state = r.Read(out)[0];
+    CHECK(mbar::Parity(state) == 1);
+    CHECK(mbar::Tx(state) == tx);
+  }
 }
 
 }  // namespace
