@@ -312,6 +312,15 @@ int main(int argc, char** argv) {
   plan.library_dir = lib.path;
   plan.verbose = verbose;
   plan.progress = !quiet && isatty(STDERR_FILENO) == 1;
+  if (!quiet && !use_gpu && kernel_timeout == 0) {
+    // BARRACUDA_STALL_SECONDS: when the hint comes (tests).
+    if (const char* s = std::getenv("BARRACUDA_STALL_SECONDS"); s != nullptr && std::atoi(s) > 0)
+      plan.stall_seconds = std::atoi(s);
+    plan.stall_hint = "barracuda: no kernel has finished for " + std::to_string(plan.stall_seconds) +
+                      " s. If one waits for something that never happens (a spin-wait no schedule releases, "
+                      "a barrier phase never completed), --kernel-timeout SECONDS makes such a launch fail "
+                      "and reports the rest; Ctrl-C (or SIGTERM) stops the app and reports what was analysed.";
+  }
   std::vector<std::string>& d = plan.daemon_args;
   d = {"--backend", use_gpu ? "gpu" : "emu", "--warp-model", warp_model};
   if (!json.empty()) d.insert(d.end(), {"--report-json", json});

@@ -239,12 +239,26 @@ RunOutcome RunSession(const RunPlan& plan) {
       progress.SetLabel(runs[run].label);
       if (plan.verbose) std::fprintf(stderr, "barracuda: %s\n", runs[run].label.c_str());
     }
+    const bool poll_app = plan.progress || !plan.stall_hint.empty();
+    auto last_change = std::chrono::steady_clock::now();
+    uint64_t last_launches = header.launches_analysed.load();
+    bool hinted = false;
     for (;;) {
-      const pid_t r = waitpid(app, &status, plan.progress ? WNOHANG : 0);
+      const pid_t r = waitpid(app, &status, poll_app ? WNOHANG : 0);
       if (r == app) break;
       if (r < 0 && errno != EINTR) break;
       if (r == 0) {
         progress.Tick();
+        const auto now = std::chrono::steady_clock::now();
+        if (const uint64_t l = header.launches_analysed.load(); l != last_launches) {
+          last_launches = l;
+          last_change = now;
+        } else if (!hinted && !plan.stall_hint.empty() &&
+                   now - last_change >= std::chrono::seconds(plan.stall_seconds)) {
+          progress.Clear();
+          std::fprintf(stderr, "%s\n", plan.stall_hint.c_str());
+          hinted = true;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     }

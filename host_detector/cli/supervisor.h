@@ -35,6 +35,10 @@ struct RunPlan {
   transport::Layout layout;
   bool progress = false;  // status line on stderr (a terminal) for long runs
   bool verbose = false;
+  // Printed once on stderr when no kernel has finished for stall_seconds
+  // while the app runs (a launch that may never end); empty: never.
+  std::string stall_hint;
+  int stall_seconds = 60;
 };
 
 struct AppRun {

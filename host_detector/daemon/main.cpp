@@ -95,8 +95,13 @@ int main(int argc, char** argv) {
   namespace t = barracuda::transport;
   signal(SIGPIPE, SIG_IGN);
   // The CLI forwards SIGINT/SIGTERM to the app; the daemon must outlive it to
-  // write the report, so a terminal's Ctrl-C (sent to the whole group) is ignored.
+  // write the report, so a terminal's Ctrl-C and a SIGTERM or SIGHUP sent to
+  // the whole process group (`timeout`, a CI job's kill, a closed terminal)
+  // are ignored: the daemon ends when the CLI's control channel says the app
+  // ended, or closes (the CLI died).
   signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
 
   CLI::App app{"barracudad: the barracuda analysis daemon. Attaches a session's shared-memory segment, "
                "analyses the records of every process feeding it, and writes the race reports when told "

@@ -25,9 +25,10 @@ struct Result {
 };
 
 // Runs barracuda with `args`, capturing stdout and stderr.
-Result Barracuda(const std::vector<std::string>& args) {
+// `prefix`: words before the command (a `timeout`, an `env`).
+Result Barracuda(const std::vector<std::string>& args, const std::string& prefix = "") {
   const std::string base = "/tmp/barracuda_cli_binary_" + std::to_string(getpid());
-  std::string cmd = std::string("'") + BARRACUDA_CLI_PATH + "'";
+  std::string cmd = prefix + "'" + BARRACUDA_CLI_PATH + "'";
   for (const std::string& a : args) cmd += " '" + a + "'";
   cmd += " > " + base + ".out 2> " + base + ".err < /dev/null";
   const int rc = std::system(cmd.c_str());
@@ -464,6 +465,30 @@ TEST_CASE("barracuda: a kernel that faults makes the run incomplete, with kernel
   CheckFault("spin", "cudaErrorLaunchTimeout", "ran longer than 1.5 s (--kernel-timeout)");
   CheckFault("grid", "cudaErrorLaunchTimeout",
              "barrier divergence at grid scope: grid.sync() (the cooperative grid barrier) is waited on by 2 blocks");
+}
+
+// A launch that never ends without --kernel-timeout: barracuda says so once
+// (here after 1 s), and a SIGTERM sent to the whole process group (`timeout`,
+// a CI job's kill) stops the app while the daemon lives on and writes the
+// report of what was analysed (it used to die with the group: "the analysis
+// daemon failed; no verdict").
+TEST_CASE("barracuda: a hanging app stopped by SIGTERM to its process group still gets a report",
+          "[cli][e2e][report-files][not-run]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/faulting_kernel";
+  const std::string json = ReportPath("hang_sigterm") + ".json";
+  std::remove(json.c_str());
+  Result r = Barracuda({"--report-json", json, app, "spin"}, "timeout -s TERM 5 env BARRACUDA_STALL_SECONDS=1 ");
+  INFO(r.err);
+  CHECK(r.status == 124);  // timeout's: it had to stop the run
+  CHECK_THAT(r.err, Catch::Contains("no kernel has finished for 1 s"));
+  CHECK_THAT(r.err, Catch::Contains("--kernel-timeout SECONDS"));
+  CHECK(r.err.find("daemon failed") == std::string::npos);
+  CHECK_THAT(r.err, Catch::Contains("SIGTERM"));
+  std::ifstream in(json);
+  REQUIRE(in.good());
+  const nlohmann::json report = nlohmann::json::parse(in);
+  CHECK(report["run"]["complete"] == false);
+  if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) std::remove(json.c_str());
 }
 
 // Schedule exploration (issue 15 items 2 and 4) on a program with a
