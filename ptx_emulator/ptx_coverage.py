@@ -22,7 +22,7 @@ README = HERE / 'README.md'
 # error naming the form: the launch fails with cudaErrorNotSupported and the
 # run is incomplete), and why some opcodes are not implemented at all.
 NOTES = {
-    'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group); not TMA im2col/gather4/scatter4, multicast, cp.reduce.async.bulk',
+    'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group), cp.reduce.async.bulk (not f16/bf16 min/max); not TMA im2col/gather4/scatter4, multicast, cp.reduce.async.bulk.tensor',
     'mbarrier': 'all operations, CTA and cluster scope',
     'fence': 'fence.proxy.async orders proxies only (a proxy-fence record); other fence.proxy kinds act as fences',
     'wmma': 'f16/bf16/tf32/s8/u8/f64 shapes; not .s4/.u4/.b1',

@@ -173,8 +173,12 @@ void MbarrierArrive(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 
 absl::StatusOr<bool> SelectAsyncCopyOp(const ptx::Instruction& ir, Inst& inst) {
   if (ir.op != ptx::Opcode::kCp) return false;
+  if (!ir.modifiers.empty() && ir.modifiers[0] == ".reduce" && ir.HasModifier(".bulk")) {
+    if (ir.HasModifier(".tensor")) return mem::UnimplementedForm(ir, "cp.reduce.async.bulk.tensor is not implemented");
+    return SelectBulkReduceOp(ir, inst);
+  }
   if (ir.modifiers.empty() || ir.modifiers[0] != ".async")
-    return mem::UnimplementedForm(ir, "only cp.async is implemented");
+    return mem::UnimplementedForm(ir, "only cp.async and cp.reduce.async.bulk are implemented");
   if (ir.info.bulk || ir.HasModifier(".bulk")) {
     if (ir.HasModifier(".tensor") && !ir.HasModifier(".prefetch")) return SelectTensorCopyOp(ir, inst);
     return SelectBulkCopyOp(ir, inst);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "ptx_emulator/core/handlers.h"
@@ -233,7 +234,52 @@ Handler ForType(AtomOp op, bool result) {
   }
 }
 
+template <AtomOp OP, typename T>
+void ReduceElement(uint8_t* dst, const uint8_t* src) {
+  using B = typename Repr<T>::Bits;
+  B b;
+  std::memcpy(&b, src, sizeof b);
+  Rmw<OP, T>(dst, b, B{});
+}
+
+template <typename T>
+ElementReduce ReduceFor(AtomOp op) {
+  if constexpr (std::is_same_v<T, F16Tag> || std::is_same_v<T, Bf16Tag>) {
+    return op == AtomOp::kAdd ? &ReduceElement<AtomOp::kAdd, T> : nullptr;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return op == AtomOp::kAdd ? &ReduceElement<AtomOp::kAdd, T> : nullptr;
+  } else {
+    switch (op) {
+      case AtomOp::kAdd: return &ReduceElement<AtomOp::kAdd, T>;
+      case AtomOp::kMin: return &ReduceElement<AtomOp::kMin, T>;
+      case AtomOp::kMax: return &ReduceElement<AtomOp::kMax, T>;
+      case AtomOp::kInc: return std::is_unsigned_v<T> ? &ReduceElement<AtomOp::kInc, T> : nullptr;
+      case AtomOp::kDec: return std::is_unsigned_v<T> ? &ReduceElement<AtomOp::kDec, T> : nullptr;
+      case AtomOp::kAnd: return &ReduceElement<AtomOp::kAnd, T>;
+      case AtomOp::kOr: return &ReduceElement<AtomOp::kOr, T>;
+      case AtomOp::kXor: return &ReduceElement<AtomOp::kXor, T>;
+      default: return nullptr;
+    }
+  }
+}
+
 }  // namespace
+
+ElementReduce SelectElementReduce(AtomOp op, ptx::Type type) {
+  switch (type) {
+    case ptx::Type::kB32:
+    case ptx::Type::kU32: return ReduceFor<uint32_t>(op);
+    case ptx::Type::kS32: return ReduceFor<int32_t>(op);
+    case ptx::Type::kB64:
+    case ptx::Type::kU64: return ReduceFor<uint64_t>(op);
+    case ptx::Type::kS64: return ReduceFor<int64_t>(op);
+    case ptx::Type::kF32: return ReduceFor<float>(op);
+    case ptx::Type::kF64: return ReduceFor<double>(op);
+    case ptx::Type::kF16: return ReduceFor<F16Tag>(op);
+    case ptx::Type::kBf16: return ReduceFor<Bf16Tag>(op);
+    default: return nullptr;
+  }
+}
 
 absl::StatusOr<bool> SelectAtomicOp(const ptx::Instruction& ir, Inst& inst) {
   if (ir.op != ptx::Opcode::kAtom && ir.op != ptx::Opcode::kRed) return false;

@@ -92,6 +92,9 @@ namespace barracuda::emu {
 // copies other than TMA (called by SelectAsyncCopyOp for cp.async.bulk forms
 // without .tensor).
 absl::StatusOr<bool> SelectBulkCopyOp(const ptx::Instruction& ir, Inst& inst);
+// cp.reduce.async.bulk (not .tensor): shared::cta to global with bulk_group,
+// and to shared::cluster with mbarrier::complete_tx::bytes.
+absl::StatusOr<bool> SelectBulkReduceOp(const ptx::Instruction& ir, Inst& inst);
 // cp.async.bulk.tensor (TMA) copies other than the prefetch (called by
 // SelectAsyncCopyOp; tensor_map_copy_ops.cpp).
 absl::StatusOr<bool> SelectTensorCopyOp(const ptx::Instruction& ir, Inst& inst);

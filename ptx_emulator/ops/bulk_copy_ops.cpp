@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 
 #include "ptx_emulator/core/async_copies.h"
 #include "ptx_emulator/core/handlers.h"
@@ -214,7 +215,86 @@ void WaitBulkGroup(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 
 void Nothing(const Inst&, WarpCtx&, uint32_t) {}
 
+// cp.reduce.async.bulk (inst.imm: the mem::ElementReduce, inst.aux: element
+// bytes, | kReduceToShared for the shared::cluster form with its mbarrier).
+// Like the copies, done at issue. The source reads are async-proxy reads in
+// the lane's async records; each destination element is an atomic
+// read-modify-write (a relaxed one at gpu scope, cluster scope in shared
+// memory) recorded as the issuing lane's strong access at issue: reductions
+// never race with each other, a plain access of the destination does. Not
+// modelled: that the reduction lands after the issue (a read of the
+// destination by the issuer before its wait is not reported).
+constexpr uint32_t kReduceToShared = 0x100;
+
+void ReduceBulk(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const bool to_shared = (inst.aux & kReduceToShared) != 0;
+  const uint32_t elem = inst.aux & 0xff;
+  const auto reduce = reinterpret_cast<mem::ElementReduce>(inst.imm);
+  const uint64_t* size = ctx.Src(inst.ops[2].ref);
+  bulk::Span dst[kLanes], src[kLanes];
+  if (!ResolveSpans(inst, ctx, exec, to_shared ? Space::kShared : Space::kGlobal, Space::kShared, size, dst, src))
+    return;
+  uint8_t* bar[kLanes];
+  uint64_t bar_log[kLanes];
+  if (to_shared && !mbar::ResolveObjects(inst, ctx, exec, inst.ops[3], Space::kShared, bar, bar_log)) return;
+  const protocol::Scope scope = to_shared ? protocol::Scope::kCluster : protocol::Scope::kGpu;
+  uint32_t bytes[kLanes] = {};
+  ForLanes(exec, [&](uint32_t l) {
+    const uint32_t n = bytes[l] = static_cast<uint32_t>(size[l]);
+    bulk::EmitAccesses(inst, ctx, l, src[l], protocol::Op::kRead, n);
+    for (uint32_t off = 0; off < n; off += elem) {
+      if (ctx.tracer == nullptr) {
+        reduce(dst[l].host + off, src[l].host + off);
+        continue;
+      }
+      protocol::Record r = mem::MakeRecord(inst, ctx, 1u << l, dst[l].space, elem, protocol::Op::kAtomic,
+                                           protocol::kFlagLoad | protocol::kFlagStore, scope);
+      r.addr[l] = dst[l].log + off;
+      {
+        // Stamp and read-modify-write together, as atom does (mem::ReleaseMutex).
+        std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
+        r.stamp = ctx.tracer->Stamp();
+        reduce(dst[l].host + off, src[l].host + off);
+      }
+      ctx.tracer->Emit(r);
+    }
+    if (!to_shared) bulk::NoteGroupCopy(ctx, l, ctx.async ? ctx.async->lane[l].records : 0);
+  });
+  if (to_shared) bulk::CompleteTx(inst, ctx, exec, bar, bar_log, bytes);
+}
+
+ptx::AtomOp ReduceOpOf(const ptx::Instruction& ir) {
+  static constexpr std::pair<const char*, ptx::AtomOp> kOps[] = {
+      {".add", ptx::AtomOp::kAdd}, {".min", ptx::AtomOp::kMin}, {".max", ptx::AtomOp::kMax},
+      {".inc", ptx::AtomOp::kInc}, {".dec", ptx::AtomOp::kDec}, {".and", ptx::AtomOp::kAnd},
+      {".or", ptx::AtomOp::kOr},   {".xor", ptx::AtomOp::kXor}};
+  for (const auto& [name, op] : kOps)
+    if (ir.HasModifier(name)) return op;
+  return ptx::AtomOp::kNone;
+}
+
 }  // namespace
+
+absl::StatusOr<bool> SelectBulkReduceOp(const ptx::Instruction& ir, Inst& inst) {
+  // cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.op{.noftz}.type
+  const bool to_global = ir.modifiers.size() > 4 && ir.modifiers[3] == ".global" && ir.modifiers[4] == ".shared::cta";
+  const bool to_shared =
+      ir.modifiers.size() > 4 && ir.modifiers[3] == ".shared::cluster" && ir.modifiers[4] == ".shared::cta";
+  if (!(to_global && ir.HasModifier(".bulk_group")) && !(to_shared && ir.HasModifier(".mbarrier::complete_tx::bytes")))
+    return mem::UnimplementedForm(ir, "cp.reduce.async.bulk: shared::cta to global with bulk_group or to "
+                                      "shared::cluster with mbarrier::complete_tx::bytes expected");
+  if (inst.num_ops < (to_shared ? 4 : 3) || inst.ops[0].kind != Opnd::Kind::kAddress ||
+      inst.ops[1].kind != Opnd::Kind::kAddress || inst.ops[2].kind != Opnd::Kind::kValue ||
+      (to_shared && inst.ops[3].kind != Opnd::Kind::kAddress))
+    return mem::UnimplementedForm(ir, to_shared ? "[dst], [src], size, [mbar] expected" : "[dst], [src], size expected");
+  const ptx::Type type = ir.info.type();
+  const mem::ElementReduce reduce = mem::SelectElementReduce(ReduceOpOf(ir), type);
+  if (reduce == nullptr) return mem::UnimplementedForm(ir, "reduction not implemented for this operation and type");
+  inst.fn = &ReduceBulk;
+  inst.imm = reinterpret_cast<uint64_t>(reduce);
+  inst.aux = ptx::TypeSize(type) | (to_shared ? kReduceToShared : 0);
+  return true;
+}
 
 absl::StatusOr<bool> SelectBulkCopyOp(const ptx::Instruction& ir, Inst& inst) {
   if (ir.HasModifier(".prefetch")) {  // cp.async.bulk.prefetch[.tensor].L2: a cache hint

@@ -215,6 +215,11 @@ absl::Status UnimplementedForm(const ptx::Instruction& ir, std::string_view what
 
 // Selectors of the files of the family; SelectMemoryOp asks them in turn.
 absl::StatusOr<bool> SelectAtomicOp(const ptx::Instruction& ir, Inst& inst);   // atomic_ops.cpp
+// One element of a bulk reduction (cp.reduce.async.bulk): *dst = op(*dst,
+// *src) as an atomic read-modify-write on the host, with atom's numerics;
+// nullptr where the emulator has no such atomic (f16/bf16 min and max).
+using ElementReduce = void (*)(uint8_t* dst, const uint8_t* src);
+ElementReduce SelectElementReduce(ptx::AtomOp op, ptx::Type type);  // atomic_ops.cpp
 absl::StatusOr<bool> SelectAddressOp(const ptx::Instruction& ir, Inst& inst);  // address_ops.cpp
 
 }  // namespace barracuda::emu::mem

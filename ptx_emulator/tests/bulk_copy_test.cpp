@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstring>
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -190,6 +192,141 @@ TEST_CASE("an expect_tx of too few bytes completes the phase part-way through a 
     const uint64_t state = r.Read(out)[0];
     CHECK(mbar::Parity(state) == 1);
     CHECK(mbar::Tx(state) == tx);
+  }
+}
+
+// Two blocks of 32 threads: buf[t] = VAL(t) in shared memory, then lane 0
+// reduces the 128 bytes into out with cp.reduce.async.bulk OP.TYPE.
+const char* kReduceToGlobal = R"(
+  .reg .pred %p<2>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  .shared .align 16 .b8 buf[128];
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  VAL
+  st.shared.u32 [%r4], %r5;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $L_done;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.OP.TYPE [%rd1], [%r2], 128;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+$L_done:
+  ret;
+)";
+
+TEST_CASE("cp.reduce.async.bulk to global: atomic per element, async-proxy reads of the source",
+          "[async][bulk][reduce]") {
+  struct Case {
+    const char* op;
+    const char* type;
+    const char* val;  // %r5 from %r1 (tid)
+    std::vector<uint32_t> init;
+    std::vector<uint32_t> (*want)();
+  };
+  std::vector<uint32_t> ones(32, 1), neg(32, static_cast<uint32_t>(-5));
+  const Case cases[] = {
+      {"add", "u32", "add.u32 %r5, %r1, 1;", ones,
+       [] { std::vector<uint32_t> w(32); for (uint32_t i = 0; i < 32; ++i) w[i] = 1 + 2 * (i + 1); return w; }},
+      {"max", "s32", "sub.s32 %r5, %r1, 16;", neg,
+       [] { std::vector<uint32_t> w(32); for (int i = 0; i < 32; ++i) w[i] = static_cast<uint32_t>(std::max(-5, i - 16)); return w; }},
+      {"add", "f32", "cvt.rn.f32.u32 %r5, %r1;", std::vector<uint32_t>(32, 0x3f000000u),  // 0.5f
+       [] { std::vector<uint32_t> w(32); for (int i = 0; i < 32; ++i) { const float f = 0.5f + 2.0f * i; std::memcpy(&w[i], &f, 4); } return w; }},
+  };
+  for (const Case& c : cases) {
+    INFO(c.op << "." << c.type);
+    std::string body = kReduceToGlobal;
+    body.replace(body.find("VAL"), 3, c.val);
+    body.replace(body.find("OP.TYPE"), 7, std::string(c.op) + "." + c.type);
+    KernelRunner r(WrapKernel("k", ".param .u64 k_out", body, "sm_90"));
+    auto out = r.Alloc<uint32_t>(32, c.init);
+    CollectingSink sink;
+    r.device().SetSink(&sink);
+    REQUIRE(r.Launch("k", {2, 1, 1}, {32, 1, 1}, out.device).ok());
+    CHECK(r.Read(out) == c.want());
+    uint32_t reads = 0, atomics = 0;
+    for (const auto& rec : sink.Flatten(0)) {
+      const protocol::Op op = protocol::OpOf(rec.header);
+      if (op == protocol::Op::kRead && rec.header.flags == (protocol::kFlagAsync | protocol::kFlagAsyncProxy)) ++reads;
+      if (op == protocol::Op::kAtomic) {
+        ++atomics;
+        CHECK(rec.header.access_size == 4);
+        CHECK(protocol::ScopeOf(rec.header) == protocol::Scope::kGpu);
+        CHECK(rec.header.flags == (protocol::kFlagLoad | protocol::kFlagStore));
+      }
+    }
+    CHECK(reads == 2 * 8);     // per block, 128 bytes in 16-byte reads
+    CHECK(atomics == 2 * 32);  // per block, one per element
+  }
+}
+
+TEST_CASE("cp.reduce.async.bulk to shared::cluster completes its transaction on the mbarrier",
+          "[async][bulk][reduce]") {
+  const char* body = R"(
+  .reg .pred %p<4>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 src[64];
+  .shared .align 16 .b8 dst[64];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, src;
+  mov.u32 %r2, dst;
+  mov.u32 %r3, 0;
+$L_fill:
+  add.u32 %r4, %r1, %r3;
+  st.shared.u32 [%r4], 7;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], 3;
+  add.u32 %r3, %r3, 4;
+  setp.lt.u32 %p1, %r3, 64;
+  @%p1 bra $L_fill;
+  fence.proxy.async.shared::cta;
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], 64;
+  cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.xor.b32 [dst], [src], 64, [bar];
+$L_wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra $L_wait;
+  ld.shared.u32 %r5, [dst];
+  ld.shared.u32 %r6, [dst+60];
+  st.global.u32 [%rd1], %r5;
+  st.global.u32 [%rd1+4], %r6;
+  ret;
+)";
+  KernelRunner r(WrapKernel("k", ".param .u64 k_out", body, "sm_90"));
+  auto out = r.Alloc<uint32_t>(2);
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  REQUIRE(r.Launch("k", {1, 1, 1}, {1, 1, 1}, out.device).ok());
+  CHECK(r.Read(out) == std::vector<uint32_t>{3u ^ 7u, 3u ^ 7u});
+  uint32_t atomics = 0;
+  for (const auto& rec : sink.Flatten(0))
+    if (protocol::OpOf(rec.header) == protocol::Op::kAtomic) {
+      ++atomics;
+      CHECK(protocol::ScopeOf(rec.header) == protocol::Scope::kCluster);
+      CHECK(protocol::SpaceOf(rec.header) == protocol::Space::kShared);
+    }
+  CHECK(atomics == 16);
+}
+
+TEST_CASE("cp.reduce.async.bulk forms the emulator does not implement are refused at load", "[async][bulk][reduce]") {
+  for (const char* inst : {"cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16 [%rd1], [%r1], 64;",
+                           "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [%r1];"}) {
+    INFO(inst);
+    const std::string body = std::string(R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b8 buf[64];
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, buf;
+  )") + inst + "\n  ret;\n";
+    CHECK_THROWS_WITH(KernelRunner(WrapKernel("k", ".param .u64 k_out", body, "sm_90")), Catch::Contains("cp.reduce"));
   }
 }
 
