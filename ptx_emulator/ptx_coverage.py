@@ -25,6 +25,8 @@ NOTES = {
     'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group), cp.reduce.async.bulk (not f16/bf16 min/max); not TMA im2col/gather4/scatter4, multicast, cp.reduce.async.bulk.tensor',
     'mbarrier': 'all operations, CTA and cluster scope',
     'fence': 'fence.proxy.async orders proxies only (a proxy-fence record); other fence.proxy kinds act as fences',
+    'st': 'st.async (cluster shared memory, mbarrier complete_tx) too',
+    'red': 'red.async (cluster shared memory, mbarrier complete_tx) too',
     'wmma': 'f16/bf16/tf32/s8/u8/f64 shapes; not .s4/.u4/.b1',
     'mma': 'm8n8k4, m16n8k8, m16n8k16, m16n8k4, m16n8k32, m8n8k16 (f16, bf16, tf32, s8/u8, f64); not mma.sp, fp8/fp6/fp4, block scale',
     'ldmatrix': 'm8n8 .x1/.x2/.x4 [.trans] .b16; not .m16n16/.m8n16/.b8',

@@ -92,6 +92,9 @@ namespace barracuda::emu {
 // copies other than TMA (called by SelectAsyncCopyOp for cp.async.bulk forms
 // without .tensor).
 absl::StatusOr<bool> SelectBulkCopyOp(const ptx::Instruction& ir, Inst& inst);
+// st.async / red.async into a cluster CTA's shared memory with complete_tx
+// on its mbarrier (async_store_ops.cpp).
+absl::StatusOr<bool> SelectAsyncStoreOp(const ptx::Instruction& ir, Inst& inst);
 // cp.reduce.async.bulk (not .tensor): shared::cta to global with bulk_group,
 // and to shared::cluster with mbarrier::complete_tx::bytes.
 absl::StatusOr<bool> SelectBulkReduceOp(const ptx::Instruction& ir, Inst& inst);

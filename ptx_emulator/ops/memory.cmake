@@ -9,6 +9,7 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/warp_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/async_copy_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bulk_copy_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/async_store_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bulk_copy_runs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensor_map.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensor_map_copy_ops.cpp

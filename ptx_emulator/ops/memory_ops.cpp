@@ -15,6 +15,7 @@
 
 #include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/core/phase_store_buffer.h"
+#include "ptx_emulator/ops/bulk_copy.h"
 #include "ptx_emulator/ops/mem_access.h"
 
 namespace barracuda::emu {
@@ -499,6 +500,8 @@ absl::StatusOr<bool> SelectLoadStore(const ptx::Instruction& ir, Inst& inst) {
 }  // namespace
 
 absl::StatusOr<bool> SelectMemoryOp(const ptx::Instruction& ir, Inst& inst) {
+  if ((ir.op == ptx::Opcode::kSt || ir.op == ptx::Opcode::kRed) && ir.HasModifier(".async"))
+    return SelectAsyncStoreOp(ir, inst);
   switch (ir.op) {
     case ptx::Opcode::kLd:
     case ptx::Opcode::kLdu:

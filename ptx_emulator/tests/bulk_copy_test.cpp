@@ -330,5 +330,61 @@ TEST_CASE("cp.reduce.async.bulk forms the emulator does not implement are refuse
   }
 }
 
+TEST_CASE("st.async and red.async store into cluster shared memory and complete on the mbarrier",
+          "[async][mbarrier][st.async]") {
+  const char* body = R"(
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 buf[64];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r10, buf;
+  st.shared.u32 [buf+32], 10;
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], 20;
+  mov.u32 %r1, 11;
+  mov.u32 %r2, 22;
+  mov.u32 %r3, 33;
+  mov.u32 %r4, 44;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.u32 [%r10], {%r1, %r2, %r3, %r4}, [bar];
+  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r10+32], %r1, [bar];
+$L_wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra $L_wait;
+  ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [buf];
+  ld.shared.u32 %r9, [buf+32];
+  st.global.v4.u32 [%rd1], {%r5, %r6, %r7, %r8};
+  st.global.u32 [%rd1+16], %r9;
+  ret;
+)";
+  KernelRunner r(WrapKernel("k", ".param .u64 k_out", body, "sm_90"));
+  auto out = r.Alloc<uint32_t>(5);
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  const absl::Status st = r.Launch("k", {1, 1, 1}, {1, 1, 1}, out.device);
+  INFO(st.message());
+  REQUIRE(st.ok());
+  CHECK(r.Read(out) == std::vector<uint32_t>{11, 22, 33, 44, 21});
+  std::string shape;
+  for (const auto& rec : sink.Flatten(0)) {
+    const protocol::Op op = protocol::OpOf(rec.header);
+    const bool async = (rec.header.flags & protocol::kFlagAsync) != 0;
+    if (op == protocol::Op::kWrite && async) {
+      shape += 'w';
+      CHECK(rec.header.access_size == 16);
+      CHECK(protocol::SpaceOf(rec.header) == protocol::Space::kShared);
+    }
+    if (op == protocol::Op::kAtomic) {
+      shape += 'a';
+      CHECK(protocol::ScopeOf(rec.header) == protocol::Scope::kCluster);
+    }
+    if (op == protocol::Op::kRelease && async) shape += 'R';
+    if (op == protocol::Op::kAcquire) shape += 'A';
+  }
+  // The store (an async write), its complete-tx; the reduction (a strong RMW), its complete-tx; the wait.
+  CHECK(shape == "wRaRA");
+}
+
 }  // namespace
 }  // namespace barracuda::emu::testing
