@@ -2,7 +2,9 @@
 // program may fetch through the runtime. The emulator has no CUDA driver, so
 // the table holds the emulator's own implementations: the TMA tensor-map
 // functions (cuTensorMapEncodeTiled, cuTensorMapReplaceAddress), whose maps
-// only the emulator's cp.async.bulk.tensor understands (ops/tensor_map.h).
+// only the emulator's cp.async.bulk.tensor understands (ops/tensor_map.h),
+// and cuGetErrorString / cuGetErrorName, which programs fetch beside them to
+// print the CUresults these return.
 // Every other symbol is answered as the real runtime answers an unknown one:
 // cudaSuccess, a null pointer and cudaDriverEntryPointSymbolNotFound.
 #include <cstring>
@@ -55,6 +57,49 @@ CUresult CUDAAPI ReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) {
   return tmap::ReplaceAddress(tensorMap, globalAddress).ok() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+// The CUresults a program may see from these functions and the common ones
+// it may pass to cuGetErrorString / cuGetErrorName (descriptions as the
+// driver gives them). Others: CUDA_ERROR_INVALID_VALUE and a null string, as
+// the driver API documents for an unrecognised value.
+struct ResultText {
+  CUresult code;
+  const char* name;
+  const char* text;
+};
+constexpr ResultText kResults[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+template <bool kName>
+CUresult CUDAAPI ResultString(CUresult error, const char** out) {
+  if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  for (const ResultText& r : kResults) {
+    if (r.code != error) continue;
+    *out = kName ? r.name : r.text;
+    return CUDA_SUCCESS;
+  }
+  *out = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
 struct Entry {
   const char* symbol;
   unsigned introduced;  // the CUDA version that introduced it
@@ -63,6 +108,8 @@ struct Entry {
 const Entry kEntries[] = {
     {"cuTensorMapEncodeTiled", 12000, reinterpret_cast<void*>(&EncodeTiled)},
     {"cuTensorMapReplaceAddress", 12000, reinterpret_cast<void*>(&ReplaceAddress)},
+    {"cuGetErrorString", 6000, reinterpret_cast<void*>(&ResultString<false>)},
+    {"cuGetErrorName", 6000, reinterpret_cast<void*>(&ResultString<true>)},
 };
 
 cudaError_t Lookup(const char* symbol, void** funcPtr, unsigned version, unsigned long long flags,

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <string>
 
 #include "ptx_emulator/runtime/cuda_api.h"
 
@@ -84,4 +85,25 @@ TEST_CASE("cuTensorMapEncodeTiled / ReplaceAddress through the entry point", "[r
   cudaFree(g);
 }
 
+}  // namespace
+
+namespace {
+TEST_CASE("cuGetErrorString / cuGetErrorName through the entry point", "[runtime][tma]") {
+  using ResultFn = CUresult (*)(CUresult, const char**);
+  void* s = nullptr;
+  void* n = nullptr;
+  REQUIRE(cudaGetDriverEntryPointByVersion("cuGetErrorString", &s, 12000, 0, nullptr) == cudaSuccess);
+  REQUIRE(cudaGetDriverEntryPointByVersion("cuGetErrorName", &n, 12000, 0, nullptr) == cudaSuccess);
+  REQUIRE(s != nullptr);
+  REQUIRE(n != nullptr);
+  const char* text = nullptr;
+  CHECK(reinterpret_cast<ResultFn>(s)(CUDA_ERROR_INVALID_VALUE, &text) == CUDA_SUCCESS);
+  CHECK(std::string(text) == "invalid argument");
+  CHECK(reinterpret_cast<ResultFn>(n)(CUDA_SUCCESS, &text) == CUDA_SUCCESS);
+  CHECK(std::string(text) == "CUDA_SUCCESS");
+  // An unrecognised value: CUDA_ERROR_INVALID_VALUE and a null string (driver API documentation).
+  CHECK(reinterpret_cast<ResultFn>(s)(static_cast<CUresult>(123456), &text) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(text == nullptr);
+  CHECK(reinterpret_cast<ResultFn>(n)(CUDA_SUCCESS, nullptr) == CUDA_ERROR_INVALID_VALUE);
+}
 }  // namespace
