@@ -91,8 +91,13 @@ constexpr ResultText kResults[] = {
 template <bool kName>
 CUresult CUDAAPI ResultString(CUresult error, const char** out) {
   if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Any int may come in: read its bits, not the enum (a value outside the
+  // enumerators is no CUresult to load).
+  int code;
+  static_assert(sizeof code == sizeof error);
+  std::memcpy(&code, &error, sizeof code);
   for (const ResultText& r : kResults) {
-    if (r.code != error) continue;
+    if (static_cast<int>(r.code) != code) continue;
     *out = kName ? r.name : r.text;
     return CUDA_SUCCESS;
   }

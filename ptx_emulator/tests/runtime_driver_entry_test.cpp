@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "ptx_emulator/runtime/cuda_api.h"
@@ -101,8 +102,9 @@ TEST_CASE("cuGetErrorString / cuGetErrorName through the entry point", "[runtime
   CHECK(std::string(text) == "invalid argument");
   CHECK(reinterpret_cast<ResultFn>(n)(CUDA_SUCCESS, &text) == CUDA_SUCCESS);
   CHECK(std::string(text) == "CUDA_SUCCESS");
-  // An unrecognised value: CUDA_ERROR_INVALID_VALUE and a null string (driver API documentation).
-  CHECK(reinterpret_cast<ResultFn>(s)(static_cast<CUresult>(123456), &text) == CUDA_ERROR_INVALID_VALUE);
+  // A value the emulator has no text for: CUDA_ERROR_INVALID_VALUE and a null
+  // string, as the driver API documents for an unrecognised one.
+  CHECK(reinterpret_cast<ResultFn>(s)(CUDA_ERROR_PROFILER_DISABLED, &text) == CUDA_ERROR_INVALID_VALUE);
   CHECK(text == nullptr);
   CHECK(reinterpret_cast<ResultFn>(n)(CUDA_SUCCESS, nullptr) == CUDA_ERROR_INVALID_VALUE);
 }
