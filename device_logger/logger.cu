@@ -274,7 +274,9 @@ extern "C" __device__ __noinline__ void __barracuda_log_warp_sync(uint32_t site,
   for (uint32_t remaining = active; remaining != 0;) {
     const uint32_t mask = __shfl_sync(active, member_mask, __ffs(remaining) - 1);
     remaining &= ~__ballot_sync(active, member_mask == mask);
-    Append(active, Header(proto::Op::kWarpSync, 0, 0, 0, mask & active, site), false, 0, 0, 0);
+    // Every member goes in the payload: lanes that have not arrived yet log
+    // their own record when they do (WarpSyncPayload).
+    Append(active, Header(proto::Op::kWarpSync, 0, 0, 0, mask & active, site), false, 0, 0, mask);
   }
 }
 

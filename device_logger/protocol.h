@@ -39,7 +39,8 @@ enum class Op : uint8_t {
   kIf = 9,          // conditional branch splits the warp: payload BranchPayload
   kElse = 10,       // second path of the innermost divergence starts
   kFi = 11,         // reconvergence of the innermost divergence
-  kWarpSync = 12,   // bar.warp.sync and *.sync warp primitives: mask = members
+  kWarpSync = 12,   // bar.warp.sync and *.sync warp primitives: mask = members that
+                    // arrived; payload WarpSyncPayload (all members)
   kKernelBegin = 13,  // first record of a launch: payload KernelPayload
   kKernelEnd = 14,    // last record of a launch (after every warp exited)
   kExit = 15,         // lanes in active_mask exited (ret/exit of the kernel); they no
@@ -150,6 +151,17 @@ struct BranchPayload {
   uint32_t reserved;
 };
 
+// Payload of kWarpSync. The header's active_mask names the members that logged
+// their arrival in this record; member_mask names every member (0: the same as
+// active_mask, as the emulator and producers before this field write it). A GPU
+// warp's lanes may reach one __syncwarp in groups, each logging its arrival
+// before the instruction makes it wait for the others: the members are
+// joined once all of them (but the exited) have arrived.
+struct WarpSyncPayload {
+  uint32_t member_mask;
+  uint32_t reserved;
+};
+
 // Payload of kKernelBegin. Dimensions are in threads/blocks; the kernel name is
 // resolved through the producer's side table (name_id) so records stay fixed size.
 struct KernelPayload {
@@ -177,6 +189,7 @@ struct Record {
     uint64_t addr[kWarpSize];  // per-lane address for memory ops (only active lanes meaningful)
     BarrierPayload barrier;
     BranchPayload branch;
+    WarpSyncPayload warp_sync;
     KernelPayload kernel;
   };
 };

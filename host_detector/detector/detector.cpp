@@ -192,11 +192,9 @@ void Detector::Impl::ProcessWarpRecord(const protocol::Record& r, uint64_t index
     case Op::kFi:
       Branch(r, index, block, warp, c);
       return;
-    case Op::kWarpSync: {
-      BlockState& bs = Block(block);
-      bs.clocks.JoinIncrement(warp, r.header.active_mask & bs.live[warp]);
+    case Op::kWarpSync:
+      WarpSync(r, block, warp);
       return;
-    }
     case Op::kExit:
       Exit(r, block, warp, c);
       return;

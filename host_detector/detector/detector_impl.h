@@ -28,6 +28,8 @@
 namespace barracuda::detector {
 
 inline constexpr uint32_t kMaxBarrierIds = 16;
+// Warp syncs waiting for members per block (BlockState::warp_syncs).
+inline constexpr size_t kMaxPendingWarpSyncs = 64;
 
 struct LaunchGeometry {
   bool active = false;
@@ -146,6 +148,15 @@ struct BlockState {
   // clock of its copies' thread (LaunchGeometry::AsyncThreadOf). Sized at the
   // block's first async record.
   std::vector<uint32_t> async_records;
+  // Warp syncs some of whose members logged their arrival and others not yet
+  // (WarpSyncPayload: a GPU warp reaches one __syncwarp in groups). Few at a
+  // time: a group waits in the instruction until the others arrive.
+  struct PendingWarpSync {
+    uint32_t warp;
+    uint32_t members;
+    uint32_t arrived;
+  };
+  std::vector<PendingWarpSync> warp_syncs;
 };
 
 // Counters of one worker (merged into Statistics at the end; no sharing on the
@@ -277,6 +288,10 @@ class Detector::Impl {
   void Branch(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
               WorkerCounters& c);
   void Exit(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
+  // kWarpSync: joins the members once every live one has arrived.
+  void WarpSync(const protocol::Record& r, uint32_t block, unsigned warp);
+  // Joins the pending warp syncs of `warp` that no live member still owes.
+  void CompleteWarpSyncs(BlockState& bs, unsigned warp);
   // kAsyncWait: the lanes acquire their copies' clocks up to the counts given.
   void AsyncWait(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
 

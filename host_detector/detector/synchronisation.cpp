@@ -2,6 +2,7 @@
 // (strong_access.cpp): barriers (BAR with barrier-divergence detection, named
 // barriers with counts, bar.arrive), branches (IF, ELSE/ENDIF), warp-sync and
 // exits. Semantics: host_detector/detector/SEMANTICS.md.
+#include <algorithm>
 #include <bit>
 
 #include "host_detector/detector/detector_impl.h"
@@ -143,9 +144,44 @@ void Detector::Impl::Exit(const protocol::Record& r, uint32_t block, unsigned wa
   bs.exited_threads += n;
   // Exited threads no longer count towards whole-block barriers.
   for (uint32_t id = 0; id < kMaxBarrierIds; ++id) TryCompleteBarrier(bs, id, c);
+  if (!bs.warp_syncs.empty()) CompleteWarpSyncs(bs, warp);
   // With clusters a neighbour may still reach the block's shared memory
   // (its window) until the launch ends: kept then.
   if (bs.live_threads == 0 && launch.cluster_size <= 1) ReleaseFinishedBlock(block, c);
+}
+
+void Detector::Impl::WarpSync(const protocol::Record& r, uint32_t block, unsigned warp) {
+  BlockState& bs = Block(block);
+  const uint32_t arrived = r.header.active_mask;
+  // A member mask that leaves out an arriving lane is malformed: take both.
+  const uint32_t members = r.warp_sync.member_mask | arrived;
+  if ((members & bs.live[warp] & ~arrived) == 0) {  // all here at once (the emulator, a converged warp)
+    bs.clocks.JoinIncrement(warp, members & bs.live[warp]);
+    return;
+  }
+  auto it = std::find_if(bs.warp_syncs.begin(), bs.warp_syncs.end(),
+                         [&](const BlockState::PendingWarpSync& p) { return p.warp == warp && p.members == members; });
+  if (it == bs.warp_syncs.end()) {
+    // Bounded against malformed streams (a real warp has few tiles waiting at once):
+    // the oldest is dropped unjoined, which can only add races, never hide one.
+    if (bs.warp_syncs.size() >= kMaxPendingWarpSyncs) bs.warp_syncs.erase(bs.warp_syncs.begin());
+    bs.warp_syncs.push_back({warp, members, 0});
+    it = bs.warp_syncs.end() - 1;
+  }
+  it->arrived |= arrived;
+  CompleteWarpSyncs(bs, warp);
+}
+
+void Detector::Impl::CompleteWarpSyncs(BlockState& bs, unsigned warp) {
+  for (size_t i = 0; i < bs.warp_syncs.size();) {
+    const BlockState::PendingWarpSync p = bs.warp_syncs[i];
+    if (p.warp == warp && (p.members & bs.live[warp] & ~p.arrived) == 0) {
+      bs.warp_syncs.erase(bs.warp_syncs.begin() + static_cast<ptrdiff_t>(i));
+      bs.clocks.JoinIncrement(warp, p.members & bs.live[warp]);
+    } else {
+      ++i;
+    }
+  }
 }
 
 void Detector::Impl::AsyncWait(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c) {

@@ -227,6 +227,43 @@ TEST_CASE("warp-sync orders its member lanes (both models)", "[rules][warp]") {
   }
 }
 
+TEST_CASE("a warp sync reached in groups joins its members once all arrived", "[rules][warp]") {
+  // Lane 0 writes in a branch; the other lanes reach __syncwarp() first and log
+  // their arrival; lane 0 logs its own later; every lane then reads.
+  for (WarpModel m : {WarpModel::kLockstep, WarpModel::kIts}) {
+    SECTION(m == WarpModel::kIts ? "its" : "lockstep") {
+      TraceBuilder t;
+      t.Begin(1, 32).WarpSyncArrive(0, ~0x1u, kAll).Write(0, 0x1u, Same(kX), 1);
+      SECTION("the last member arrives") {
+        t.WarpSyncArrive(0, 0x1u, kAll).Read(0, kAll, Same(kX), 2).End();
+        CHECK(Run(t, m).events.empty());
+      }
+      SECTION("the last member never arrives: nothing joined") {
+        t.Read(0, 0x2u, Same(kX), 2).End();
+        CHECK(Run(t, m).events.size() == 1);
+      }
+      SECTION("a member that exits no longer counts") {
+        TraceBuilder u;
+        u.Begin(1, 32).Write(0, 0x2u, Same(kX), 1).WarpSyncArrive(0, 0x3u, 0x7u).Exit(0, 0x4u).Read(0, 0x1u, Same(kX), 2);
+        u.End();
+        CHECK(Run(u, m).events.empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("warp syncs of different member masks wait apart", "[rules][warp]") {
+  // Two tiles of 16 lanes: tile 0's members arrive in two groups; tile 1's
+  // sync completing in between does not complete tile 0's.
+  TraceBuilder t;
+  t.Begin(1, 32).Write(0, 0x1u, Same(kX), 1).WarpSyncArrive(0, 0xfffeu, 0xffffu).WarpSyncArrive(0, 0xffff0000u, 0xffff0000u);
+  t.Read(0, 0x2u, Same(kX), 2);
+  t.WarpSyncArrive(0, 0x1u, 0xffffu).Read(0, 0x4u, Same(kX), 3).End();
+  RunResult r = Run(t);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].later.lane == 1);
+}
+
 TEST_CASE("RELBLOCK + ACQBLOCK synchronise within a block", "[rules][sync]") {
   TraceBuilder t;
   t.Begin(2, 64).Write(0, 0x1u, Same(kX), 1).ReleaseStore(Scope::kCta, 0, 0x1u, kLock);

@@ -177,6 +177,15 @@ class TraceBuilder {
   TraceBuilder& Else(uint32_t warp, uint32_t lanes = 0) { return Simple(Op::kElse, warp, lanes); }
   TraceBuilder& Fi(uint32_t warp, uint32_t lanes = 0) { return Simple(Op::kFi, warp, lanes); }
   TraceBuilder& WarpSync(uint32_t warp, uint32_t mask) { return Simple(Op::kWarpSync, warp, mask); }
+  // The lanes in `arrived` log their arrival at a warp sync of `members` (the
+  // GPU backend: a warp reaches one __syncwarp in groups).
+  TraceBuilder& WarpSyncArrive(uint32_t warp, uint32_t arrived, uint32_t members) {
+    Record r = Blank(Op::kWarpSync);
+    r.header.warp_id = warp;
+    r.header.active_mask = arrived;
+    r.warp_sync.member_mask = members;
+    return Push(r);
+  }
   TraceBuilder& Exit(uint32_t warp, uint32_t mask) { return Simple(Op::kExit, warp, mask); }
 
   // An asynchronous copy (cp.async) by the lanes: a read of `src` (global) and
