@@ -4,7 +4,7 @@
 //
 // Layout, no pointers (offsets from the QueueSet), shared by logger.cu and the
 // host reader:
-//   QueueSet header (256 bytes) | queue 0 | queue 1 | ...
+//   QueueSet header (256 bytes) | RMW locks (kRmwLocks x 4 bytes) | queue 0 | queue 1 | ...
 //   queue = QueueHeader (3 x 128-byte lines: write head, commit, read head) |
 //           slots_per_queue x protocol::Record (280 bytes)
 // Indices are virtual and only grow; slot = index % slots_per_queue (a power
@@ -28,7 +28,9 @@
 namespace barracuda::gpu_queue {
 
 inline constexpr uint32_t kMagic = 0x42435155;  // "UQCB"
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;  // 2: RMW locks
+// Lock words for read-modify-writes (QueueSet::rmw_locks): 16 KiB.
+inline constexpr uint32_t kRmwLocks = 4096;
 
 struct QueueSet {
   uint32_t magic;
@@ -43,7 +45,12 @@ struct QueueSet {
   // begin at 0x400 there), the emulator does not (0). The logger subtracts it so
   // that shared addresses are offsets into the program's own shared memory.
   uint32_t shared_base;
-  uint8_t reserved[256 - 44];
+  // Locks that make a read-modify-write's stamp agree with its place in its
+  // location's modification order (logger.cu, __barracuda_rmw_lock): location
+  // -> one of rmw_lock_count words at offset rmw_locks. Count 0: no locking.
+  uint32_t rmw_lock_count;
+  uint64_t rmw_locks;
+  uint8_t reserved[256 - 56];
 };
 static_assert(sizeof(QueueSet) == 256, "QueueSet header is 256 bytes");
 
@@ -61,7 +68,7 @@ constexpr uint64_t QueueStride(uint32_t slots) {
   return sizeof(QueueHeader) + uint64_t{slots} * sizeof(protocol::Record);
 }
 constexpr uint64_t QueueSetBytes(uint32_t queues, uint32_t slots) {
-  return sizeof(QueueSet) + uint64_t{queues} * QueueStride(slots);
+  return sizeof(QueueSet) + uint64_t{kRmwLocks} * sizeof(uint32_t) + uint64_t{queues} * QueueStride(slots);
 }
 // ~1.25 queues per SM (the paper found 1.1-1.5 best), at least one.
 constexpr uint32_t QueuesForSms(uint32_t sms) { return sms == 0 ? 1 : (sms * 5 + 3) / 4; }

@@ -280,6 +280,68 @@ extern "C" __device__ __noinline__ void __barracuda_log_warp_sync(uint32_t site,
   }
 }
 
+namespace {
+
+// The lock word of a location (QueueSet::rmw_locks).
+__device__ __forceinline__ uint32_t* RmwLock(gq::QueueSet* set, uint64_t address) {
+  const auto slot = static_cast<uint32_t>(((address >> 2) * 0x9E3779B97F4A7C15ull) >> 40) % set->rmw_lock_count;
+  return reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(set) + set->rmw_locks) + slot;
+}
+
+// The distinct lock words of the calling lanes' addresses, ascending (so that
+// warps taking several never wait for each other in a cycle); in the leader.
+__device__ uint32_t RmwLocks(gq::QueueSet* set, uint32_t active, uint64_t address, uint32_t** out) {
+  uint32_t n = 0;
+  for (uint32_t l = 0; l < 32; ++l) {
+    const uint64_t a = __shfl_sync(active, address, l);
+    if (((active >> l) & 1u) == 0) continue;
+    uint32_t* w = RmwLock(set, a);
+    bool seen = false;
+    for (uint32_t i = 0; i < n; ++i) seen |= out[i] == w;
+    if (seen) continue;
+    uint32_t i = n++;
+    for (; i > 0 && out[i - 1] > w; --i) out[i] = out[i - 1];
+    out[i] = w;
+  }
+  return n;
+}
+
+// Spins this long at most (~0.1 s) for a lock: the lock only orders stamps, so a
+// holder that never releases (a logger bug, a killed warp) costs precision,
+// not a hang.
+constexpr uint32_t kRmwLockSpins = 1u << 20;
+
+}  // namespace
+
+extern "C" __device__ __noinline__ void __barracuda_rmw_lock(uint64_t address) {
+  auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
+  if (set == nullptr || set->rmw_lock_count == 0) return;
+  const uint32_t active = __activemask();
+  uint32_t* locks[32];
+  const uint32_t n = RmwLocks(set, active, address, locks);
+  if (LaneId() == Leader(active)) {
+    for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t spin = 0; atomicCAS(locks[i], 0u, 1u) != 0u && spin < kRmwLockSpins; ++spin) __nanosleep(64);
+    __threadfence();
+  }
+  __syncwarp(active);
+}
+
+extern "C" __device__ __noinline__ void __barracuda_rmw_unlock(uint64_t address) {
+  auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
+  if (set == nullptr || set->rmw_lock_count == 0) return;
+  const uint32_t active = __activemask();
+  uint32_t* locks[32];
+  const uint32_t n = RmwLocks(set, active, address, locks);
+  // Every lane's atom is done (they ran before this call); release after it.
+  __syncwarp(active);
+  if (LaneId() == Leader(active)) {
+    __threadfence();
+    for (uint32_t i = 0; i < n; ++i) atomicExch(locks[i], 0u);
+  }
+  __syncwarp(active);
+}
+
 extern "C" __device__ __noinline__ uint32_t __barracuda_log_branch(uint32_t site, uint32_t taken) {
   const uint32_t active = __activemask();
   const uint32_t then_mask = __ballot_sync(active, taken != 0);

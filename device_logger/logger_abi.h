@@ -39,6 +39,18 @@ inline constexpr const char* kLogFence = "__barracuda_log_fence";
 //   bar.sync / barrier.sync / bar.red (op kBarrier) and bar.arrive (kBarrierArrive);
 //   logged before the barrier, as the emulator records the arrival.
 inline constexpr const char* kLogBarrier = "__barracuda_log_barrier";
+// __barracuda_rmw_lock(.b64 addr) / __barracuda_rmw_unlock(.b64 addr): around a
+//   strong write (atom, red, a strong or release st) and its logging call
+//   (lock, log, access, unlock), with the access's address. The lock is a word
+//   of the QueueSet that the location hashes to (gpu_queue.h), so no other
+//   strong write of the location comes between the write's stamp, taken in the
+//   logging call, and its execution: stamp order is the location's
+//   modification order (a lock taken by exchange and released by exchange or
+//   by a release store keeps its release-acquire edge), and a strong read,
+//   logged after it executed, is stamped after the write it read from.
+//   Bounded: a lock held too long is not waited for (precision, not a hang).
+inline constexpr const char* kRmwLock = "__barracuda_rmw_lock";
+inline constexpr const char* kRmwUnlock = "__barracuda_rmw_unlock";
 // __barracuda_log_warp_sync(.b32 site, .b32 member_mask): bar.warp.sync and the
 //   *.sync warp primitives (shfl, vote, match, redux, elect).
 inline constexpr const char* kLogWarpSync = "__barracuda_log_warp_sync";

@@ -489,6 +489,17 @@ absl::Status FunctionRewriter::Access(const Instruction& in, size_t stmt, std::s
     }
   }
   before += *address;
+  if (in.op == Opcode::kAtom || in.op == Opcode::kRed || (is_store && c.kind != Kind::kWrite)) {
+    // Strong writes (atomics, strong and release stores) are stamped with no
+    // other strong write of the location between stamp and execution
+    // (logger_abi.h kRmwLock): lock, log, access, unlock. Their stamp order is
+    // then the location's modification order, and a strong read, logged after
+    // it executes, follows the write it read from.
+    before += snippet::Call(abi::kRmwLock, {Arg{64, std::string(snippet::kAddr)}});
+    before += calls;
+    after += snippet::Call(abi::kRmwUnlock, {Arg{64, std::string(snippet::kAddr)}});
+    return absl::OkStatus();
+  }
   // Loads that may take part in an acquire (ld.acquire, and strong loads:
   // ld.relaxed/.volatile, acquire patterns with a later fence) are logged after
   // they observed; writes and read-modify-writes before they become visible.

@@ -69,6 +69,8 @@ std::string LoggerDeclarations() {
              ".extern .func ", abi::kLogBarrier,
              "(.param .b32 desc, .param .b32 site, .param .b32 barrier_id, .param .b32 thread_count);\n",
              ".extern .func ", abi::kLogWarpSync, "(.param .b32 site, .param .b32 member_mask);\n",
+             ".extern .func ", abi::kRmwLock, "(.param .b64 addr);\n",
+             ".extern .func ", abi::kRmwUnlock, "(.param .b64 addr);\n",
              ".extern .func (.param .b32 diverged) ", abi::kLogBranch, "(.param .b32 site, .param .b32 taken);\n",
              ".extern .func ", abi::kLogElse, "(.param .b32 site);\n",
              ".extern .func ", abi::kLogFi, "(.param .b32 site, .param .b32 depth, .param .b32 join_mask);\n",
