@@ -13,9 +13,7 @@ bool InitQueueSet(void* memory, uint32_t queues, uint32_t slots) {
   set->queue_count = queues;
   set->slots_per_queue = slots;
   set->queue_stride = QueueStride(slots);
-  set->rmw_lock_count = kRmwLocks;
-  set->rmw_locks = sizeof(QueueSet);
-  set->first_queue = sizeof(QueueSet) + uint64_t{kRmwLocks} * sizeof(uint32_t);
+  set->first_queue = sizeof(QueueSet);
   return true;
 }
 

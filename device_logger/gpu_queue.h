@@ -4,7 +4,7 @@
 //
 // Layout, no pointers (offsets from the QueueSet), shared by logger.cu and the
 // host reader:
-//   QueueSet header (256 bytes) | RMW locks (kRmwLocks x 4 bytes) | queue 0 | queue 1 | ...
+//   QueueSet header (256 bytes) | queue 0 | queue 1 | ...
 //   queue = QueueHeader (3 x 128-byte lines: write head, commit, read head) |
 //           slots_per_queue x protocol::Record (280 bytes)
 // Indices are virtual and only grow; slot = index % slots_per_queue (a power
@@ -29,8 +29,8 @@ namespace barracuda::gpu_queue {
 
 inline constexpr uint32_t kMagic = 0x42435155;  // "UQCB"
 inline constexpr uint32_t kVersion = 2;  // 2: RMW locks
-// Lock words for read-modify-writes (QueueSet::rmw_locks): 16 KiB.
-inline constexpr uint32_t kRmwLocks = 4096;
+// Lock words for strong writes (QueueSet::rmw_locks): 64 KiB of device memory.
+inline constexpr uint32_t kRmwLocks = 16384;
 
 struct QueueSet {
   uint32_t magic;
@@ -45,9 +45,11 @@ struct QueueSet {
   // begin at 0x400 there), the emulator does not (0). The logger subtracts it so
   // that shared addresses are offsets into the program's own shared memory.
   uint32_t shared_base;
-  // Locks that make a read-modify-write's stamp agree with its place in its
-  // location's modification order (logger.cu, __barracuda_rmw_lock): location
-  // -> one of rmw_lock_count words at offset rmw_locks. Count 0: no locking.
+  // Locks that make a strong write's stamp agree with its place in its
+  // location's modification order (logger_abi.h kRmwLock): location -> one of
+  // rmw_lock_count words at device address rmw_locks, in device memory (set by
+  // the host: their atomics stay in the GPU's L2; in this mapped memory each
+  // crossed PCIe, and a shared-atomic histogram ran 60x slower). 0: no locks.
   uint32_t rmw_lock_count;
   uint64_t rmw_locks;
   uint8_t reserved[256 - 56];
@@ -68,7 +70,7 @@ constexpr uint64_t QueueStride(uint32_t slots) {
   return sizeof(QueueHeader) + uint64_t{slots} * sizeof(protocol::Record);
 }
 constexpr uint64_t QueueSetBytes(uint32_t queues, uint32_t slots) {
-  return sizeof(QueueSet) + uint64_t{kRmwLocks} * sizeof(uint32_t) + uint64_t{queues} * QueueStride(slots);
+  return sizeof(QueueSet) + uint64_t{queues} * QueueStride(slots);
 }
 // ~1.25 queues per SM (the paper found 1.1-1.5 best), at least one.
 constexpr uint32_t QueuesForSms(uint32_t sms) { return sms == 0 ? 1 : (sms * 5 + 3) / 4; }

@@ -282,20 +282,25 @@ extern "C" __device__ __noinline__ void __barracuda_log_warp_sync(uint32_t site,
 
 namespace {
 
-// The lock word of a location (QueueSet::rmw_locks).
-__device__ __forceinline__ uint32_t* RmwLock(gq::QueueSet* set, uint64_t address) {
+// The lock word of a location (QueueSet::rmw_locks); nullptr for shared
+// memory, which is not locked (logger_abi.h kRmwLock).
+__device__ __forceinline__ uint32_t* RmwLock(gq::QueueSet* set, uint64_t address, uint32_t space) {
+  if (space == static_cast<uint32_t>(abi::InstSpace::kShared) ||
+      (space == static_cast<uint32_t>(abi::InstSpace::kGeneric) && __isShared(reinterpret_cast<const void*>(address))))
+    return nullptr;
   const auto slot = static_cast<uint32_t>(((address >> 2) * 0x9E3779B97F4A7C15ull) >> 40) % set->rmw_lock_count;
-  return reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(set) + set->rmw_locks) + slot;
+  return reinterpret_cast<uint32_t*>(set->rmw_locks) + slot;
 }
 
 // The distinct lock words of the calling lanes' addresses, ascending (so that
 // warps taking several never wait for each other in a cycle); in the leader.
-__device__ uint32_t RmwLocks(gq::QueueSet* set, uint32_t active, uint64_t address, uint32_t** out) {
+__device__ uint32_t RmwLocks(gq::QueueSet* set, uint32_t active, uint64_t address, uint32_t space, uint32_t** out) {
   uint32_t n = 0;
   for (uint32_t l = 0; l < 32; ++l) {
     const uint64_t a = __shfl_sync(active, address, l);
     if (((active >> l) & 1u) == 0) continue;
-    uint32_t* w = RmwLock(set, a);
+    uint32_t* w = RmwLock(set, a, space);
+    if (w == nullptr) continue;
     bool seen = false;
     for (uint32_t i = 0; i < n; ++i) seen |= out[i] == w;
     if (seen) continue;
@@ -313,12 +318,12 @@ constexpr uint32_t kRmwLockSpins = 1u << 20;
 
 }  // namespace
 
-extern "C" __device__ __noinline__ void __barracuda_rmw_lock(uint64_t address) {
+extern "C" __device__ __noinline__ void __barracuda_rmw_lock(uint64_t address, uint32_t space) {
   auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
-  if (set == nullptr || set->rmw_lock_count == 0) return;
+  if (set == nullptr || set->rmw_lock_count == 0 || set->rmw_locks == 0) return;
   const uint32_t active = __activemask();
   uint32_t* locks[32];
-  const uint32_t n = RmwLocks(set, active, address, locks);
+  const uint32_t n = RmwLocks(set, active, address, space, locks);
   if (LaneId() == Leader(active)) {
     for (uint32_t i = 0; i < n; ++i)
       for (uint32_t spin = 0; atomicCAS(locks[i], 0u, 1u) != 0u && spin < kRmwLockSpins; ++spin) __nanosleep(64);
@@ -327,12 +332,12 @@ extern "C" __device__ __noinline__ void __barracuda_rmw_lock(uint64_t address) {
   __syncwarp(active);
 }
 
-extern "C" __device__ __noinline__ void __barracuda_rmw_unlock(uint64_t address) {
+extern "C" __device__ __noinline__ void __barracuda_rmw_unlock(uint64_t address, uint32_t space) {
   auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
-  if (set == nullptr || set->rmw_lock_count == 0) return;
+  if (set == nullptr || set->rmw_lock_count == 0 || set->rmw_locks == 0) return;
   const uint32_t active = __activemask();
   uint32_t* locks[32];
-  const uint32_t n = RmwLocks(set, active, address, locks);
+  const uint32_t n = RmwLocks(set, active, address, space, locks);
   // Every lane's atom is done (they ran before this call); release after it.
   __syncwarp(active);
   if (LaneId() == Leader(active)) {

@@ -39,15 +39,18 @@ inline constexpr const char* kLogFence = "__barracuda_log_fence";
 //   bar.sync / barrier.sync / bar.red (op kBarrier) and bar.arrive (kBarrierArrive);
 //   logged before the barrier, as the emulator records the arrival.
 inline constexpr const char* kLogBarrier = "__barracuda_log_barrier";
-// __barracuda_rmw_lock(.b64 addr) / __barracuda_rmw_unlock(.b64 addr): around a
-//   strong write (atom, red, a strong or release st) and its logging call
-//   (lock, log, access, unlock), with the access's address. The lock is a word
-//   of the QueueSet that the location hashes to (gpu_queue.h), so no other
-//   strong write of the location comes between the write's stamp, taken in the
+// __barracuda_rmw_lock(.b64 addr, .b32 space) / __barracuda_rmw_unlock(.b64 addr,
+//   .b32 space), space an InstSpace (below): around an atom or a strong or
+//   release st outside shared memory and its logging call (lock, log, access,
+//   unlock), with the access's address. The lock is a device-memory word that
+//   the location hashes to (gpu_queue.h QueueSet::rmw_locks), so no other such
+//   write of the location comes between the write's stamp, taken in the
 //   logging call, and its execution: stamp order is the location's
 //   modification order (a lock taken by exchange and released by exchange or
 //   by a release store keeps its release-acquire edge), and a strong read,
-//   logged after it executed, is stamped after the write it read from.
+//   logged after it executed, is stamped after the write it read from. Not
+//   red, nor shared memory (generic addresses included): their stamp is taken
+//   before they execute, unlocked (ptx_rewriter/README.md "Stamp locks").
 //   Bounded: a lock held too long is not waited for (precision, not a hang).
 inline constexpr const char* kRmwLock = "__barracuda_rmw_lock";
 inline constexpr const char* kRmwUnlock = "__barracuda_rmw_unlock";

@@ -227,6 +227,7 @@ absl::Status Agent::EnsureQueues() {
   if (attribute(&reserved_shared, cudaDevAttrReservedSharedMemoryPerBlock, device) != cudaSuccess) reserved_shared = 0;
   set->shared_base =
       config_.shared_base >= 0 ? static_cast<uint32_t>(config_.shared_base) : static_cast<uint32_t>(reserved_shared);
+  if (config_.stamp_locks) AllocateRmwLocks(*set);
   void* device_address = nullptr;
   if (cudaError_t e = device_pointer(&device_address, host, 0); e != cudaSuccess) {
     free_host(host);
@@ -378,9 +379,30 @@ void Agent::OnFree(const void* base) {
   producer_->SendFree(reinterpret_cast<uint64_t>(base));
 }
 
+// The strong writes' stamp locks (gpu_queue.h QueueSet::rmw_locks) in device
+// memory. Without them the logger stamps as before (less precise, never wrong
+// about what ran), and -v says so.
+void Agent::AllocateRmwLocks(gpu_queue::QueueSet& set) {
+  static auto* malloc_device = Real<decltype(cudaMalloc)>("cudaMalloc");
+  static auto* memset_device = Real<decltype(cudaMemset)>("cudaMemset");
+  const size_t bytes = size_t{gpu_queue::kRmwLocks} * sizeof(uint32_t);
+  void* locks = nullptr;
+  if (malloc_device == nullptr || memset_device == nullptr || malloc_device(&locks, bytes) != cudaSuccess ||
+      memset_device(locks, 0, bytes) != cudaSuccess) {
+    if (config_.verbose) std::fprintf(stderr, "barracuda gpu agent: no device memory for the stamp locks\n");
+    return;
+  }
+  rmw_locks_ = locks;
+  set.rmw_locks = reinterpret_cast<uint64_t>(locks);
+  set.rmw_lock_count = gpu_queue::kRmwLocks;
+}
+
 void Agent::ReleaseQueues() {
   static auto* free_host = Real<decltype(cudaFreeHost)>("cudaFreeHost");
+  static auto* free_device = Real<decltype(cudaFree)>("cudaFree");
   drainer_.reset();
+  if (rmw_locks_ != nullptr && free_device != nullptr) free_device(rmw_locks_);
+  rmw_locks_ = nullptr;
   if (queue_host_ != nullptr && free_host != nullptr) free_host(queue_host_);
   queue_host_ = nullptr;
   queue_device_ = 0;

@@ -23,6 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
+#include "device_logger/gpu_queue.h"
 #include "device_logger/shm_transport.h"
 #include "host_detector/gpu_agent/agent_config.h"
 #include "host_detector/gpu_agent/cuda_declarations.h"
@@ -96,6 +97,7 @@ class Agent {
   absl::Status PrepareModule(Module& m);  // under launch_mu_
   uint64_t StreamId(cudaStream_t stream);
   void ReleaseQueues();
+  void AllocateRmwLocks(gpu_queue::QueueSet& set);
 
   AgentConfig config_;
   std::unique_ptr<transport::Producer> producer_;
@@ -112,6 +114,7 @@ class Agent {
   std::mutex launch_mu_;  // one launch at a time; queues
   void* queue_host_ = nullptr;
   uint64_t queue_device_ = 0;
+  void* rmw_locks_ = nullptr;  // device memory: QueueSet::rmw_locks
   std::unique_ptr<QueueDrainer> drainer_;
   uint64_t launches_ = 0;
   uint32_t next_name_id_ = 0;

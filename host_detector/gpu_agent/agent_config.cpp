@@ -22,6 +22,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   if (const char* v = Env(transport::kSessionEnv)) c.session = v;
   if (const char* v = Env("BARRACUDA_GPU_SM")) c.target_sm = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
   if (const char* v = Env("BARRACUDA_GPU_PRUNE")) c.prune = std::string(v) != "0";
+  if (const char* v = Env("BARRACUDA_GPU_STAMP_LOCKS")) c.stamp_locks = std::string(v) != "0";
   if (const char* v = Env("BARRACUDA_GPU_QUEUE_SHARE")) {
     const double share = std::strtod(v, nullptr);
     if (share > 0 && share <= 0.5) c.queue_share = share;

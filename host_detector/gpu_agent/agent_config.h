@@ -12,6 +12,7 @@ struct AgentConfig {
   std::string session;      // BARRACUDA_SESSION: the segment; empty = run untraced
   uint32_t target_sm = 0;   // BARRACUDA_GPU_SM; 0 = ask the driver (75 without one)
   bool prune = true;        // BARRACUDA_GPU_PRUNE=0 turns the paper's pruning off
+  bool stamp_locks = true;  // BARRACUDA_GPU_STAMP_LOCKS=0: no stamp locks (logger_abi.h kRmwLock)
   double queue_share = 0.01;  // BARRACUDA_GPU_QUEUE_SHARE: fraction of device memory for queues
   uint64_t queue_bytes = 0;   // BARRACUDA_GPU_QUEUE_MB (MiB): overrides the share
   std::string dump_dir;     // BARRACUDA_GPU_DUMP_PTX: write each instrumented module here

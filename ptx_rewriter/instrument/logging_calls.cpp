@@ -317,11 +317,28 @@ RegionFacts ScanRegion(const Function& f, const FunctionCfg& cfg, const BranchRe
   return facts;
 }
 
+// Whether the module's strong writes need stamp locks (logger_abi.h kRmwLock):
+// only where something can order memory, a fence or an acquire/release access
+// in any function (a fence in a caller pairs with an atom in a callee). A
+// histogram's relaxed atomics order nothing; locking them tripled its time.
+bool StampLocksNeeded(const Module& module) {
+  for (const ModuleItem& item : module.items) {
+    const auto* f = std::get_if<Function>(&item);
+    if (f == nullptr || !f->has_body) continue;
+    for (const AccessClass& c : ClassifyAccesses(*f))
+      if (c.kind == AccessClass::Kind::kFence || c.kind == AccessClass::Kind::kAcquire ||
+          c.kind == AccessClass::Kind::kRelease || c.kind == AccessClass::Kind::kAcqRel)
+        return true;
+  }
+  return false;
+}
+
 class FunctionRewriter {
  public:
+  // stamp_locks: the module orders memory (StampLocksNeeded).
   FunctionRewriter(const Module& module, Function& f, const std::vector<uint32_t>& sites,
-                   const InstrumentOptions& options, InstrumentStats& stats)
-      : module_(module), f_(f), sites_(sites), options_(options), stats_(stats), regs_(f) {}
+                   const InstrumentOptions& options, InstrumentStats& stats, bool stamp_locks)
+      : module_(module), f_(f), sites_(sites), options_(options), stats_(stats), regs_(f), stamp_locks_(stamp_locks) {}
 
   absl::Status Run();
 
@@ -368,6 +385,7 @@ class FunctionRewriter {
   const InstrumentOptions& options_;
   InstrumentStats& stats_;
   RegisterTypes regs_;
+  bool stamp_locks_;
   std::vector<AccessClass> classes_;
   // State spaces of the variables the body declares (read before the body is rewritten).
   absl::flat_hash_map<std::string, StateSpace> local_spaces_;
@@ -489,15 +507,19 @@ absl::Status FunctionRewriter::Access(const Instruction& in, size_t stmt, std::s
     }
   }
   before += *address;
-  if (in.op == Opcode::kAtom || in.op == Opcode::kRed || (is_store && c.kind != Kind::kWrite)) {
-    // Strong writes (atomics, strong and release stores) are stamped with no
-    // other strong write of the location between stamp and execution
+  const bool strong_write = in.op == Opcode::kAtom || (is_store && c.kind != Kind::kWrite);
+  if (stamp_locks_ && strong_write && in.info.space != StateSpace::kShared) {
+    // Atomics and strong or release stores outside shared memory are stamped
+    // with no other such write of the location between stamp and execution
     // (logger_abi.h kRmwLock): lock, log, access, unlock. Their stamp order is
     // then the location's modification order, and a strong read, logged after
-    // it executes, follows the write it read from.
-    before += snippet::Call(abi::kRmwLock, {Arg{64, std::string(snippet::kAddr)}});
+    // it executes, follows the write it read from. Not red (it acquires
+    // nothing) nor shared memory (a block's hot histogram bins): the cost
+    // (ptx_rewriter/README.md "Stamp locks").
+    const std::string space = Cat(static_cast<uint32_t>(*InstSpaceOf(in.info.space)));
+    before += snippet::Call(abi::kRmwLock, {Arg{64, std::string(snippet::kAddr)}, Arg{32, space}});
     before += calls;
-    after += snippet::Call(abi::kRmwUnlock, {Arg{64, std::string(snippet::kAddr)}});
+    after += snippet::Call(abi::kRmwUnlock, {Arg{64, std::string(snippet::kAddr)}, Arg{32, space}});
     return absl::OkStatus();
   }
   // Loads that may take part in an acquire (ld.acquire, and strong loads:
@@ -1144,12 +1166,13 @@ absl::StatusOr<InstrumentStats> InstrumentModule(Module& module, const Instrumen
   }
   InstrumentStats stats;
   const std::vector<uint32_t> none;
+  const bool stamp_locks = StampLocksNeeded(module);
   for (ModuleItem& item : module.items) {
     auto* f = std::get_if<Function>(&item);
     if (f == nullptr || !f->has_body) continue;
     ++stats.functions;
     auto it = sites.find(f->name);
-    FunctionRewriter rewriter(module, *f, it == sites.end() ? none : it->second, options, stats);
+    FunctionRewriter rewriter(module, *f, it == sites.end() ? none : it->second, options, stats, stamp_locks);
     if (auto st = rewriter.Run(); !st.ok()) return st;
   }
   if (options.declare_logger) {
