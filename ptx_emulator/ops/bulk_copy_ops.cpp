@@ -29,6 +29,12 @@ AsyncCopies& State(WarpCtx& ctx) {
   return *ctx.async;
 }
 constexpr uint8_t kProxyFlags = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
+// A complete-tx's release of the lane's async records so far.
+constexpr uint8_t kTxReleaseFlags = protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync;
+
+// One lane's complete-tx count: the phase completes when it and the pending
+// arrivals reach 0.
+void CountTx(uint8_t* bar, uint32_t bytes) { mbar::AtomicStep(bar, 0, false, -static_cast<int32_t>(bytes)); }
 }  // namespace
 
 void Transfer(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, const Span& dst, uint32_t bytes) {
@@ -59,16 +65,13 @@ void Transfer(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, co
 void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* bar, const uint64_t* bar_log,
                 const uint32_t* bytes, bool release) {
   if (exec == 0) return;
-  auto complete = [&] {
-    mem::ForLanes(exec, [&](uint32_t l) { mbar::AtomicStep(bar[l], 0, false, -static_cast<int32_t>(bytes[l])); });
-  };
+  auto complete = [&] { mem::ForLanes(exec, [&](uint32_t l) { CountTx(bar[l], bytes[l]); }); };
   if (ctx.tracer == nullptr || !release) {
     complete();
     return;
   }
   std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
-  mbar::EmitObjectRecord(inst, ctx, exec, bar_log, protocol::Op::kRelease,
-                         protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync, protocol::Scope::kCta,
+  mbar::EmitObjectRecord(inst, ctx, exec, bar_log, protocol::Op::kRelease, kTxReleaseFlags, protocol::Scope::kCta,
                          true);
   complete();
 }
@@ -83,16 +86,19 @@ uint32_t EarlyCompletion(const uint8_t* bar, uint32_t bytes) {
   return mbar::Pending(s) == 0 && tx > 0 && static_cast<uint32_t>(tx) < bytes ? static_cast<uint32_t>(tx) : 0;
 }
 
-// CompleteTx for one lane.
-void CompleteTxLane(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint8_t* bar, uint64_t bar_log, uint32_t bytes,
-                    bool release = true) {
-  uint8_t* bars[kLanes] = {};
-  uint64_t logs[kLanes] = {};
-  uint32_t counts[kLanes] = {};
-  bars[lane] = bar;
-  logs[lane] = bar_log;
-  counts[lane] = bytes;
-  CompleteTx(inst, ctx, 1u << lane, bars, logs, counts, release);
+// CompleteTx (with the release) for one lane: the same record, for that lane alone.
+void CompleteTxLane(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint8_t* bar, uint64_t bar_log, uint32_t bytes) {
+  if (ctx.tracer == nullptr) {
+    CountTx(bar, bytes);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
+  protocol::Record r = mem::MakeRecord(inst, ctx, 1u << lane, protocol::Space::kShared, 8, protocol::Op::kRelease,
+                                       kTxReleaseFlags, protocol::Scope::kCta);
+  r.addr[lane] = bar_log;
+  r.stamp = ctx.tracer->Stamp();
+  ctx.tracer->Emit(r);
+  CountTx(bar, bytes);
 }
 }  // namespace
 
