@@ -27,10 +27,6 @@ using mem::Space;
 
 constexpr uint32_t kReduce = 0x100;  // inst.aux: red.async (inst.imm: the mem::ElementReduce)
 
-const ValueRef* ValueRefs(const Opnd& o, const WarpCtx& ctx) {
-  return o.kind == Opnd::Kind::kVector ? ctx.function->vector_refs.data() + o.index : &o.ref;
-}
-
 // inst.aux: element bytes | kReduce; ops: [a], b (a vector for st.async .v2/.v4), [mbar].
 void AsyncStore(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const bool reduce = (inst.aux & kReduce) != 0;
@@ -58,7 +54,7 @@ void AsyncStore(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint8_t* bar[kLanes];
   uint64_t bar_log[kLanes];
   if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[2], Space::kShared, bar, bar_log)) return;
-  const ValueRef* refs = ValueRefs(value, ctx);
+  const ValueRef* refs = mem::ValueRefs(value, ctx);
   const uint64_t* values[4];
   for (uint32_t k = 0; k < elements; ++k) values[k] = ctx.Src(refs[k]);
   uint32_t bytes[kLanes] = {};

@@ -29,6 +29,12 @@ AsyncCopies& State(WarpCtx& ctx) {
   return *ctx.async;
 }
 constexpr uint8_t kProxyFlags = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
+// A complete-tx's release of the lane's async records so far.
+constexpr uint8_t kTxReleaseFlags = protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync;
+
+// One lane's complete-tx count: the phase completes when it and the pending
+// arrivals reach 0.
+void CountTx(uint8_t* bar, uint32_t bytes) { mbar::AtomicStep(bar, 0, false, -static_cast<int32_t>(bytes)); }
 }  // namespace
 
 void Transfer(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, const Span& dst, uint32_t bytes) {
@@ -59,20 +65,20 @@ void Transfer(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, co
 void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* bar, const uint64_t* bar_log,
                 const uint32_t* bytes, bool release) {
   if (exec == 0) return;
-  auto complete = [&] {
-    mem::ForLanes(exec, [&](uint32_t l) { mbar::AtomicStep(bar[l], 0, false, -static_cast<int32_t>(bytes[l])); });
-  };
+  auto complete = [&] { mem::ForLanes(exec, [&](uint32_t l) { CountTx(bar[l], bytes[l]); }); };
   if (ctx.tracer == nullptr || !release) {
     complete();
     return;
   }
   std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
-  mbar::EmitObjectRecord(inst, ctx, exec, bar_log, protocol::Op::kRelease,
-                         protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync, protocol::Scope::kCta,
+  mbar::EmitObjectRecord(inst, ctx, exec, bar_log, protocol::Op::kRelease, kTxReleaseFlags, protocol::Scope::kCta,
                          true);
   complete();
 }
 
+namespace {
+// The bytes after which a copy of `bytes` completes the phase of `bar`
+// (CopyCompletion), or 0.
 uint32_t EarlyCompletion(const uint8_t* bar, uint32_t bytes) {
   const uint64_t s = std::atomic_ref<const uint64_t>(*reinterpret_cast<const uint64_t*>(bar)).load(
       std::memory_order_relaxed);
@@ -80,15 +86,41 @@ uint32_t EarlyCompletion(const uint8_t* bar, uint32_t bytes) {
   return mbar::Pending(s) == 0 && tx > 0 && static_cast<uint32_t>(tx) < bytes ? static_cast<uint32_t>(tx) : 0;
 }
 
-void CompleteTxLane(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint8_t* bar, uint64_t bar_log, uint32_t bytes,
-                    bool release) {
-  uint8_t* bars[kLanes] = {};
-  uint64_t logs[kLanes] = {};
-  uint32_t counts[kLanes] = {};
-  bars[lane] = bar;
-  logs[lane] = bar_log;
-  counts[lane] = bytes;
-  CompleteTx(inst, ctx, 1u << lane, bars, logs, counts, release);
+// CompleteTx (with the release) for one lane: the same record, for that lane alone.
+void CompleteTxLane(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint8_t* bar, uint64_t bar_log, uint32_t bytes) {
+  if (ctx.tracer == nullptr) {
+    CountTx(bar, bytes);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
+  protocol::Record r = mem::MakeRecord(inst, ctx, 1u << lane, protocol::Space::kShared, 8, protocol::Op::kRelease,
+                                       kTxReleaseFlags, protocol::Scope::kCta);
+  r.addr[lane] = bar_log;
+  r.stamp = ctx.tracer->Stamp();
+  ctx.tracer->Emit(r);
+  CountTx(bar, bytes);
+}
+}  // namespace
+
+uint32_t CopyCompletion::Start(uint32_t lane, uint32_t bytes) {
+  const uint32_t early = EarlyCompletion(bar_[lane], bytes);
+  early_[lane] = early;
+  landed_[lane] = 0;
+  rest_[lane] = bytes - early;
+  if (early != 0) early_lanes_ |= 1u << lane;
+  return early;
+}
+
+void CopyCompletion::Landed(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint32_t bytes) {
+  const uint64_t before = landed_[lane];
+  landed_[lane] += bytes;
+  if (early_[lane] != 0 && before < early_[lane] && landed_[lane] >= early_[lane])
+    CompleteTxLane(inst, ctx, lane, bar_[lane], bar_log_[lane], early_[lane]);
+}
+
+void CopyCompletion::Finish(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  CompleteTx(inst, ctx, exec & ~early_lanes_, bar_, bar_log_, rest_);
+  CompleteTx(inst, ctx, exec & early_lanes_, bar_, bar_log_, rest_, false);
 }
 
 void NoteGroupCopy(WarpCtx& ctx, uint32_t lane, uint32_t reads_end) {
@@ -160,26 +192,21 @@ void CopyToShared(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint8_t* bar[kLanes];
   uint64_t bar_log[kLanes];
   if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[3], Space::kShared, bar, bar_log)) return;
-  uint32_t bytes[kLanes];
-  uint32_t at_once = exec;  // the lanes whose copy lands whole before its complete-tx
+  bulk::CopyCompletion done(bar, bar_log);
   ForLanes(exec, [&](uint32_t l) {
-    bytes[l] = static_cast<uint32_t>(size[l]);
-    const uint32_t early = bulk::EarlyCompletion(bar[l], bytes[l]);
-    if (early == 0) {
-      bulk::Transfer(inst, ctx, l, src[l], dst[l], bytes[l]);
-      return;
-    }
-    // The phase completes after `early` bytes: the 16-byte pieces up to
-    // there land before it, the rest after (bulk_copy.h EarlyCompletion).
-    const uint32_t before = (early + 15) / 16 * 16;
-    at_once &= ~(1u << l);
+    const uint32_t bytes = static_cast<uint32_t>(size[l]);
+    const uint32_t early = done.Start(l, bytes);
+    // A phase that completes part-way (bulk_copy.h CopyCompletion): the
+    // 16-byte pieces up to its count land before it, the rest after.
+    const uint32_t before = early == 0 ? bytes : (early + 15) / 16 * 16;
     bulk::Transfer(inst, ctx, l, src[l], dst[l], before);
-    bulk::CompleteTxLane(inst, ctx, l, bar[l], bar_log[l], early);
+    done.Landed(inst, ctx, l, before);
+    if (before == bytes) return;
     const auto after = [&](const bulk::Span& s) { return bulk::Span{s.host + before, s.log + before, s.space}; };
-    bulk::Transfer(inst, ctx, l, after(src[l]), after(dst[l]), bytes[l] - before);
-    bulk::CompleteTxLane(inst, ctx, l, bar[l], bar_log[l], bytes[l] - early, false);
+    bulk::Transfer(inst, ctx, l, after(src[l]), after(dst[l]), bytes - before);
+    done.Landed(inst, ctx, l, bytes - before);
   });
-  if (at_once != 0) bulk::CompleteTx(inst, ctx, at_once, bar, bar_log, bytes);
+  done.Finish(inst, ctx, exec);
 }
 
 // Shared -> global in the lane's open bulk async-group.

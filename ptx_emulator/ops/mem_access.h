@@ -77,6 +77,12 @@ inline AddressOperand MakeAddress(const Opnd& o, const WarpCtx& ctx) {
   return a;
 }
 
+// The registers of a value operand: a vector's elements ({a, b, ...}), or the
+// one register.
+inline const ValueRef* ValueRefs(const Opnd& o, const WarpCtx& ctx) {
+  return o.kind == Opnd::Kind::kVector ? ctx.function->vector_refs.data() + o.index : &o.ref;
+}
+
 // Shared and local addresses are 32-bit: hardware computes them modulo 2^32,
 // so a 32-bit register holding a negative index plus a positive offset
 // (s[t - n + 40]: 0xffffffc4 + 64) lands at 4, not at 0x100000004.

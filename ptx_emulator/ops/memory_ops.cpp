@@ -29,10 +29,6 @@ using mem::Where;
 constexpr uint8_t kOpWrite = static_cast<uint8_t>(protocol::Op::kWrite);
 constexpr uint8_t kOpFence = static_cast<uint8_t>(protocol::Op::kFence);
 
-const ValueRef* Refs(const Opnd& o, const WarpCtx& ctx) {
-  return o.kind == Opnd::Kind::kVector ? ctx.function->vector_refs.data() + o.index : &o.ref;
-}
-
 // Fast inline resolution for the common spaces; everything else goes through
 // mem::Resolve.
 template <Space S>
@@ -259,7 +255,7 @@ void Load(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint8_t* ptr[kLanes];
   LaneAccesses acc;
   if (!ResolveAll<S>(inst, ctx, exec, inst.ops[1], total, false, trace, ptr, acc)) return;
-  const ValueRef* refs = Refs(dst, ctx);
+  const ValueRef* refs = mem::ValueRefs(dst, ctx);
   // A constant memory order per instantiation (see Store).
   auto load_with = [&]<std::memory_order order>() {
     if constexpr (kSize < 16) {
@@ -322,7 +318,7 @@ void Store(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   LaneAccesses acc;
   if (!ResolveAll<S>(inst, ctx, exec, inst.ops[0], total, true, trace, ptr, acc)) return;
   const bool release = mem::IsRelease(op);
-  const ValueRef* refs = Refs(src, ctx);
+  const ValueRef* refs = mem::ValueRefs(src, ctx);
   const uint64_t* values[8];
   for (uint32_t k = 0; k < elements; ++k) values[k] = ctx.Src(refs[k]);
 

@@ -46,10 +46,6 @@ void Stmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec);   // [p], s{vector
 void Movmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec);  // d, a
 
 // Shared by the handlers.
-// The registers of a fragment operand: a vector's elements, or the one register.
-inline const ValueRef* Refs(const Opnd& o, const WarpCtx& ctx) {
-  return o.kind == Opnd::Kind::kVector ? ctx.function->vector_refs.data() + o.index : &o.ref;
-}
 // Registers holding `elements` elements of type e (64-bit registers for .f64).
 inline uint32_t RegisterCount(Elem e, uint32_t elements) {
   const uint32_t bytes = ElemBytes(e);

@@ -216,8 +216,7 @@ void TensorLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint8_t* bar[kLanes];
   uint64_t bar_log[kLanes];
   if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[2], Space::kShared, bar, bar_log)) return;
-  uint32_t tx[kLanes] = {};
-  uint32_t early_lanes = 0;
+  bulk::CopyCompletion done(bar, bar_log);
   bool ok = true;
   ForLanes(exec, [&](uint32_t l) {
     if (!ok) return;
@@ -229,11 +228,8 @@ void TensorLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
       return;
     }
     const uint64_t fill = box.map.oob_fill == tmap::kOobFillNanRequestZeroFma ? tmap::NanFill(box.map.data_type) : 0;
-    // An expect_tx that counted too few bytes completes the phase part-way
-    // (bulk_copy.h EarlyCompletion): after the shared run that reaches it.
-    const uint32_t box_bytes = static_cast<uint32_t>(box.Bytes());
-    const uint32_t early = bulk::EarlyCompletion(bar[l], box_bytes);
-    uint64_t landed = 0;
+    // The complete-tx counts the whole box, filled elements too.
+    done.Start(l, static_cast<uint32_t>(box.Bytes()));
     for (const Piece& p : Pieces(box)) {
       bulk::Span src;
       if (p.inside && !ResolveGlobal(inst, ctx, l, p, false, src)) {
@@ -254,17 +250,12 @@ void TensorLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
           bulk::EmitAccesses(inst, ctx, l, from, protocol::Op::kRead, n);
           bulk::EmitAccesses(inst, ctx, l, to, protocol::Op::kWrite, n);
         }
-        if (early != 0 && landed < early && landed + n >= early) bulk::CompleteTxLane(inst, ctx, l, bar[l], bar_log[l], early);
-        landed += n;
+        done.Landed(inst, ctx, l, n);
       });
     }
-    tx[l] = early != 0 ? box_bytes - early : box_bytes;
-    if (early != 0) early_lanes |= 1u << l;
   });
   if (!ok) return;
-  bulk::CompleteTx(inst, ctx, exec & ~early_lanes, bar, bar_log, tx);
-  // The rest of an early-completed copy: counted, not released (bulk_copy.h).
-  bulk::CompleteTx(inst, ctx, early_lanes, bar, bar_log, tx, false);
+  done.Finish(inst, ctx, exec);
 }
 
 // Shared -> global (the elements inside the tensor) in the lane's open bulk

@@ -53,9 +53,9 @@ void WmmaMma(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const WmmaMatrix fc = WmmaFragment(d.m, d.n, d.k, Operand::kC, d.c);
   const WmmaMatrix fd = WmmaFragment(d.m, d.n, d.k, Operand::kC, d.d);
   LaneElements in_a, in_b, in_c;
-  ReadFragment(ctx, Refs(inst.ops[1], ctx), d.a, fa.per_lane, in_a);
-  ReadFragment(ctx, Refs(inst.ops[2], ctx), d.b, fb.per_lane, in_b);
-  ReadFragment(ctx, Refs(inst.ops[3], ctx), d.c, fc.per_lane, in_c);
+  ReadFragment(ctx, mem::ValueRefs(inst.ops[1], ctx), d.a, fa.per_lane, in_a);
+  ReadFragment(ctx, mem::ValueRefs(inst.ops[2], ctx), d.b, fb.per_lane, in_b);
+  ReadFragment(ctx, mem::ValueRefs(inst.ops[3], ctx), d.c, fc.per_lane, in_c);
   uint64_t a[kMaxCells], b[kMaxCells], c[kMaxCells], out[kMaxCells];
   uint32_t lane, i;
   for (uint32_t r = 0; r < d.m; ++r)
@@ -81,7 +81,7 @@ void WmmaMma(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
       WmmaPlace(fd, Operand::kC, false, l, e, r, col);
       res.bits[l][e] = out[r * d.n + col];
     }
-  WriteFragment(ctx, Refs(inst.ops[0], ctx), d.d, fd.per_lane, res, exec);
+  WriteFragment(ctx, mem::ValueRefs(inst.ops[0], ctx), d.d, fd.per_lane, res, exec);
 }
 
 void MmaSync(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
@@ -97,9 +97,9 @@ void MmaSync(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const uint32_t na = MmaElements(s, Operand::kA), nb = MmaElements(s, Operand::kB),
                  nc = MmaElements(s, Operand::kC);
   LaneElements in_a, in_b, in_c;
-  ReadFragment(ctx, Refs(inst.ops[1], ctx), d.a, na, in_a);
-  ReadFragment(ctx, Refs(inst.ops[2], ctx), d.b, nb, in_b);
-  ReadFragment(ctx, Refs(inst.ops[3], ctx), d.c, nc, in_c);
+  ReadFragment(ctx, mem::ValueRefs(inst.ops[1], ctx), d.a, na, in_a);
+  ReadFragment(ctx, mem::ValueRefs(inst.ops[2], ctx), d.b, nb, in_b);
+  ReadFragment(ctx, mem::ValueRefs(inst.ops[3], ctx), d.c, nc, in_c);
   // Computation g's matrices at offset g * (cells of one); 4 computations of
   // 8 x 8 x 4 for m8n8k4 .f16, otherwise 1.
   const uint32_t ca = s.m * s.k, cb = s.k * s.n, cc = s.m * s.n;
@@ -127,7 +127,7 @@ void MmaSync(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
       const Place p = MmaPlace(sd, Operand::kC, l, e);
       res.bits[l][e] = out[p.group * cc + p.row * s.n + p.col];
     }
-  WriteFragment(ctx, Refs(inst.ops[0], ctx), d.d, nc, res, exec);
+  WriteFragment(ctx, mem::ValueRefs(inst.ops[0], ctx), d.d, nc, res, exec);
 }
 
 }  // namespace barracuda::emu::tensor

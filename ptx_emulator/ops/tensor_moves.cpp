@@ -101,7 +101,7 @@ void WmmaLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   PlanRuns(exec, f.per_lane, ElemBytes(f.elem), elem_addr, access);
   LaneBytes data;
   if (!CollectiveLoad(inst, ctx, access, data)) return;
-  BytesToRegisters(ctx, Refs(inst.ops[0], ctx), f.registers, f.elem == Elem::kF64, data, exec);
+  BytesToRegisters(ctx, mem::ValueRefs(inst.ops[0], ctx), f.registers, f.elem == Elem::kF64, data, exec);
 }
 
 void WmmaStore(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
@@ -114,7 +114,7 @@ void WmmaStore(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   access.space = mem::SpaceOf(inst.info.space);
   PlanRuns(exec, f.per_lane, ElemBytes(f.elem), elem_addr, access);
   LaneBytes data;
-  RegistersToBytes(ctx, Refs(inst.ops[1], ctx), f.registers, f.elem == Elem::kF64, data);
+  RegistersToBytes(ctx, mem::ValueRefs(inst.ops[1], ctx), f.registers, f.elem == Elem::kF64, data);
   CollectiveStore(inst, ctx, access, data);
 }
 
@@ -145,7 +145,7 @@ void Ldmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     std::memcpy(&v, rows.bytes[8 * q + row] + 2 * col, 2);
     return uint32_t{v};
   };
-  const ValueRef* refs = Refs(inst.ops[0], ctx);
+  const ValueRef* refs = mem::ValueRefs(inst.ops[0], ctx);
   for (uint32_t q = 0; q < matrices; ++q) {
     uint64_t* dst = ctx.Dst(refs[q]);
     for (uint32_t l = 0; l < kLanes; ++l) {
@@ -164,7 +164,7 @@ void Stmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const Desc d = Unpack(inst.imm);
   const uint32_t matrices = d.m;
   const CollectiveAccess access = RowAddresses(inst, ctx, inst.ops[0], matrices);
-  const ValueRef* refs = Refs(inst.ops[1], ctx);
+  const ValueRef* refs = mem::ValueRefs(inst.ops[1], ctx);
   LaneBytes rows;
   for (uint32_t q = 0; q < matrices; ++q) {
     const uint64_t* src = ctx.Src(refs[q]);
