@@ -5,7 +5,11 @@
 // now observed (cp.async's waits use it too).
 //
 // The emulator performs a bulk copy at issue (a fast copy, which the ISA
-// allows): its bytes move at once and its complete-tx follows at once. What
+// allows): its bytes move at once and its complete-tx of all of them follows
+// at once, one complete-tx per copy as the ISA describes it. An expect_tx that
+// counts too few bytes leaves the tx-count below zero and the phase
+// incomplete: the program hangs, as it does on an H200 (seen there natively,
+// 2026-11-28; an earlier model completed such a phase part-way). What
 // is deferred is only what the issuing lane may assume: the detector sees the
 // copy as the lane's async records (protocol kFlagAsync | kFlagAsyncProxy)
 // until a wait or the mbarrier phase says they completed.
@@ -58,43 +62,6 @@ void Fill(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& dst, uint32
 // without `release`, only the count changes (no record).
 void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* bar, const uint64_t* bar_log,
                 const uint32_t* bytes, bool release = true);
-
-// The complete-tx of a copy to shared memory with an mbarrier (bulk and TMA
-// loads), as hardware performs it: in pieces, as the data lands. A lane's
-// phase completes part-way through its copy when no arrival is pending and
-// the tx-count is above 0 but below the copy's bytes (an expect_tx that
-// counted too few bytes): the bytes landed when the count is reached
-// complete it, with the release; the rest land after the phase (not ordered
-// before its waiters) and complete without a release, into the next phase's
-// tx-count: the waiters of the phase that completed early may have looked
-// before the rest landed, so nothing orders the rest before them (nor before
-// later phases': the program's count is wrong, and every read of those bytes
-// is reported). Every other lane's copy lands whole before its complete-tx.
-// Use: per lane Start, then Landed after each run the copy lands; Finish
-// after all lanes.
-class CopyCompletion {
- public:
-  // bar/bar_log: the lanes' mbarriers, from mbar::ResolveObjects.
-  CopyCompletion(uint8_t* const* bar, const uint64_t* bar_log) : bar_(bar), bar_log_(bar_log) {}
-  // Lane `lane` copies `bytes` bytes: the bytes after which its phase
-  // completes (read now, before any of them land), or 0 for a copy that
-  // lands whole first.
-  uint32_t Start(uint32_t lane, uint32_t bytes);
-  // `bytes` more of the lane's copy have landed: the early completion once
-  // they reach its count.
-  void Landed(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint32_t bytes);
-  // The complete-tx of what the lanes of `exec` have not completed: one
-  // release for the copies that landed whole, none for the rests.
-  void Finish(const Inst& inst, WarpCtx& ctx, uint32_t exec);
-
- private:
-  uint8_t* const* bar_;
-  const uint64_t* bar_log_;
-  uint32_t early_[kLanes] = {};  // Start's answer
-  uint64_t landed_[kLanes] = {};
-  uint32_t rest_[kLanes] = {};   // what Finish completes
-  uint32_t early_lanes_ = 0;
-};
 
 // A bulk async-group copy of `lane` was issued (cp.async.bulk ... .bulk_group):
 // its reads end at the lane's async record `reads_end`, its writes at the

@@ -76,53 +76,6 @@ void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* b
   complete();
 }
 
-namespace {
-// The bytes after which a copy of `bytes` completes the phase of `bar`
-// (CopyCompletion), or 0.
-uint32_t EarlyCompletion(const uint8_t* bar, uint32_t bytes) {
-  const uint64_t s = std::atomic_ref<const uint64_t>(*reinterpret_cast<const uint64_t*>(bar)).load(
-      std::memory_order_relaxed);
-  const int32_t tx = mbar::Tx(s);
-  return mbar::Pending(s) == 0 && tx > 0 && static_cast<uint32_t>(tx) < bytes ? static_cast<uint32_t>(tx) : 0;
-}
-
-// CompleteTx (with the release) for one lane: the same record, for that lane alone.
-void CompleteTxLane(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint8_t* bar, uint64_t bar_log, uint32_t bytes) {
-  if (ctx.tracer == nullptr) {
-    CountTx(bar, bytes);
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
-  protocol::Record r = mem::MakeRecord(inst, ctx, 1u << lane, protocol::Space::kShared, 8, protocol::Op::kRelease,
-                                       kTxReleaseFlags, protocol::Scope::kCta);
-  r.addr[lane] = bar_log;
-  r.stamp = ctx.tracer->Stamp();
-  ctx.tracer->Emit(r);
-  CountTx(bar, bytes);
-}
-}  // namespace
-
-uint32_t CopyCompletion::Start(uint32_t lane, uint32_t bytes) {
-  const uint32_t early = EarlyCompletion(bar_[lane], bytes);
-  early_[lane] = early;
-  landed_[lane] = 0;
-  rest_[lane] = bytes - early;
-  if (early != 0) early_lanes_ |= 1u << lane;
-  return early;
-}
-
-void CopyCompletion::Landed(const Inst& inst, WarpCtx& ctx, uint32_t lane, uint32_t bytes) {
-  const uint64_t before = landed_[lane];
-  landed_[lane] += bytes;
-  if (early_[lane] != 0 && before < early_[lane] && landed_[lane] >= early_[lane])
-    CompleteTxLane(inst, ctx, lane, bar_[lane], bar_log_[lane], early_[lane]);
-}
-
-void CopyCompletion::Finish(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
-  CompleteTx(inst, ctx, exec & ~early_lanes_, bar_, bar_log_, rest_);
-  CompleteTx(inst, ctx, exec & early_lanes_, bar_, bar_log_, rest_, false);
-}
-
 void NoteGroupCopy(WarpCtx& ctx, uint32_t lane, uint32_t reads_end) {
   LaneAsyncCopies& state = State(ctx).lane[lane];
   state.bulk_open.reads_end = std::max(state.bulk_open.reads_end, reads_end);
@@ -192,21 +145,12 @@ void CopyToShared(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint8_t* bar[kLanes];
   uint64_t bar_log[kLanes];
   if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[3], Space::kShared, bar, bar_log)) return;
-  bulk::CopyCompletion done(bar, bar_log);
+  uint32_t bytes[kLanes] = {};
   ForLanes(exec, [&](uint32_t l) {
-    const uint32_t bytes = static_cast<uint32_t>(size[l]);
-    const uint32_t early = done.Start(l, bytes);
-    // A phase that completes part-way (bulk_copy.h CopyCompletion): the
-    // 16-byte pieces up to its count land before it, the rest after.
-    const uint32_t before = early == 0 ? bytes : (early + 15) / 16 * 16;
-    bulk::Transfer(inst, ctx, l, src[l], dst[l], before);
-    done.Landed(inst, ctx, l, before);
-    if (before == bytes) return;
-    const auto after = [&](const bulk::Span& s) { return bulk::Span{s.host + before, s.log + before, s.space}; };
-    bulk::Transfer(inst, ctx, l, after(src[l]), after(dst[l]), bytes - before);
-    done.Landed(inst, ctx, l, bytes - before);
+    bytes[l] = static_cast<uint32_t>(size[l]);
+    bulk::Transfer(inst, ctx, l, src[l], dst[l], bytes[l]);
   });
-  done.Finish(inst, ctx, exec);
+  bulk::CompleteTx(inst, ctx, exec, bar, bar_log, bytes);
 }
 
 // Shared -> global in the lane's open bulk async-group.

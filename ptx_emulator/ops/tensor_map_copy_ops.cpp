@@ -216,7 +216,7 @@ void TensorLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint8_t* bar[kLanes];
   uint64_t bar_log[kLanes];
   if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[2], Space::kShared, bar, bar_log)) return;
-  bulk::CopyCompletion done(bar, bar_log);
+  uint32_t bytes[kLanes] = {};
   bool ok = true;
   ForLanes(exec, [&](uint32_t l) {
     if (!ok) return;
@@ -229,7 +229,7 @@ void TensorLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     }
     const uint64_t fill = box.map.oob_fill == tmap::kOobFillNanRequestZeroFma ? tmap::NanFill(box.map.data_type) : 0;
     // The complete-tx counts the whole box, filled elements too.
-    done.Start(l, static_cast<uint32_t>(box.Bytes()));
+    bytes[l] = static_cast<uint32_t>(box.Bytes());
     for (const Piece& p : Pieces(box)) {
       bulk::Span src;
       if (p.inside && !ResolveGlobal(inst, ctx, l, p, false, src)) {
@@ -250,12 +250,11 @@ void TensorLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
           bulk::EmitAccesses(inst, ctx, l, from, protocol::Op::kRead, n);
           bulk::EmitAccesses(inst, ctx, l, to, protocol::Op::kWrite, n);
         }
-        done.Landed(inst, ctx, l, n);
       });
     }
   });
   if (!ok) return;
-  done.Finish(inst, ctx, exec);
+  bulk::CompleteTx(inst, ctx, exec, bar, bar_log, bytes);
 }
 
 // Shared -> global (the elements inside the tensor) in the lane's open bulk
