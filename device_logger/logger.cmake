@@ -28,7 +28,7 @@ target_link_libraries(barracuda_device_logger PUBLIC barracuda_gpu_queue)
 # Stage-2 test: instrumented kernels + merged logger run on the emulator, and
 # the queues hold exactly the emulator's own records for the original kernels.
 barracuda_unit_test(device_logger_emu_tests
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/logger_emulator_test.cpp
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/logger_emulator_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/stamp_lock_test.cpp
   LIBS barracuda_device_logger barracuda_ptx barracuda_emu)
 
 # Stage-3: the bug suite's PTX (corpus fixture), every kernel with synthetic
