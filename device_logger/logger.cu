@@ -47,6 +47,13 @@ __device__ __forceinline__ uint32_t WarpId() {
   return BlockLinear() * ((threads + proto::kWarpSize - 1) / proto::kWarpSize) + linear / proto::kWarpSize;
 }
 __device__ __forceinline__ uint32_t Leader(uint32_t mask) { return __ffs(mask) - 1; }
+// The lanes that called the logging function from the same instruction
+// (`site`). Independent thread scheduling can run lanes that called it from
+// different sites together inside the (not inlined) function, and
+// __activemask() then names them all: on an H200 a polling lane's volatile
+// flag read and the other lanes' data read went out as one record, with the
+// flag read's site and flags for every lane.
+__device__ __forceinline__ uint32_t CallersOf(uint32_t site) { return __match_any_sync(__activemask(), site); }
 
 __device__ __forceinline__ uint64_t LoadVolatile(const uint64_t* p) { return *reinterpret_cast<const volatile uint64_t*>(p); }
 
@@ -192,7 +199,7 @@ __device__ __forceinline__ void LogAccessOf(uint32_t active, bool mine, uint32_t
 
 __device__ __forceinline__ void LogAccess(uint32_t desc, uint32_t site, uint64_t addr, uint64_t lo, uint64_t hi,
                                           bool with_value) {
-  LogAccessOf(__activemask(), true, desc, abi::DescSize(desc), site, addr, lo, hi, with_value);
+  LogAccessOf(CallersOf(site), true, desc, abi::DescSize(desc), site, addr, lo, hi, with_value);
 }
 
 }  // namespace
@@ -210,7 +217,7 @@ extern "C" __device__ __noinline__ void __barracuda_log_sized(uint32_t desc, uin
                                                               uint32_t size) {
   // One record per distinct size, the lowest lane's first (the emulator's
   // cp.async zero-fill reads); lanes with size 0 log nothing.
-  const uint32_t active = __activemask();
+  const uint32_t active = CallersOf(site);
   for (uint32_t left = __ballot_sync(active, size != 0); left != 0;) {
     const uint32_t n = __shfl_sync(active, size, __ffs(left) - 1);
     const bool mine = ((left >> LaneId()) & 1u) != 0 && size == n;
@@ -220,7 +227,7 @@ extern "C" __device__ __noinline__ void __barracuda_log_sized(uint32_t desc, uin
 }
 
 extern "C" __device__ __noinline__ void __barracuda_log_async_wait(uint32_t site, uint32_t count) {
-  const uint32_t active = __activemask();
+  const uint32_t active = CallersOf(site);
   Append(active, Header(proto::Op::kAsyncWait, 0, 0, 0, active, site), false, active, count, 0);
 }
 
@@ -228,7 +235,7 @@ extern "C" __device__ __noinline__ void __barracuda_log_bulk(uint32_t desc, uint
                                                              uint32_t bytes) {
   // Lane by lane (the emulator's order): a record per 16 bytes of the source
   // (global), then per 16 bytes of the destination, each of that lane alone.
-  const uint32_t active = __activemask();
+  const uint32_t active = CallersOf(site);
   uint64_t dst_log = dst;
   const int dst_space = Locate(abi::DescSpace(desc), dst, dst_log);
   const uint8_t flags = abi::DescFlags(desc);
@@ -249,7 +256,7 @@ extern "C" __device__ __noinline__ void __barracuda_log_bulk(uint32_t desc, uint
 }
 
 extern "C" __device__ __noinline__ void __barracuda_log_fence(uint32_t desc, uint32_t site) {
-  const uint32_t active = __activemask();
+  const uint32_t active = CallersOf(site);
   const uint8_t flags = abi::DescFlags(desc);
   const proto::RecordHeader h =
       Header(proto::Op::kFence, flags, 0,
@@ -261,13 +268,13 @@ extern "C" __device__ __noinline__ void __barracuda_log_fence(uint32_t desc, uin
 
 extern "C" __device__ __noinline__ void __barracuda_log_barrier(uint32_t desc, uint32_t site, uint32_t barrier_id,
                                                                 uint32_t thread_count) {
-  const uint32_t active = __activemask();
+  const uint32_t active = CallersOf(site);
   const proto::RecordHeader h = Header(static_cast<proto::Op>(abi::DescOp(desc)), 0, 0, 0, active, site);
   Append(active, h, false, 0, 0, barrier_id | static_cast<uint64_t>(thread_count) << 32);
 }
 
 extern "C" __device__ __noinline__ void __barracuda_log_warp_sync(uint32_t site, uint32_t member_mask) {
-  const uint32_t active = __activemask();
+  const uint32_t active = CallersOf(site);
   // Lanes may name different member masks (tiles of a warp: tile.sync() in each
   // tile of 8 lanes): one record per distinct mask, each with the members that
   // are here (exited lanes are not; the emulator uses its live mask).
@@ -348,7 +355,7 @@ extern "C" __device__ __noinline__ void __barracuda_rmw_unlock(uint64_t address,
 }
 
 extern "C" __device__ __noinline__ uint32_t __barracuda_log_branch(uint32_t site, uint32_t taken) {
-  const uint32_t active = __activemask();
+  const uint32_t active = CallersOf(site);
   const uint32_t then_mask = __ballot_sync(active, taken != 0);
   if (then_mask == 0 || then_mask == active) return 0;
   Append(active, Header(proto::Op::kIf, 0, 0, 0, active, site), false, 0, 0, then_mask);
@@ -356,7 +363,7 @@ extern "C" __device__ __noinline__ uint32_t __barracuda_log_branch(uint32_t site
 }
 
 extern "C" __device__ __noinline__ void __barracuda_log_else(uint32_t site) {
-  const uint32_t active = __activemask();
+  const uint32_t active = CallersOf(site);
   Append(active, Header(proto::Op::kElse, 0, 0, 0, active, site), false, 0, 0, 0);
 }
 
@@ -365,7 +372,7 @@ extern "C" __device__ __noinline__ void __barracuda_log_fi(uint32_t site, uint32
   // __activemask() would name only the lanes that happen to run together (sm_70+
   // need not reconverge them here), so wait for the named lanes and log for them.
   if (join_mask != 0) __syncwarp(join_mask);
-  const uint32_t active = join_mask != 0 ? join_mask : __activemask();
+  const uint32_t active = join_mask != 0 ? join_mask : CallersOf(site);
   const uint32_t depth = packed & abi::kFiDepthMask;
   const bool fell = (packed & abi::kFiFell) != 0;
   const bool else_at_fi = (packed & abi::kFiElseAtFi) != 0;
