@@ -20,14 +20,20 @@ namespace tmap = barracuda::emu::tmap;
 
 namespace {
 
-// The emulator's encoding takes the driver's enumerators by value.
-static_assert(tmap::kUint8 == CU_TENSOR_MAP_DATA_TYPE_UINT8 && tmap::kBfloat16 == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 &&
-              tmap::k16U6Align16B == CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B);
-static_assert(tmap::kInterleave32B == CU_TENSOR_MAP_INTERLEAVE_32B);
-static_assert(tmap::kSwizzle128B == CU_TENSOR_MAP_SWIZZLE_128B &&
-              tmap::kSwizzle128BAtom64B == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B);
-static_assert(tmap::kL2_256B == CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
-static_assert(tmap::kOobFillNanRequestZeroFma == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+// The emulator's encoding takes the driver's enumerators by value (compared
+// as ints: two enum types).
+template <typename A, typename B>
+constexpr bool SameValue(A a, B b) {
+  return static_cast<long long>(a) == static_cast<long long>(b);
+}
+static_assert(SameValue(tmap::kUint8, CU_TENSOR_MAP_DATA_TYPE_UINT8) &&
+              SameValue(tmap::kBfloat16, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16) &&
+              SameValue(tmap::k16U6Align16B, CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B));
+static_assert(SameValue(tmap::kInterleave32B, CU_TENSOR_MAP_INTERLEAVE_32B));
+static_assert(SameValue(tmap::kSwizzle128B, CU_TENSOR_MAP_SWIZZLE_128B) &&
+              SameValue(tmap::kSwizzle128BAtom64B, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B));
+static_assert(SameValue(tmap::kL2_256B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B));
+static_assert(SameValue(tmap::kOobFillNanRequestZeroFma, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA));
 static_assert(sizeof(CUtensorMap) == tmap::kBytes);
 
 // The driver (and runtime) version the emulator reports (cudaDriverGetVersion).
