@@ -318,6 +318,17 @@ __device__ uint32_t RmwLocks(gq::QueueSet* set, uint32_t active, uint64_t addres
   return n;
 }
 
+// The calling lanes (in `active`) and their distinct lock words (RmwLocks);
+// 0 words when the locks are off or every address is in shared memory.
+__device__ uint32_t CallersLocks(uint64_t address, uint32_t space, uint32_t& active, uint32_t** locks) {
+  auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
+  if (set == nullptr || set->rmw_lock_count == 0 || set->rmw_locks == 0) return 0;
+  active = __activemask();
+  const uint32_t n = RmwLocks(set, active, address, space, locks);
+  __syncwarp(active);
+  return n;
+}
+
 // Spins this long at most (~0.1 s) for a lock: the lock only orders stamps, so a
 // holder that never releases (a logger bug, a killed warp) costs precision,
 // not a hang.
@@ -326,11 +337,10 @@ constexpr uint32_t kRmwLockSpins = 1u << 20;
 }  // namespace
 
 extern "C" __device__ __noinline__ void __barracuda_rmw_lock(uint64_t address, uint32_t space) {
-  auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
-  if (set == nullptr || set->rmw_lock_count == 0 || set->rmw_locks == 0) return;
-  const uint32_t active = __activemask();
+  uint32_t active = 0;
   uint32_t* locks[32];
-  const uint32_t n = RmwLocks(set, active, address, space, locks);
+  const uint32_t n = CallersLocks(address, space, active, locks);
+  if (n == 0) return;
   if (LaneId() == Leader(active)) {
     for (uint32_t i = 0; i < n; ++i)
       for (uint32_t spin = 0; atomicCAS(locks[i], 0u, 1u) != 0u && spin < kRmwLockSpins; ++spin) __nanosleep(64);
@@ -340,13 +350,11 @@ extern "C" __device__ __noinline__ void __barracuda_rmw_lock(uint64_t address, u
 }
 
 extern "C" __device__ __noinline__ void __barracuda_rmw_unlock(uint64_t address, uint32_t space) {
-  auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
-  if (set == nullptr || set->rmw_lock_count == 0 || set->rmw_locks == 0) return;
-  const uint32_t active = __activemask();
+  uint32_t active = 0;
   uint32_t* locks[32];
-  const uint32_t n = RmwLocks(set, active, address, space, locks);
-  // Every lane's atom is done (they ran before this call); release after it.
-  __syncwarp(active);
+  const uint32_t n = CallersLocks(address, space, active, locks);
+  if (n == 0) return;
+  // Every lane's access is done (they ran before this call); release after it.
   if (LaneId() == Leader(active)) {
     __threadfence();
     for (uint32_t i = 0; i < n; ++i) atomicExch(locks[i], 0u);
