@@ -70,15 +70,6 @@ std::optional<abi::InstSpace> InstSpaceOf(StateSpace s) {
   }
 }
 
-// fence.proxy.async{::generic...}{.space}: as the emulator selects ProxyFence
-// (ptx_emulator/ops/memory_ops.cpp).
-bool IsAsyncProxyFence(const Instruction& in) {
-  if (!in.info.proxy) return false;
-  for (const std::string& m : in.modifiers)
-    if (m == ".async" || m.starts_with(".async::")) return true;
-  return false;
-}
-
 // The cp.async family, as ptx_emulator/ops/async_copy_ops.cpp and
 // bulk_copy_ops.cpp select it.
 Action DecideCp(const Instruction& in) {
@@ -208,7 +199,7 @@ Action Decide(const Instruction& in, const AccessClass& c, bool is_entry, bool c
     case Opcode::kFence:
     case Opcode::kMembar:
       if (c.kind == Kind::kFence) return Action::kFence;
-      return IsAsyncProxyFence(in) ? Action::kProxyFence : Action::kNone;
+      return in.is_async_proxy_fence() ? Action::kProxyFence : Action::kNone;
     case Opcode::kCp:
       return DecideCp(in);
     case Opcode::kLdmatrix:
