@@ -50,6 +50,13 @@ const Operand* Instruction::call_prototype() const {
   return i < operands.size() ? &operands[i] : nullptr;
 }
 
+bool Instruction::is_async_proxy_fence() const {
+  if (!info.proxy) return false;
+  for (const std::string& m : modifiers)
+    if (m == ".async" || m.starts_with(".async::")) return true;
+  return false;
+}
+
 const BranchTargets* Function::FindBranchTargets(std::string_view n) const {
   for (const Statement& s : body)
     if (const auto* bt = std::get_if<BranchTargets>(&s); bt && bt->name == n) return bt;

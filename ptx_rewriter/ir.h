@@ -243,6 +243,10 @@ struct Instruction {
   bool is_call() const { return op == Opcode::kCall; }
   // Ends the thread's execution of the function / kernel (ret, exit, trap).
   bool is_terminator() const { return is_return() || is_exit() || is_trap(); }
+  // fence.proxy.async{::generic...}{.space}: orders the thread's generic-proxy
+  // accesses against its async-proxy ones (bulk copies, TMA). One test for the
+  // emulator and the instrumentation, so that both record the same fences.
+  bool is_async_proxy_fence() const;
 
   // bra: the target label. brx.idx: the .branchtargets name (look it up with
   // Function::FindBranchTargets). nullptr otherwise.

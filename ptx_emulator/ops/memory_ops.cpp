@@ -409,13 +409,6 @@ void ProxyFence(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 
 void NoOp(const Inst&, WarpCtx&, uint32_t) {}
 
-bool IsAsyncProxyFence(const ptx::Instruction& ir) {
-  if (!ir.info.proxy) return false;
-  for (const std::string& m : ir.modifiers)
-    if (m == ".async" || m.starts_with(".async::")) return true;
-  return false;
-}
-
 // ---------------------------------------------------------------- selection
 template <Space S>
 Handler LoadFor(uint32_t size, bool is_signed) {
@@ -505,7 +498,7 @@ absl::StatusOr<bool> SelectMemoryOp(const ptx::Instruction& ir, Inst& inst) {
       return SelectLoadStore(ir, inst);
     case ptx::Opcode::kFence:
     case ptx::Opcode::kMembar:
-      inst.fn = IsAsyncProxyFence(ir) ? &ProxyFence : &Fence;
+      inst.fn = ir.is_async_proxy_fence() ? &ProxyFence : &Fence;
       return true;
     case ptx::Opcode::kPrefetch:
     case ptx::Opcode::kPrefetchu:

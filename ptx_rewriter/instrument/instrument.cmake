@@ -2,6 +2,8 @@
 # include()d by ptx_rewriter/CMakeLists.txt.
 target_sources(barracuda_ptx PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/logging_calls.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/async_logging.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/matrix_logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/predication.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pruning.cpp
   ${CMAKE_CURRENT_LIST_DIR}/register_types.cpp

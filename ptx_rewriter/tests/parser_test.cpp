@@ -376,6 +376,11 @@ TEST_CASE("parser: fences and barriers", "[parser][modifiers]") {
   Instruction f3 = MustParseInstruction("fence.proxy.async.shared::cta");
   CHECK(f3.info.proxy);
   CHECK(f3.info.async);
+  CHECK(f3.is_async_proxy_fence());
+  CHECK(MustParseInstruction("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster")
+            .is_async_proxy_fence());
+  CHECK_FALSE(MustParseInstruction("fence.proxy.alias").is_async_proxy_fence());
+  CHECK_FALSE(f2.is_async_proxy_fence());
   CHECK(MustParseInstruction("membar.gl").info.scope == Scope::kGpu);
   CHECK(MustParseInstruction("membar.cta").info.scope == Scope::kCta);
   CHECK(MustParseInstruction("membar.sys").info.scope == Scope::kSys);
