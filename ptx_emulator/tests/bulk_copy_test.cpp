@@ -186,7 +186,7 @@ TEST_CASE("a bulk copy completes its bytes at once: an expect_tx of too few leav
     return k;
   }();
   for (const auto& [expect, shape, tx, parity] :
-       {std::tuple{64, "rrrrwwwwRA", 0, 1}, std::tuple{48, "rrrrwwwwR", -16, 0}, std::tuple{40, "rrrrwwwwR", -24, 0}}) {
+       {std::tuple{64, "rrrrwwwwRA", 0, 1u}, std::tuple{48, "rrrrwwwwR", -16, 0u}, std::tuple{40, "rrrrwwwwR", -24, 0u}}) {
     INFO("expect_tx " << expect);
     std::string body = once;
     body.replace(body.find("EXPECT"), 6, std::to_string(expect));
