@@ -300,7 +300,8 @@ __device__ __forceinline__ uint32_t* RmwLock(gq::QueueSet* set, uint64_t address
 }
 
 // The distinct lock words of the calling lanes' addresses, ascending (so that
-// warps taking several never wait for each other in a cycle); in the leader.
+// warps taking several never wait for each other in a cycle); every lane
+// computes them, the leader takes and releases them.
 __device__ uint32_t RmwLocks(gq::QueueSet* set, uint32_t active, uint64_t address, uint32_t space, uint32_t** out) {
   uint32_t n = 0;
   for (uint32_t l = 0; l < 32; ++l) {
