@@ -510,3 +510,42 @@ TEST_CASE("wgmma forms left out are refused when the module loads", "[tensor][wg
 }
 
 }  // namespace barracuda::emu::testing
+
+namespace barracuda::emu::testing {
+
+TEST_CASE("wgmma faults: operands outside shared memory, lanes' descriptors differ, base offset, partial warp",
+          "[tensor][wgmma][fault]") {
+  const std::string head = R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  .reg .f32 %f<5>;
+  .reg .pred %p<2>;
+  .shared .align 1024 .b8 smem[2048];
+  ld.param.u64 %rd1, [k_desc];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, %r1;
+)";
+  const std::string mma =
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd2, %rd2, %p1, 1, 1, 0, 0;\n";
+  struct Case {
+    const char* what;
+    std::string body;
+    uint64_t desc;
+  };
+  const uint64_t lbo_sbo = (uint64_t{128 >> 4} << 16) | (uint64_t{256 >> 4} << 32);
+  const Case cases[] = {
+      {"shared", "  mov.b64 %rd2, %rd1;\n  " + mma, lbo_sbo | (uint64_t{0x3f000 >> 4})},
+      {"differs", "  cvt.u64.u32 %rd3, %r1;\n  add.u64 %rd2, %rd1, %rd3;\n  " + mma, lbo_sbo},
+      {"base offset", "  mov.b64 %rd2, %rd1;\n  " + mma, lbo_sbo | (uint64_t{1} << 49) | (uint64_t{1} << 62)},
+      {"not the whole warp", "  mov.b64 %rd2, %rd1;\n  setp.lt.u32 %p1, %r1, 16;\n  @%p1 " + mma, lbo_sbo},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    KernelRunner r(WrapKernel("k", ".param .u64 k_desc", head + c.body + "  ret;\n", "sm_90a"));
+    const absl::Status st = r.Launch("k", {1, 1, 1}, {128, 1, 1}, c.desc);
+    REQUIRE_FALSE(st.ok());
+    CHECK_THAT(std::string(st.message()), Catch::Contains(c.what));
+  }
+}
+
+}  // namespace barracuda::emu::testing
