@@ -35,7 +35,7 @@ NOTES = {
     'setmaxnreg': 'no-op',
     'createpolicy': 'the policy is 0 (cache hints are ignored)',
     'prefetch': 'no-op', 'prefetchu': 'no-op', 'applypriority': 'no-op', 'discard': 'no-op',
-    'wgmma': 'not implemented (sm_90a warpgroup MMA)',
+    'wgmma': 'fence, commit_group, wait_group; mma_async m64nNk16 .f32.f16.f16 / .f32.bf16.bf16 (A in registers or shared memory, trans, scale), m64nNk8 .f32.tf32.tf32, m64nNk32 .s32.{s8,u8}.{s8,u8}{.satfinite}, every swizzle mode; not .f16 accumulators, fp8, .b1, wgmma.mma_async.sp, descriptor base offsets',
     'tcgen05': 'not implemented (sm_100a)',
     'tensormap': 'not implemented (tensormap.replace; maps come from cuTensorMapEncodeTiled)',
     'tex': 'not implemented (textures)', 'tld4': 'not implemented (textures)', 'txq': 'not implemented (textures)',

@@ -47,6 +47,28 @@ struct LaneAsyncCopies {
   uint32_t observed = 0;
   std::vector<BulkGroup> bulk_groups;  // committed, not yet waited for (without .read), oldest first
   BulkGroup bulk_open;                 // the bulk copies not yet committed
+  // wgmma-groups (wgmma.commit_group / wait_group, ops/tensor_wgmma.cpp): the
+  // lane's async record count at the end of each committed group not yet
+  // waited for, oldest first, and of the wgmma.mma_async not yet committed.
+  // The emulator performs each wgmma at issue, so a group only waits to be
+  // observed, like a bulk group.
+  std::vector<uint32_t> wgmma_groups;
+  uint32_t wgmma_open = 0;
+
+  void CommitWgmmaGroup() {
+    wgmma_groups.push_back(wgmma_open);
+    wgmma_open = 0;
+  }
+  // wgmma.wait_group `newest`: the record count the lane now knows complete
+  // (every group but the `newest` most recent), 0 when none completes.
+  uint32_t WaitWgmmaGroups(uint32_t newest) {
+    if (wgmma_groups.size() <= newest) return 0;
+    const size_t done = wgmma_groups.size() - newest;
+    uint32_t target = 0;
+    for (size_t i = 0; i < done; ++i) target = std::max(target, wgmma_groups[i]);
+    wgmma_groups.erase(wgmma_groups.begin(), wgmma_groups.begin() + static_cast<std::ptrdiff_t>(done));
+    return target;
+  }
 
   void CommitBulkGroup() {
     bulk_groups.push_back(bulk_open);

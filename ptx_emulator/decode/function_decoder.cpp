@@ -708,16 +708,21 @@ absl::Status Decoder::DecodeInstruction(size_t stmt, const ptx::Instruction& ir)
       if (auto s = DecodeCall(ir, inst); !s.ok()) return s;
       break;
     default: {
-      if (ir.operands.size() > static_cast<size_t>(kMaxOperands))
+      // wgmma.mma_async has up to 8 operands; its last ones are immediates
+      // (imm-scale-a/b, imm-trans-a/b), which its selector reads from the IR,
+      // so only the first kMaxOperands are decoded.
+      size_t decoded = ir.operands.size();
+      if (ir.op == ptx::Opcode::kWgmma && decoded <= 8) decoded = std::min<size_t>(decoded, kMaxOperands);
+      if (decoded > static_cast<size_t>(kMaxOperands))
         return absl::UnimplementedError(ptx::Cat("unsupported PTX instruction `", OpcodeText(ir), "` at ",
                                                      m_.name, ":", ir.pos.line, ": more than ", kMaxOperands,
                                                      " operands"));
-      for (size_t i = 0; i < ir.operands.size(); ++i) {
+      for (size_t i = 0; i < decoded; ++i) {
         auto d = DecodeOperand(ir.operands[i], i, ir, inst);
         if (!d.ok()) return d.status();
         inst.ops[i] = *d;
       }
-      inst.num_ops = static_cast<uint8_t>(ir.operands.size());
+      inst.num_ops = static_cast<uint8_t>(decoded);
       break;
     }
   }

@@ -347,6 +347,7 @@ absl::StatusOr<bool> SelectTensorOp(const ptx::Instruction& ir, Inst& inst) {
     case ptx::Opcode::kLdmatrix:
     case ptx::Opcode::kStmatrix:
     case ptx::Opcode::kMovmatrix: return SelectMatrixMove(ir, inst);
+    case ptx::Opcode::kWgmma: return tensor::SelectWgmmaOp(ir, inst);
     default: return false;
   }
 }

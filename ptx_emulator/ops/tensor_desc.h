@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/statusor.h"
+
 #include "ptx_emulator/core/exec_form.h"
 #include "ptx_emulator/core/warp_context.h"
 #include "ptx_emulator/ops/fp_format.h"
@@ -44,6 +46,13 @@ void MmaSync(const Inst& inst, WarpCtx& ctx, uint32_t exec);    // d, a, b, c
 void Ldmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec);   // d{vector}, [p]
 void Stmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec);   // [p], s{vector}
 void Movmatrix(const Inst& inst, WarpCtx& ctx, uint32_t exec);  // d, a
+// wgmma (tensor_wgmma.cpp): fence, commit_group, wait_group (inst.imm = N),
+// mma_async (inst.imm: its form); SelectWgmmaOp decodes them.
+void WgmmaFence(const Inst& inst, WarpCtx& ctx, uint32_t exec);
+void WgmmaCommit(const Inst& inst, WarpCtx& ctx, uint32_t exec);
+void WgmmaWait(const Inst& inst, WarpCtx& ctx, uint32_t exec);
+void WgmmaMma(const Inst& inst, WarpCtx& ctx, uint32_t exec);
+absl::StatusOr<bool> SelectWgmmaOp(const ptx::Instruction& ir, Inst& inst);
 
 // Shared by the handlers.
 // Registers holding `elements` elements of type e (64-bit registers for .f64).
