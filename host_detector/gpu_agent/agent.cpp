@@ -386,9 +386,11 @@ void Agent::AllocateRmwLocks(gpu_queue::QueueSet& set) {
   static auto* malloc_device = Real<decltype(cudaMalloc)>("cudaMalloc");
   static auto* memset_device = Real<decltype(cudaMemset)>("cudaMemset");
   const size_t bytes = size_t{gpu_queue::kRmwLocks} * sizeof(uint32_t);
+  static auto* free_device = Real<decltype(cudaFree)>("cudaFree");
   void* locks = nullptr;
   if (malloc_device == nullptr || memset_device == nullptr || malloc_device(&locks, bytes) != cudaSuccess ||
       memset_device(locks, 0, bytes) != cudaSuccess) {
+    if (locks != nullptr && free_device != nullptr) free_device(locks);  // allocated, not cleared
     if (config_.verbose) std::fprintf(stderr, "barracuda gpu agent: no device memory for the stamp locks\n");
     return;
   }
