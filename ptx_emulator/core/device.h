@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include "ptx_emulator/core/device_memory.h"
 #include "ptx_emulator/core/exec_form.h"
 #include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/core/warp_context.h"
 #include "ptx_rewriter/ir.h"
 #include "ptx_rewriter/site_table.h"
 
@@ -178,6 +180,16 @@ class Device {
   // brace-initialised positionally in many places.)
   absl::Status LaunchCluster(uint32_t kernel, const LaunchConfig& config, Dim3 cluster, void* const* args);
 
+  // The fault that failed the last launch (nullopt after a launch that did
+  // not fault): for memcheck-style reports of memory errors. Launches are
+  // serialised, so the runtime reads it right after Launch returned.
+  struct FaultReport {
+    Fault fault;             // the first fault of the launch
+    uint64_t launch_id = 0;  // as in the launch's kKernelBegin record
+    Dim3 block, thread;      // coordinates of the faulting thread
+  };
+  const std::optional<FaultReport>& last_fault() const { return last_fault_; }
+
   DeviceMemory& memory() { return *memory_; }
   const DeviceDescription& description() const { return description_; }
   ScheduleOptions& schedule() { return schedule_; }
@@ -221,6 +233,7 @@ class Device {
   std::atomic<uint64_t> thread_instructions_{0};
   std::atomic<uint64_t> rounds_{0};
   std::atomic<uint64_t> serial_instructions_{0};
+  std::optional<FaultReport> last_fault_;  // written by the launch's runner under its error lock
   uint64_t serial_steps_ = 0;  // serial operations planned, over launches (launches are serialised)
 };
 

@@ -5,12 +5,22 @@
 // one range makes "is this a valid global address" two compares on the fast path
 // and lets reports attribute an address to its allocation.
 //
+// Memory errors (memcheck): an addressability map of one 16-bit word per
+// 256-byte granule says which bytes belong to a live allocation, so that an
+// access outside every allocation (out of bounds) or into a freed one (use
+// after free) faults as it would under compute-sanitizer's memcheck, instead
+// of silently reading a neighbour. Each allocation is followed by a 256-byte
+// redzone that nothing is allocated in, and a freed range stays unusable
+// (quarantined) until 256 MiB more have been freed, so that recent
+// frees are still recognised as such.
+//
 // Owner: decode/ (loader). Thread-safe.
 #ifndef BARRACUDA_PTX_EMULATOR_CORE_DEVICE_MEMORY_H_
 #define BARRACUDA_PTX_EMULATOR_CORE_DEVICE_MEMORY_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -32,7 +42,9 @@ class DeviceMemory {
 
   // Reserves `reserve_bytes` of address space (not committed: pages are
   // zero-filled on first touch).
-  explicit DeviceMemory(uint64_t reserve_bytes = uint64_t{64} << 30);
+  // `quarantine_bytes`: how much freed memory waits before reuse (0: none).
+  explicit DeviceMemory(uint64_t reserve_bytes = uint64_t{64} << 30,
+                        uint64_t quarantine_bytes = kDefaultQuarantineBytes);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -44,6 +56,36 @@ class DeviceMemory {
   absl::Status Free(void* base);
   // The live allocation containing [address, address + size), if any.
   std::optional<Allocation> Find(uint64_t address, uint64_t size = 1) const;
+
+  // Why [address, address + size) (inside the range) may not be accessed.
+  enum class Access : uint8_t { kOk, kOutOfBounds, kFreed };
+  // On every global access after InRange: one load of the map for an access
+  // inside one granule (measured with memory_handler_bench).
+  Access Check(uint64_t address, uint64_t size) const {
+    const uint64_t first = address - begin_, last = first + (size == 0 ? 0 : size - 1);
+    const uint16_t v = __atomic_load_n(&map_[first / kGranule], __ATOMIC_RELAXED);
+    if (first / kGranule == last / kGranule && last % kGranule < v && v <= kGranule) return Access::kOk;
+    return CheckSlow(first, last);
+  }
+  // InRange and Check == kOk: what the emulator's global accesses require.
+  bool Addressable(uint64_t address, uint64_t size) const {
+    return InRange(address, size) && Check(address, size) == Access::kOk;
+  }
+  // The allocation an address that Check rejected belongs to or is nearest
+  // to, for messages: a freed one still in quarantine that contains it, else
+  // the live one with the nearest edge. nullopt when there is none.
+  struct Nearby {
+    Allocation allocation;
+    bool freed = false;
+    int64_t offset = 0;  // address - allocation.base (negative: before it)
+  };
+  std::optional<Nearby> Near(uint64_t address) const;
+  // "128 bytes before the nearest allocation at 0x.. of 4096 bytes", "inside an
+  // allocation at 0x.. of 64 bytes that was freed", "not in any allocation".
+  std::string Describe(uint64_t address, uint64_t size) const;
+  static constexpr uint64_t kGranule = 256;          // also cudaMalloc's alignment
+  static constexpr uint64_t kRedzone = 256;          // after every allocation
+  static constexpr uint64_t kDefaultQuarantineBytes = 256u << 20;
   // Bytes in live allocations.
   uint64_t bytes_in_use() const;
   // Fast check used on every global access: inside the reserved range.
@@ -56,8 +98,25 @@ class DeviceMemory {
   void Reset();
 
  private:
+  static constexpr uint16_t kFreedMark = 0x8000;
+  Access CheckSlow(uint64_t first, uint64_t last) const;
+  // Sets the map of [base, base + bytes) rounded to granules: the first
+  // `bytes` addressable (when live), else `mark` (0 or kFreedMark).
+  void Mark(uint64_t base, uint64_t bytes, uint64_t span, bool live, uint16_t mark);
+  // Gives a quarantined range back for reuse (mu_ held).
+  void Release(uint64_t base, uint64_t span);
+
   uint64_t begin_ = 0, end_ = 0;
+  uint16_t* map_ = nullptr;  // one word per granule of [begin_, end_), MAP_NORESERVE
+  uint64_t map_bytes_ = 0;
   mutable std::mutex mu_;
+  struct Quarantined {
+    Allocation allocation;
+    uint64_t span = 0;  // rounded size + redzone
+  };
+  uint64_t quarantine_limit_ = 0;
+  std::deque<Quarantined> quarantine_;  // oldest first
+  uint64_t quarantine_bytes_ = 0;
   uint64_t bump_ = 0;  // next never-used address
   std::map<uint64_t, Allocation> live_;      // by base
   std::multimap<uint64_t, uint64_t> free_;   // size -> base, reusable ranges

@@ -34,11 +34,29 @@ enum class FaultKind : uint8_t {
   kTimeout,            // the launch outran ScheduleOptions::kernel_timeout_s: cudaErrorLaunchTimeout
 };
 
+// What a memory fault was: the access that faulted (memcheck-style reports).
+enum class MemoryError : uint8_t {
+  kNone,            // not a memory access fault
+  kOutOfBounds,     // global: outside every live allocation (a redzone, a gap)
+  kUseAfterFree,    // global: inside an allocation that was freed
+  kInvalidAddress,  // no state space holds the address (null, unmapped, outside a window)
+  kMisaligned,      // not aligned to the access size
+  kReadOnly,        // a write to constant memory or kernel parameters
+};
+enum class AccessKind : uint8_t { kRead, kWrite };
+
 struct Fault {
   FaultKind kind = FaultKind::kNone;
   uint32_t lane = 0;
   uint64_t address = 0;
   std::string message;  // human-readable, names the instruction and its PTX line
+  uint32_t site = 0xffffffffu;  // the instruction's program-wide site id (protocol::kNoSite: none)
+  uint32_t ptx_line = 0;
+  // Memory faults only (memory != kNone).
+  MemoryError memory = MemoryError::kNone;
+  AccessKind access = AccessKind::kRead;
+  uint8_t space = 0;  // ptx_emulator/ops/mem_access.h mem::Space
+  uint32_t size = 0;  // bytes of the access
 };
 
 // Added by exec/ (thread-block clusters): the shared windows of the CTAs of
@@ -98,6 +116,9 @@ struct WarpCtx {
   Fault fault;
   bool faulted() const { return fault.kind != FaultKind::kNone; }
   void Raise(FaultKind kind, const Inst& inst, uint32_t lane, uint64_t address, std::string what);
+  // A memory access that faulted: Raise, plus what the access was.
+  void RaiseMemory(MemoryError error, const Inst& inst, uint32_t lane, uint64_t address, uint32_t size,
+                   uint8_t space, AccessKind access, std::string what);
 
   // ---- operand access (resolved once per instruction, not per lane)
   const uint64_t* Src(ValueRef r) const {

@@ -344,6 +344,17 @@ void LaunchRunner::SetError(absl::Status status) {
 }
 
 void LaunchRunner::ReportFault(const Warp& w) {
+  {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (error_.ok() && !device_.last_fault_) {
+      const auto sr = [&](SpecialReg r) {
+        return static_cast<uint32_t>(w.sregs[static_cast<uint32_t>(r) * kLanes + w.fault.lane]);
+      };
+      device_.last_fault_ = Device::FaultReport{
+          w.fault, launch_id_, w.block->coord,
+          Dim3{sr(SpecialReg::kTidX), sr(SpecialReg::kTidY), sr(SpecialReg::kTidZ)}};
+    }
+  }
   SetError(FaultStatus(w.fault.kind, absl::StrCat(w.fault.message, " [", Coordinates(*w.block, &w, w.fault.lane), "]")));
 }
 
@@ -445,6 +456,7 @@ bool LaunchRunner::AfterTurn(Worker& worker, Warp* w, bool report) {
 }
 
 absl::Status LaunchRunner::Run() {
+  device_.last_fault_.reset();
   if (absl::Status s = Validate(); !s.ok()) return s;
   struct WorkspaceRelease {
     Device& device;

@@ -146,7 +146,7 @@ void Atomic(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     if (!ok) return;
     const uint64_t addr = SpaceAddress(space, a.At(l));
     if (addr % kSize != 0) {
-      RaiseMisaligned(ctx, inst, l, addr, kSize);
+      RaiseMisaligned(ctx, inst, l, addr, kSize, space, /*write=*/true);
       ok = false;
       return;
     }

@@ -57,10 +57,20 @@ std::string Hex(uint64_t v) {
 }
 
 void RaiseIllegal(WarpCtx& ctx, const Inst& inst, Space space, uint32_t lane, uint64_t addr, uint32_t size,
-                  const char* why) {
-  ctx.Raise(FaultKind::kIllegalAddress, inst, lane, addr,
-            InstText(inst) + ": illegal " + SpaceName(space) + " address " + Hex(addr) + " (" +
-                std::to_string(size) + " bytes) in lane " + std::to_string(lane) + ": " + why);
+                  bool write, std::string_view why, MemoryError error = MemoryError::kInvalidAddress) {
+  ctx.RaiseMemory(error, inst, lane, addr, size, static_cast<uint8_t>(space),
+                  write ? AccessKind::kWrite : AccessKind::kRead,
+                  InstText(inst) + ": illegal " + SpaceName(space) + " address " + Hex(addr) + " (" +
+                      std::to_string(size) + " bytes) in lane " + std::to_string(lane) + ": " + std::string(why));
+}
+
+// Global memory outside every live allocation, or in a freed one (memcheck).
+void RaiseUnallocated(WarpCtx& ctx, const Inst& inst, Space space, uint32_t lane, uint64_t addr, uint32_t size,
+                      bool write, DeviceMemory::Access access) {
+  const bool freed = access == DeviceMemory::Access::kFreed;
+  RaiseIllegal(ctx, inst, space, lane, addr, size, write,
+               std::string(freed ? "use after free: " : "out of bounds: ") + ctx.memory->Describe(addr, size),
+               freed ? MemoryError::kUseAfterFree : MemoryError::kOutOfBounds);
 }
 
 // [addr, addr + size) inside [0, limit).
@@ -68,10 +78,13 @@ inline bool Within(uint64_t addr, uint32_t size, uint64_t limit) { return size <
 
 }  // namespace
 
-void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t addr, uint32_t size) {
-  ctx.Raise(FaultKind::kMisalignedAddress, inst, lane, addr,
-            InstText(inst) + ": misaligned address " + Hex(addr) + " in lane " + std::to_string(lane) +
-                " (a " + std::to_string(size) + "-byte access needs " + std::to_string(size) + "-byte alignment)");
+void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t addr, uint32_t size, Space space,
+                     bool write) {
+  ctx.RaiseMemory(MemoryError::kMisaligned, inst, lane, addr, size, static_cast<uint8_t>(space),
+                  write ? AccessKind::kWrite : AccessKind::kRead,
+                  InstText(inst) + ": misaligned address " + Hex(addr) + " in lane " + std::to_string(lane) +
+                      " (a " + std::to_string(size) + "-byte access needs " + std::to_string(size) +
+                      "-byte alignment)");
 }
 
 namespace {
@@ -79,11 +92,11 @@ namespace {
 uint8_t* KernelParam(WarpCtx& ctx, const Inst& inst, Space space, uint32_t lane, uint64_t addr, uint32_t size,
                      bool write, Where& where, uint64_t& log) {
   if (write) {
-    RaiseIllegal(ctx, inst, space, lane, addr, size, "kernel parameters are read-only");
+    RaiseIllegal(ctx, inst, space, lane, addr, size, write, "kernel parameters are read-only", MemoryError::kReadOnly);
     return nullptr;
   }
   if (!Within(addr, size, ctx.param_bytes)) {
-    RaiseIllegal(ctx, inst, space, lane, addr, size, "outside the kernel parameter buffer");
+    RaiseIllegal(ctx, inst, space, lane, addr, size, write, "outside the kernel parameter buffer");
     return nullptr;
   }
   where = Where::kParam;
@@ -104,8 +117,8 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
           log = protocol::SharedAddress(ClusterBlock(ctx, p), p.offset);
           return ClusterHost(ctx, p);
         }
-        RaiseIllegal(ctx, inst, space, lane, addr, size,
-                     ("outside the block's " + std::to_string(ctx.shared_bytes) + "-byte shared window").c_str());
+        RaiseIllegal(ctx, inst, space, lane, addr, size, write,
+                     "outside the block's " + std::to_string(ctx.shared_bytes) + "-byte shared window");
         return nullptr;
       }
       where = Where::kShared;
@@ -114,12 +127,16 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
     case Space::kGlobal:
     case Space::kConst:
       if (ctx.memory == nullptr || !ctx.memory->InRange(addr, size)) {
-        RaiseIllegal(ctx, inst, space, lane, addr, size, "not device memory");
+        RaiseIllegal(ctx, inst, space, lane, addr, size, write, "not device memory");
+        return nullptr;
+      }
+      if (const DeviceMemory::Access access = ctx.memory->Check(addr, size); access != DeviceMemory::Access::kOk) {
+        RaiseUnallocated(ctx, inst, space, lane, addr, size, write, access);
         return nullptr;
       }
       where = space == Space::kGlobal ? Where::kGlobal : Where::kConst;
       if (space == Space::kConst && write) {
-        RaiseIllegal(ctx, inst, space, lane, addr, size, "constant memory is read-only");
+        RaiseIllegal(ctx, inst, space, lane, addr, size, write, "constant memory is read-only", MemoryError::kReadOnly);
         return nullptr;
       }
       log = addr;
@@ -133,7 +150,7 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
       [[fallthrough]];
     case Space::kLocal:
       if (!Within(addr, size, ctx.local_stride)) {
-        RaiseIllegal(ctx, inst, space, lane, addr, size, "outside the thread's local window");
+        RaiseIllegal(ctx, inst, space, lane, addr, size, write, "outside the thread's local window");
         return nullptr;
       }
       where = Where::kLocal;
@@ -145,6 +162,10 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
         return Resolve(ctx, inst, Space::kShared, false, lane, addr - shared, size, write, where, log);
       }
       if (ctx.memory != nullptr && ctx.memory->InRange(addr, size)) {
+        if (const DeviceMemory::Access access = ctx.memory->Check(addr, size); access != DeviceMemory::Access::kOk) {
+          RaiseUnallocated(ctx, inst, space, lane, addr, size, write, access);
+          return nullptr;
+        }
         where = Where::kGlobal;
         log = addr;
         return reinterpret_cast<uint8_t*>(addr);
@@ -164,7 +185,7 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
         // build passes &param through calls): never the callee's frame.
         return KernelParam(ctx, inst, space, lane, addr - param, size, write, where, log);
       }
-      RaiseIllegal(ctx, inst, space, lane, addr, size,
+      RaiseIllegal(ctx, inst, space, lane, addr, size, write,
                    addr == 0 ? "null pointer" : "not in any state space (no allocation, shared or local window)");
       return nullptr;
     }

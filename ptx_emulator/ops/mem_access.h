@@ -100,7 +100,9 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
                  uint32_t size, bool write, Where& where, uint64_t& log);
 
 // Fault helpers (messages name the instruction, the lane and the address).
-void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t addr, uint32_t size);
+// space/write: what the access was, for memcheck-style reports.
+void RaiseMisaligned(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t addr, uint32_t size,
+                     Space space = Space::kGeneric, bool write = false);
 std::string InstText(const Inst& inst);
 
 // ---- element access (size 1, 2, 4, 8; 16: Load16 / Store16)

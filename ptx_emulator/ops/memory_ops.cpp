@@ -50,13 +50,13 @@ inline uint8_t* ResolveLane(WarpCtx& ctx, const Inst& inst, bool frame, uint32_t
         log = protocol::SharedAddress(ctx.block_linear, static_cast<uint32_t>(off));
         return ctx.shared_base + off;
       }
-    } else if (ctx.memory != nullptr && ctx.memory->InRange(addr, size)) {
+    } else if (ctx.memory != nullptr && ctx.memory->Addressable(addr, size)) {
       where = Where::kGlobal;
       log = addr;
       return reinterpret_cast<uint8_t*>(addr);
     }
   } else if constexpr (S == Space::kGlobal) {
-    if (ctx.memory != nullptr && ctx.memory->InRange(addr, size)) {
+    if (ctx.memory != nullptr && ctx.memory->Addressable(addr, size)) {
       where = Where::kGlobal;
       log = addr;
       return reinterpret_cast<uint8_t*>(addr);
@@ -91,6 +91,14 @@ bool ResolveLanes(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& add
           bad |= (addr & (total - 1)) | static_cast<uint64_t>(addr - lo > limit);
           ptr[l] = reinterpret_cast<uint8_t*>(base + addr);
         });
+        if constexpr (S == Space::kGlobal) {
+          // Inside live allocations (memcheck): one map load per lane.
+          if (bad == 0)
+            ForLanes(exec, [&](uint32_t l) {
+              bad |= static_cast<uint64_t>(ctx.memory->Check(reinterpret_cast<uint64_t>(ptr[l]), total) !=
+                                           DeviceMemory::Access::kOk);
+            });
+        }
         if (bad == 0) return true;
       }
     }
@@ -108,6 +116,8 @@ bool ResolveLanes(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& add
         const bool in_shared = shared_fits && addr - shared <= shared_limit;
         const bool in_global = addr - lo <= limit;
         bad |= (addr & (total - 1)) | static_cast<uint64_t>(!(in_shared || in_global));
+        if (in_global && !in_shared)  // inside live allocations (memcheck)
+          bad |= static_cast<uint64_t>(ctx.memory->Check(addr, total) != DeviceMemory::Access::kOk);
         ptr[l] = reinterpret_cast<uint8_t*>(addr);
       });
       if (bad == 0) return true;
@@ -118,7 +128,7 @@ bool ResolveLanes(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& add
     if (!ok) return;
     const uint64_t addr = mem::SpaceAddress(S, a.At(l));
     if ((addr & (total - 1)) != 0) {
-      mem::RaiseMisaligned(ctx, inst, l, addr, total);
+      mem::RaiseMisaligned(ctx, inst, l, addr, total, S, write);
       ok = false;
       return;
     }

@@ -60,7 +60,7 @@ TEST_CASE("DeviceMemory::Find attributes addresses to live allocations", "[decod
 }
 
 TEST_CASE("DeviceMemory::Free checks its argument and zeroes reused memory", "[decode][memory]") {
-  DeviceMemory mem(uint64_t{1} << 30);
+  DeviceMemory mem(uint64_t{1} << 30, /*quarantine_bytes=*/0);
   auto a = mem.Allocate(1000, DeviceMemory::Kind::kDevice);
   auto keep = mem.Allocate(16, DeviceMemory::Kind::kDevice);  // so `a` is not the top range
   REQUIRE(a.ok());
@@ -78,7 +78,7 @@ TEST_CASE("DeviceMemory::Free checks its argument and zeroes reused memory", "[d
 }
 
 TEST_CASE("DeviceMemory gives big freed ranges back zeroed", "[decode][memory]") {
-  DeviceMemory mem(uint64_t{1} << 30);
+  DeviceMemory mem(uint64_t{1} << 30, /*quarantine_bytes=*/0);
   const size_t big = (size_t{8} << 20) + 123;
   auto a = mem.Allocate(big, DeviceMemory::Kind::kDevice);
   auto keep = mem.Allocate(16, DeviceMemory::Kind::kDevice);
@@ -105,7 +105,8 @@ TEST_CASE("DeviceMemory reports exhaustion and Reset releases everything", "[dec
   mem.Reset();
   CHECK(mem.bytes_in_use() == 0);
   CHECK_FALSE(mem.Find(reinterpret_cast<uint64_t>(*a)).has_value());
-  auto b = mem.Allocate(uint64_t{1} << 20, DeviceMemory::Kind::kDevice);
+  // The whole range but the redzone after the allocation.
+  auto b = mem.Allocate((uint64_t{1} << 20) - DeviceMemory::kRedzone, DeviceMemory::Kind::kDevice);
   REQUIRE(b.ok());
   CHECK(AllZero(*b, 64));
 }
@@ -135,6 +136,92 @@ TEST_CASE("DeviceMemory is safe to use from several threads", "[decode][memory]"
       CHECK(static_cast<uint8_t*>(p)[63] == t + 1);  // nobody else got this range
     }
   CHECK(all.size() == 4 * 250);
+}
+
+using Access = DeviceMemory::Access;
+
+TEST_CASE("DeviceMemory's addressability map: live bytes, partial granules, redzones", "[decode][memory][memcheck]") {
+  DeviceMemory mem(uint64_t{1} << 30);
+  auto a = mem.Allocate(100, DeviceMemory::Kind::kDevice);
+  auto b = mem.Allocate(512, DeviceMemory::Kind::kDevice);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  const auto pa = reinterpret_cast<uint64_t>(*a), pb = reinterpret_cast<uint64_t>(*b);
+  CHECK(pb - pa >= 256 + DeviceMemory::kRedzone);  // a redzone between neighbours
+  CHECK(mem.Check(pa, 4) == Access::kOk);
+  CHECK(mem.Check(pa + 96, 4) == Access::kOk);
+  CHECK(mem.Check(pa + 97, 4) == Access::kOutOfBounds);  // runs past the end
+  CHECK(mem.Check(pa + 100, 1) == Access::kOutOfBounds);  // the rest of its granule
+  CHECK(mem.Check(pa + 256, 4) == Access::kOutOfBounds);  // the redzone
+  CHECK(mem.Check(pb - 128, 4) == Access::kOutOfBounds);  // 128 bytes before b
+  CHECK(mem.Check(pb + 252, 8) == Access::kOk);           // across b's granules
+  CHECK(mem.Check(pb + 508, 8) == Access::kOutOfBounds);
+  CHECK(mem.Check(pb, 512) == Access::kOk);               // a bulk copy of all of it
+  CHECK(mem.Addressable(pb, 16));
+  CHECK_FALSE(mem.Addressable(mem.end() - 4, 8));
+  // Never-allocated memory beyond the bump pointer.
+  CHECK(mem.Check(pb + 4096, 4) == Access::kOutOfBounds);
+}
+
+TEST_CASE("DeviceMemory: a freed range is a use after free until it leaves the quarantine",
+          "[decode][memory][memcheck]") {
+  DeviceMemory mem(uint64_t{1} << 30, /*quarantine_bytes=*/4096);
+  auto a = mem.Allocate(1000, DeviceMemory::Kind::kDevice, "first");
+  auto keep = mem.Allocate(16, DeviceMemory::Kind::kDevice);
+  REQUIRE(a.ok());
+  REQUIRE(keep.ok());
+  const auto pa = reinterpret_cast<uint64_t>(*a);
+  REQUIRE(mem.Free(*a).ok());
+  CHECK(mem.Check(pa + 8, 4) == Access::kFreed);
+  CHECK(mem.Check(pa + 996, 8) == Access::kFreed);  // partly freed bytes, partly the tail: a use after free
+  auto near = mem.Near(pa + 8);
+  REQUIRE(near.has_value());
+  CHECK(near->freed);
+  CHECK(near->offset == 8);
+  CHECK(mem.Describe(pa + 8, 4).find("inside an allocation at") != std::string::npos);
+  // Not reused while quarantined.
+  auto again = mem.Allocate(1000, DeviceMemory::Kind::kDevice);
+  REQUIRE(again.ok());
+  CHECK(*again != *a);
+  // Freeing more than the quarantine holds releases the oldest for reuse.
+  auto big = mem.Allocate(8192, DeviceMemory::Kind::kDevice);
+  REQUIRE(big.ok());
+  REQUIRE(mem.Free(*big).ok());
+  CHECK(mem.Check(pa + 8, 4) == Access::kOutOfBounds);
+  auto reused = mem.Allocate(1000, DeviceMemory::Kind::kDevice);
+  REQUIRE(reused.ok());
+  CHECK(*reused == *a);
+  CHECK(mem.Check(pa + 8, 4) == Access::kOk);
+}
+
+TEST_CASE("DeviceMemory::Describe names the nearest allocation and the offset", "[decode][memory][memcheck]") {
+  DeviceMemory mem(uint64_t{1} << 30);
+  auto a = mem.Allocate(4096, DeviceMemory::Kind::kDevice);
+  auto b = mem.Allocate(64, DeviceMemory::Kind::kGlobalVariable, "table");
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  const auto pa = reinterpret_cast<uint64_t>(*a), pb = reinterpret_cast<uint64_t>(*b);
+  auto before = mem.Near(pb - 128);
+  REQUIRE(before.has_value());
+  CHECK(before->allocation.base == pb);
+  CHECK(before->offset == -128);
+  CHECK(mem.Describe(pb - 128, 4).find("128 bytes before the nearest allocation") != std::string::npos);
+  auto after = mem.Near(pa + 4096 + 4);
+  REQUIRE(after.has_value());
+  CHECK(after->allocation.base == pa);
+  CHECK(after->offset == 4100);
+  CHECK(mem.Describe(pa + 4100, 4).find("4 bytes after the end of the nearest allocation") != std::string::npos);
+  CHECK(mem.Describe(pb + 64, 4).find("(table)") != std::string::npos);
+}
+
+TEST_CASE("DeviceMemory::Reset clears the addressability map", "[decode][memory][memcheck]") {
+  DeviceMemory mem(uint64_t{1} << 30);
+  auto a = mem.Allocate(256, DeviceMemory::Kind::kDevice);
+  REQUIRE(a.ok());
+  const auto pa = reinterpret_cast<uint64_t>(*a);
+  CHECK(mem.Check(pa, 4) == Access::kOk);
+  mem.Reset();
+  CHECK(mem.Check(pa, 4) == Access::kOutOfBounds);
 }
 
 }  // namespace

@@ -228,6 +228,75 @@ TEST_CASE("misaligned and illegal global accesses fail the launch", "[memory][e2
   CHECK_FALSE(t.ok());
 }
 
+// memcheck: accesses outside every live allocation fault with the access,
+// the thread and the site recorded for the report (Device::last_fault).
+TEST_CASE("out-of-bounds and freed global accesses fault as memory errors", "[memory][e2e][memcheck]") {
+  // Thread t reads in[t + k_shift] (u32) and writes it to out[t].
+  KernelRunner r(WrapKernel("shifted", ".param .u64 k_in, .param .u64 k_out, .param .s32 k_shift", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [k_in];
+  ld.param.u64 %rd2, [k_out];
+  ld.param.s32 %r1, [k_shift];
+  mov.u32 %r2, %tid.x;
+  add.s32 %r3, %r2, %r1;
+  mul.wide.s32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r3, [%rd4];
+  mul.wide.u32 %rd5, %r2, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6], %r3;
+  ret;
+)"));
+  auto pad = r.Alloc<uint32_t>(64);
+  auto in = r.Alloc<uint32_t>(32);
+  auto out = r.Alloc<uint32_t>(32);
+  (void)pad;
+  REQUIRE(r.Launch("shifted", {1, 1, 1}, {32, 1, 1}, in.device, out.device, 0).ok());
+  CHECK_FALSE(r.device().last_fault().has_value());
+
+  SECTION("before the allocation") {
+    const absl::Status s = r.Launch("shifted", {1, 1, 1}, {32, 1, 1}, in.device, out.device, -32);
+    REQUIRE_FALSE(s.ok());
+    CHECK(std::string(s.message()).find("out of bounds: 128 bytes before the nearest allocation") != std::string::npos);
+    const auto& f = r.device().last_fault();
+    REQUIRE(f.has_value());
+    CHECK(f->fault.memory == MemoryError::kOutOfBounds);
+    CHECK(f->fault.access == AccessKind::kRead);
+    CHECK(f->fault.size == 4);
+    CHECK(f->fault.address == reinterpret_cast<uint64_t>(in.device) - 128);
+    CHECK(f->thread.x == 0);
+    CHECK(f->fault.site != protocol::kNoSite);
+    CHECK(f->fault.ptx_line != 0);
+  }
+  SECTION("past the end, only the last thread") {
+    // 32 u32 + the runner's extra byte: 129 bytes; thread 31 reads bytes 128..131.
+    const absl::Status s = r.Launch("shifted", {1, 1, 1}, {32, 1, 1}, in.device, out.device, 1);
+    REQUIRE_FALSE(s.ok());
+    const auto& f = r.device().last_fault();
+    REQUIRE(f.has_value());
+    CHECK(f->fault.memory == MemoryError::kOutOfBounds);
+    CHECK(f->thread.x == 31);
+  }
+  SECTION("after cudaFree: use after free") {
+    REQUIRE(r.device().memory().Free(in.device).ok());
+    const absl::Status s = r.Launch("shifted", {1, 1, 1}, {32, 1, 1}, in.device, out.device, 0);
+    REQUIRE_FALSE(s.ok());
+    CHECK(std::string(s.message()).find("use after free") != std::string::npos);
+    const auto& f = r.device().last_fault();
+    REQUIRE(f.has_value());
+    CHECK(f->fault.memory == MemoryError::kUseAfterFree);
+  }
+  SECTION("a store past the end is a write") {
+    const absl::Status s = r.Launch("shifted", {1, 1, 1}, {32, 1, 1}, in.device, out.device + 32, 0);
+    REQUIRE_FALSE(s.ok());
+    const auto& f = r.device().last_fault();
+    REQUIRE(f.has_value());
+    CHECK(f->fault.memory == MemoryError::kOutOfBounds);
+    CHECK(f->fault.access == AccessKind::kWrite);
+  }
+}
+
 TEST_CASE("record stream of a traced launch", "[memory][e2e][records]") {
   KernelRunner r(WrapKernel("publish", ".param .u64 k_data, .param .u64 k_flag", R"(
   .reg .b32 %r<4>;
