@@ -75,6 +75,7 @@ const char* MessageTypeName(MessageType type) {
     case MessageType::kExit: return "exit";
     case MessageType::kDiagnostic: return "diagnostic";
     case MessageType::kLaunchNotRun: return "launch-not-run";
+    case MessageType::kMemoryError: return "memory-error";
     case MessageType::kProducerStats: return "producer-stats";
     case MessageType::kSchedule: return "schedule";
   }
@@ -546,6 +547,8 @@ bool Producer::SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_ker
   w.I32(cuda_error).U32(static_cast<uint32_t>(mangled_kernel.size())).Bytes(mangled_kernel).Bytes(reason);
   return Send(MessageType::kLaunchNotRun, w.data());
 }
+
+bool Producer::SendMemoryError(std::string_view encoded) { return Send(MessageType::kMemoryError, encoded); }
 
 bool Producer::SendSchedule(std::string_view policy, uint64_t seed, std::string_view arguments) {
   PayloadWriter w;

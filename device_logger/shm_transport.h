@@ -129,6 +129,10 @@ enum class MessageType : uint32_t {
   // the other barracuda options that replay it ("--delays 1:0:17"; may be
   // empty). Reports name it; schedule exploration tells its runs apart by it.
   kSchedule = 12,
+  // A kernel's memory access fault (the emulator's memcheck): out of bounds,
+  // use after free, misaligned, ... with the thread, site and address.
+  // Payload: memory_error_message.h (MemoryErrorInfo::Encode).
+  kMemoryError = 13,
 };
 const char* MessageTypeName(MessageType type);
 
@@ -335,6 +339,7 @@ class Producer {
   bool SendFree(uint64_t base);
   bool SendDiagnostic(std::string_view text);
   bool SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason);
+  bool SendMemoryError(std::string_view encoded);  // MemoryErrorInfo::Encode()
   bool SendSchedule(std::string_view policy, uint64_t seed, std::string_view arguments);
   // A launch took `ns` on the producer's clock (sent with kProducerStats).
   void CountLaunch(uint64_t ns) {

@@ -64,9 +64,11 @@ if(BARRACUDA_CUDA_TESTS)
   # call incomplete runs (exit 118); faulting_kernel: kernels that fault (a
   # null pointer, crossed barriers), which also make a run incomplete;
   # ticket_order: a race and an exit status that depend on the schedule
-  # (--schedules). wgmma (Hopper warpgroup MMA) only exists for sm_90a.
+  # (--schedules); memory_errors: out-of-bounds, use-after-free, misaligned
+  # and shared-window accesses (memcheck-style reports). wgmma (Hopper warpgroup MMA) only exists for sm_90a.
   set(_flags_wgmma_kernel -cudart shared -gencode "arch=compute_90a,code=[sm_90a,compute_90a]")
-  foreach(_prog racy_then_crash same_value_flag wgmma_kernel bad_registers faulting_kernel ticket_order)
+  foreach(_prog racy_then_crash same_value_flag wgmma_kernel bad_registers faulting_kernel ticket_order
+          memory_errors)
     if(DEFINED _flags_${_prog})
       set(_flags ${_flags_${_prog}})
     else()

@@ -48,10 +48,12 @@ uint64_t DefaultMemoryLimit() {
 constexpr const char* kFooter = R"(
 Exit status:
   the app's own status (128+N when it was killed by signal N), or
-  --error-exitcode N when races were found (default 1; 0 keeps the app's status);
+  --error-exitcode N when races or memory errors were found (default 1; 0 keeps the app's status);
   118 analysis incomplete: a kernel did not run (the emulator could not load its
-      module or does not implement an instruction it uses) or faulted (trap, assert,
-      illegal address, deadlock); wins over races found;
+      module or does not implement an instruction it uses) or faulted other than by
+      a memory error (trap, assert, deadlock, timeout); wins over races found;
+      a memory error (out of bounds, use after free, misaligned, ...) is an error
+      like a race: --error-exitcode, with the report's memcheck-style entry;
   116 analysis incomplete: no races found, but the --memory-limit left some accesses
       unchecked, or the daemon ran out of memory (the report says how much was left
       out; races found win over it);
@@ -129,7 +131,7 @@ int main(int argc, char** argv) {
   app.add_option("--report-sarif", sarif, "write the SARIF 2.1.0 report to FILE");
   app.add_option("--report-text", text, "write the text report to FILE instead of stderr");
   app.add_option("--error-exitcode", error_exitcode,
-                 "exit status when races are found (0: keep the app's own status)")
+                 "exit status when races or memory errors are found (0: keep the app's own status)")
       ->capture_default_str();
   app.add_option("--kernel-include", include, "analyse only kernels whose name (mangled or demangled) matches "
                                               "the ECMAScript REGEX");
@@ -401,10 +403,14 @@ int main(int argc, char** argv) {
                 << " did not run on the emulator, or faulted (see above); exit status " << kExitKernelNotRun << "\n";
     return kExitKernelNotRun;
   }
-  if (races != 0 && error_exitcode != 0) return error_exitcode;
+  // Memory errors (the emulator's memcheck) are errors like races: real, and
+  // the report lists them.
+  const uint64_t memory_errors = run.verdict.value("memory_errors", uint64_t{0});
+  if ((races != 0 || memory_errors != 0) && error_exitcode != 0) return error_exitcode;
   // After races (those found are real), before the app's status: "0 races"
   // over memory the limit left unchecked would claim more than was checked.
-  if (const uint64_t limited = run.verdict.value("memory_limited", uint64_t{0}); limited != 0 && races == 0) {
+  if (const uint64_t limited = run.verdict.value("memory_limited", uint64_t{0});
+      limited != 0 && races == 0 && memory_errors == 0) {
     if (!quiet)
       std::cerr << "barracuda: analysis INCOMPLETE: the memory limit left accesses unchecked (see above); exit "
                 << "status " << kExitMemoryLimit << "\n";

@@ -249,6 +249,7 @@ int main(int argc, char** argv) {
   if (rc == d::kDaemonOk && !result.errors.empty()) rc = d::kDaemonAnalysisErrors;
   verdict["complete"] = result.complete();
   verdict["launches_not_run"] = result.launches_not_run();
+  verdict["memory_errors"] = result.memory_errors();
   verdict["memory_limited"] = result.memory_limited();
   verdict["errors"] = result.errors.size();
   verdict["processes"] = result.processes.size();

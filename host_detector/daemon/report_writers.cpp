@@ -87,6 +87,8 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
     for (const std::string& d : p->diagnostics) ctx.AddNote(Cat("process ", p->pid, ": ", d));
     for (const NotRunKernel& k : p->not_run)
       ctx.AddKernelNotRun({p->pid, reports::Demangle(k.mangled), CudaErrorName(k.cuda_error), k.reason, k.launches});
+    for (const transport::MemoryErrorInfo& e : p->memory_errors)
+      ctx.AddMemoryError(p->pid, e, CudaErrorName(e.cuda_error));
     uint64_t device_bytes = 0;
     for (const auto& [base, a] : p->allocations) device_bytes += a.size;
     if (request.verbose)

@@ -160,6 +160,12 @@ uint64_t SessionResult::dynamic_races() const {
   return n;
 }
 
+uint64_t SessionResult::memory_errors() const {
+  uint64_t n = 0;
+  for (const ProcessResult* p : processes) n += p->memory_errors.size() + p->memory_errors_dropped;
+  return n;
+}
+
 uint64_t SessionResult::launches_not_run() const {
   uint64_t n = 0;
   for (const ProcessResult* p : processes)
@@ -476,6 +482,19 @@ bool AnalysisSession::HandleMessages(Process& p) {
         ++it->launches;
         break;
       }
+      case MessageType::kMemoryError: {
+        std::optional<transport::MemoryErrorInfo> error = transport::MemoryErrorInfo::Decode(m.payload);
+        if (!error) {
+          malformed();
+          break;
+        }
+        if (p.result.memory_errors.size() < kMaxMemoryErrors) {
+          p.result.memory_errors.push_back(std::move(*error));
+        } else {
+          ++p.result.memory_errors_dropped;
+        }
+        break;
+      }
       default:
         Error(Cat("process ", pid, ": unknown message type ", static_cast<uint32_t>(m.type)));
         break;
@@ -662,6 +681,13 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
                                 faulted ? "; the rest of the launch and the process's later launches were not analysed"
                                         : ""));
     }
+    for (const transport::MemoryErrorInfo& e : res.memory_errors)
+      incomplete_.push_back(Cat(who, ": kernel ", Demangled(e.kernel), " stopped at a memory error (launch ",
+                                e.launch_id, " failed with ", CudaErrorName(e.cuda_error),
+                                "); the rest of the launch and the process's later launches were not analysed"));
+    if (res.memory_errors_dropped != 0)
+      incomplete_.push_back(Cat(who, ": ", res.memory_errors_dropped, " more memory errors not kept (at most ",
+                                kMaxMemoryErrors, " per process)"));
     if (!p->exit_seen) {
       if (alive)
         incomplete_.push_back(Cat(who, " was still running when the report was written"));

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "device_logger/memory_error_message.h"
 #include "device_logger/shm_transport.h"
 #include "host_detector/detector/detector.h"
 #include "host_detector/detector/streaming_analysis.h"
@@ -96,6 +97,10 @@ struct NotRunKernel {
 std::string CudaErrorName(int32_t cuda_error);
 bool KernelFaulted(int32_t cuda_error);
 
+// Memory errors kept per process: a fault ends its launch and the error
+// sticks, so more than a few means a program that resets the device in a loop.
+inline constexpr size_t kMaxMemoryErrors = 256;
+
 struct LaunchSummary {
   protocol::Record begin{};
   uint64_t records = 0;
@@ -114,6 +119,8 @@ struct ProcessResult {
   std::map<uint64_t, LaunchSummary> launches;                // launch id -> launch
   std::vector<std::string> diagnostics;                      // from the producer
   std::vector<NotRunKernel> not_run;                         // launches that did not run, by kernel and reason
+  std::vector<transport::MemoryErrorInfo> memory_errors;     // kernels' memory access faults (at most kMaxMemoryErrors)
+  uint64_t memory_errors_dropped = 0;                        // beyond that bound
   bool exited_normally = false;  // sent kExit
   int32_t exit_status = 0;
   std::optional<ProcessSchedule> schedule;
@@ -158,6 +165,7 @@ struct SessionResult {
   uint64_t races() const;          // distinct, over all processes
   uint64_t dynamic_races() const;
   uint64_t launches_not_run() const;  // over all processes: the CLI's "analysis incomplete" status
+  uint64_t memory_errors() const;     // over all processes: errors, like races, for the exit status
   uint64_t memory_limited() const;    // processes whose analysis the memory limit (or exhaustion) cut short
   size_t daemon_peak_rss_bytes = 0;   // getrusage at result()
   bool complete() const { return incomplete_reasons.empty(); }

@@ -22,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "device_logger/memory_error_message.h"
 #include "device_logger/protocol.h"
 #include "host_detector/detector/detector.h"
 #include "host_detector/detector/report_model.h"
@@ -184,6 +185,16 @@ class ReportContext {
   };
   void AddKernelNotRun(KernelNotRun k) { kernels_not_run_.push_back(std::move(k)); }
   const std::vector<KernelNotRun>& kernels_not_run() const { return kernels_not_run_; }
+  // A kernel's memory access fault (memory_errors.h resolves them).
+  struct MemoryError {
+    uint32_t pid = 0;
+    transport::MemoryErrorInfo info;
+    std::string cuda_error;  // the name of info.cuda_error ("cudaErrorIllegalAddress")
+  };
+  void AddMemoryError(uint32_t pid, transport::MemoryErrorInfo info, std::string cuda_error) {
+    memory_errors_.push_back({pid, std::move(info), std::move(cuda_error)});
+  }
+  const std::vector<MemoryError>& memory_errors() const { return memory_errors_; }
   bool complete() const { return incomplete_reasons_.empty(); }
   const std::vector<std::string>& incomplete_reasons() const { return incomplete_reasons_; }
   const std::vector<std::string>& notes() const { return notes_; }
@@ -198,6 +209,7 @@ class ReportContext {
   std::vector<Schedule> schedules_;  // distinct, in the order first set
   std::vector<std::string> incomplete_reasons_;
   std::vector<KernelNotRun> kernels_not_run_;
+  std::vector<MemoryError> memory_errors_;
   std::vector<std::string> notes_;
   std::vector<ProcessInfo> processes_;
   absl::flat_hash_map<uint32_t, size_t> process_index_;

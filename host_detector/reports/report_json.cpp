@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "host_detector/reports/memory_errors.h"
 #include "host_detector/reports/race_fingerprint.h"
 #include "host_detector/reports/report_text.h"
 #include "ptx_rewriter/text_concat.h"
@@ -68,6 +69,30 @@ json OneScheduleJson(const Schedule& s) {
 json EndJson(const std::optional<ProcessEnd>& end) {
   if (!end) return nullptr;
   return end->signaled ? json{{"signal", end->code}} : json{{"exit_status", end->code}};
+}
+
+json MemoryErrorJson(const ResolvedMemoryError& e) {
+  const transport::MemoryErrorInfo& m = e.info;
+  json nearest = nullptr;
+  if (e.nearest) {
+    nearest = {{"base", Hex(e.nearest->base)}, {"size", e.nearest->size},   {"offset", e.nearest->offset},
+               {"kind", e.nearest->kind},      {"label", e.nearest->label}, {"freed", e.nearest->freed}};
+  }
+  return json{{"ordinal", e.ordinal},
+              {"process_id", e.process_id},
+              {"kind", transport::MemoryErrorKindName(m.kind)},
+              {"description", MemoryErrorHeadline(e)},
+              {"operation", m.write ? "write" : "read"},
+              {"space", transport::MemorySpaceName(m.space)},
+              {"size", m.size},
+              {"address", Hex(m.address)},
+              {"launch_id", m.launch_id},
+              {"kernel", e.kernel},
+              {"kernel_mangled", m.kernel},
+              {"cuda_error", e.cuda_error},
+              {"access", AccessJson(e.access)},
+              {"nearest_allocation", std::move(nearest)},
+              {"emulator_message", m.message}};
 }
 
 }  // namespace
@@ -226,6 +251,9 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                   {"max_reports", data.max_reports ? json(*data.max_reports) : json(nullptr)}};
   json races = json::array();
   for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r, context));
+  json memory_errors = json::array();
+  for (const ResolvedMemoryError& e : ResolveMemoryErrors(context)) memory_errors.push_back(MemoryErrorJson(e));
+  summary["memory_errors"] = memory_errors.size();
   json not_run = json::array();
   for (const ReportContext::KernelNotRun& k : context.kernels_not_run())
     not_run.push_back({{"process", k.pid}, {"kernel", k.kernel}, {"cuda_error", k.cuda_error},
@@ -244,7 +272,8 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
                 {"notes", StringsJson(context.notes())}}},
               {"processes", std::move(processes)},
               {"summary", std::move(summary)},
-              {"races", std::move(races)}};
+              {"races", std::move(races)},
+              {"memory_errors", std::move(memory_errors)}};
   if (context.explored_schedules() > 1) report["run"]["exploration"] = ExplorationJson(data, context);
   return report;
 }

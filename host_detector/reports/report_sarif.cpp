@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "host_detector/reports/memory_errors.h"
 #include "host_detector/reports/race_fingerprint.h"
 #include "host_detector/reports/report_json.h"
 #include "host_detector/reports/report_text.h"
@@ -126,6 +127,64 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
   return result;
 }
 
+// Memory errors (memory_errors.h): one rule per kind, after the race rules.
+struct MemoryRuleInfo {
+  transport::MemoryErrorKind kind;
+  const char* name;
+  const char* short_text;
+  const char* full_text;
+};
+constexpr MemoryRuleInfo kMemoryRules[] = {
+    {transport::MemoryErrorKind::kOutOfBounds, "OutOfBoundsAccess", "Access outside every allocation",
+     "A kernel accessed global memory outside every live allocation (before its start, past its end, or in a gap "
+     "between allocations). The emulator checks every access against the live allocations, as "
+     "compute-sanitizer's memcheck does; the launch fails with cudaErrorIllegalAddress."},
+    {transport::MemoryErrorKind::kUseAfterFree, "UseAfterFree", "Access to freed memory",
+     "A kernel accessed an allocation after cudaFree released it (freed ranges are not reused until 256 MiB more "
+     "have been freed, so that such accesses are recognised)."},
+    {transport::MemoryErrorKind::kInvalidAddress, "InvalidAddress", "Access to an address no state space holds",
+     "A null pointer, an address outside device memory, or outside the block's shared window or the thread's "
+     "local window."},
+    {transport::MemoryErrorKind::kMisaligned, "MisalignedAccess", "Misaligned access",
+     "An access whose address is not a multiple of its size; the launch fails with cudaErrorMisalignedAddress."},
+    {transport::MemoryErrorKind::kReadOnly, "ReadOnlyWrite", "Write to read-only memory",
+     "A write to constant memory or to the kernel's parameters."},
+};
+
+std::string MemoryRuleId(transport::MemoryErrorKind kind) {
+  return ptx::Cat("memory-error/", transport::MemoryErrorKindName(kind));
+}
+
+json MemoryResultJson(const ResolvedMemoryError& e) {
+  size_t rule = std::size(kRules);
+  for (size_t i = 0; i < std::size(kMemoryRules); ++i)
+    if (kMemoryRules[i].kind == e.info.kind) rule = std::size(kRules) + i;
+  std::string text = ptx::Cat(MemoryErrorHeadline(e), " in kernel ", e.kernel, " by ", ThreadText(e.access),
+                              " at ", AccessLocationText(e.access), ": address ", Hex(e.info.address));
+  if (const std::string rel = MemoryErrorAddressText(e); !rel.empty()) text += " " + rel;
+  text += ptx::Cat(". The launch failed with ", e.cuda_error, ".");
+  json props = {{"processId", e.process_id},
+                {"launchId", e.info.launch_id},
+                {"kernel", e.kernel},
+                {"space", transport::MemorySpaceName(e.info.space)},
+                {"address", Hex(e.info.address)},
+                {"size", e.info.size},
+                {"operation", e.info.write ? "write" : "read"},
+                {"cudaError", e.cuda_error}};
+  if (e.nearest) {
+    props["nearestAllocation"] = {{"base", Hex(e.nearest->base)}, {"size", e.nearest->size},
+                                  {"offset", e.nearest->offset},  {"kind", e.nearest->kind},
+                                  {"label", e.nearest->label},    {"freed", e.nearest->freed}};
+  }
+  return json{{"ruleId", MemoryRuleId(e.info.kind)},
+              {"ruleIndex", rule},
+              {"level", "error"},
+              {"kind", "fail"},
+              {"message", Message(std::move(text))},
+              {"locations", json::array({Location(e.access, 0, "the faulting access")})},
+              {"properties", std::move(props)}};
+}
+
 }  // namespace
 
 std::string PathToUri(std::string_view path) {
@@ -154,7 +213,15 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                      {"fullDescription", Message(info.full_text)},
                      {"defaultConfiguration", {{"level", detector::IsWarningKind(info.kind) ? "warning" : "error"}}}});
   }
+  for (const MemoryRuleInfo& info : kMemoryRules) {
+    rules.push_back({{"id", MemoryRuleId(info.kind)},
+                     {"name", info.name},
+                     {"shortDescription", Message(info.short_text)},
+                     {"fullDescription", Message(info.full_text)},
+                     {"defaultConfiguration", {{"level", "error"}}}});
+  }
   json results = json::array();
+  for (const ResolvedMemoryError& e : ResolveMemoryErrors(context)) results.push_back(MemoryResultJson(e));
   for (const ResolvedRace& r : data.races) results.push_back(ResultJson(r, context));
 
   json invocation = {{"executionSuccessful", context.complete()}};
@@ -189,7 +256,8 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                     {"complete", context.complete()},
                     {"racesFound", data.found.races},
                     {"racesSuppressed", data.suppressed.races},
-                    {"racesOmitted", data.omitted.races}};
+                    {"racesOmitted", data.omitted.races},
+                    {"memoryErrors", context.memory_errors().size()}};
   if (context.explored_schedules() > 1) run_props["exploration"] = ExplorationJson(data, context);
   json run = {{"tool",
                {{"driver",

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "host_detector/reports/memory_errors.h"
 #include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::reports {
@@ -235,7 +236,32 @@ std::string PtxLineText(const ResolvedAccess& a) {
 
 }  // namespace
 
+namespace {
+
+// Memory errors first (memcheck's layout): the access, the thread, the
+// source line, the address and its nearest allocation.
+uint64_t WriteMemoryErrors(const ReportContext& context, std::ostream& out) {
+  const std::vector<ResolvedMemoryError> errors = ResolveMemoryErrors(context);
+  for (const ResolvedMemoryError& e : errors) {
+    Line(out, ptx::Cat("Memory error #", e.ordinal, ": ", MemoryErrorHeadline(e), " (",
+                       transport::MemoryErrorKindName(e.info.kind), ")"));
+    Line(out, ptx::Cat("    by ", ThreadText(e.access), " (warp ", e.access.warp, ", lane ", e.access.lane,
+                       ") in kernel ", e.kernel, ", launch ", e.info.launch_id));
+    Line(out, ptx::Cat("    ", WhereText(e.access)));
+    std::string address = ptx::Cat("    Address ", Hex(e.info.address));
+    if (const std::string rel = MemoryErrorAddressText(e); !rel.empty()) address += " " + rel;
+    Line(out, address);
+    Line(out, ptx::Cat("    The launch failed with ", e.cuda_error,
+                       "; the kernel's accesses after the fault were not analysed"));
+    Line(out, "");
+  }
+  return errors.size();
+}
+
+}  // namespace
+
 void WriteTextReport(const ReportData& data, const ReportContext& context, std::ostream& out) {
+  const uint64_t memory_errors = WriteMemoryErrors(context, out);
   for (const ResolvedRace& r : data.races) {
     // A grouped entry of both RAW and WAR names both; its classes all.
     const bool raw = r.kind == RaceKind::kReadAfterWrite || HasVariantKind(r, RaceKind::kReadAfterWrite);
@@ -344,6 +370,7 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   if (data.omitted.races != 0) {
     summary += ptx::Cat("; ", data.omitted.races, " more not shown (--max-reports ", data.max_reports.value_or(0), ")");
   }
+  if (memory_errors != 0) summary += ptx::Cat("; ", Plural(memory_errors, "memory error", "memory errors"));
   // On the summary line itself: "0 races" alone would read as a clean run.
   if (!context.complete()) summary += "; analysis INCOMPLETE";
   Line(out, summary);

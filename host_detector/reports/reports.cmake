@@ -4,6 +4,7 @@
 add_library(barracuda_reports STATIC)
 target_sources(barracuda_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/report_context.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/memory_errors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/race_fingerprint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/race_grouping.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_text.cpp
@@ -13,7 +14,7 @@ target_sources(barracuda_reports PRIVATE
 target_include_directories(barracuda_reports PUBLIC ${PROJECT_SOURCE_DIR})
 target_compile_definitions(barracuda_reports PRIVATE BARRACUDA_VERSION="${PROJECT_VERSION}")
 target_link_libraries(barracuda_reports
-  PUBLIC barracuda_detector barracuda_ptx nlohmann_json::nlohmann_json absl::status absl::statusor
+  PUBLIC barracuda_detector barracuda_ptx barracuda_transport nlohmann_json::nlohmann_json absl::status absl::statusor
          absl::flat_hash_map)
 
 # Tests write every report they produce under this directory (or under

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/ops/mem_access.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 
 namespace barracuda::cudart {
@@ -79,6 +80,30 @@ cudaError_t NotRun(RegisteredKernel& k, cudaError_t e, const std::string& reason
   return rt.Fail(e);
 }
 
+// The transport form of a launch's memory fault.
+transport::MemoryErrorInfo MemoryErrorOf(const emu::Device::FaultReport& f, cudaError_t e, const std::string& kernel,
+                                         std::string_view message) {
+  static_assert(static_cast<int>(emu::MemoryError::kOutOfBounds) ==
+                    static_cast<int>(transport::MemoryErrorKind::kOutOfBounds) &&
+                static_cast<int>(emu::MemoryError::kReadOnly) == static_cast<int>(transport::MemoryErrorKind::kReadOnly));
+  static_assert(static_cast<int>(emu::mem::Space::kConst) == static_cast<int>(transport::MemorySpace::kConst));
+  transport::MemoryErrorInfo m;
+  m.cuda_error = static_cast<int32_t>(e);
+  m.kind = static_cast<transport::MemoryErrorKind>(f.fault.memory);
+  m.write = f.fault.access == emu::AccessKind::kWrite;
+  m.space = static_cast<transport::MemorySpace>(f.fault.space);
+  m.size = f.fault.size;
+  m.address = f.fault.address;
+  m.launch_id = f.launch_id;
+  m.site = f.fault.site;
+  m.ptx_line = f.fault.ptx_line;
+  m.block[0] = f.block.x, m.block[1] = f.block.y, m.block[2] = f.block.z;
+  m.thread[0] = f.thread.x, m.thread[1] = f.thread.y, m.thread[2] = f.thread.z;
+  m.kernel = kernel;
+  m.message = std::string(message);
+  return m;
+}
+
 // Load errors that mean the emulator could not run the kernel's code.
 bool LoadErrorOfTheEmulator(cudaError_t e) {
   return e == cudaErrorNotSupported || e == cudaErrorInvalidPtx || e == cudaErrorNoKernelImageForDevice ||
@@ -134,7 +159,13 @@ cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size
     // is reported incomplete with the kernel named; stderr has the note.
     std::fprintf(stderr, "barracuda emulator: kernel %s faulted: %s (%s)\n", Demangled(k->name).c_str(),
                  std::string(status.message()).c_str(), cudaGetErrorName(e));
-    sink->OnLaunchNotRun(static_cast<int32_t>(e), k->name, std::string(status.message()));
+    if (const auto& f = device.last_fault(); f && f->fault.memory != emu::MemoryError::kNone) {
+      // A memory error of the program (memcheck): reported as an error, the
+      // launch's analysis stops at it.
+      sink->OnMemoryError(MemoryErrorOf(*f, e, k->name, std::string(status.message())));
+    } else {
+      sink->OnLaunchNotRun(static_cast<int32_t>(e), k->name, std::string(status.message()));
+    }
   } else {
     PrintDiagnostic(absl::StrCat("kernel ", k->name, " failed: ", status.message(), " (", cudaGetErrorName(e), ")"));
   }

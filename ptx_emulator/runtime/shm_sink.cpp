@@ -171,6 +171,11 @@ void ShmRecordSink::OnLaunchNotRun(int32_t cuda_error, std::string_view mangled_
   if (!producer_->SendLaunchNotRun(cuda_error, mangled_kernel, reason)) Fail();
 }
 
+void ShmRecordSink::OnMemoryError(const transport::MemoryErrorInfo& error) {
+  if (!healthy() || detached_) return;
+  if (!producer_->SendMemoryError(error.Encode())) Fail();
+}
+
 void ShmRecordSink::Detach(int32_t status) {
   if (detached_.exchange(true)) return;
   if (healthy()) producer_->Detach(status);

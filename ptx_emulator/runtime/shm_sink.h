@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "device_logger/memory_error_message.h"
 #include "device_logger/shm_transport.h"
 #include "ptx_emulator/core/record_sink.h"
 
@@ -64,6 +65,9 @@ class ShmRecordSink : public RecordSink {
   // A launch the emulator could not run (module not loadable, unimplemented
   // instruction): the daemon marks the analysis incomplete.
   void OnLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason);
+  // A kernel stopped at a memory access fault (out of bounds, use after free,
+  // misaligned, ...): the daemon reports it as a memory error.
+  void OnMemoryError(const transport::MemoryErrorInfo& error);
   // Sends the exit marker and releases the slot; later calls are ignored.
   // Called by the atexit handler with status 0 when the runtime does not.
   void Detach(int32_t status);

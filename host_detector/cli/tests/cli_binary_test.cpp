@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -460,11 +461,104 @@ void CheckFault(const std::string& arg, const std::string& cuda_error, const std
 
 TEST_CASE("barracuda: a kernel that faults makes the run incomplete, with kernel and schedule named",
           "[cli][e2e][report-files][not-run]") {
-  CheckFault("null", "cudaErrorIllegalAddress", "ReadNull");
   CheckFault("deadlock", "cudaErrorLaunchTimeout", "no warp of the block can make progress");
   CheckFault("spin", "cudaErrorLaunchTimeout", "ran longer than 1.5 s (--kernel-timeout)");
   CheckFault("grid", "cudaErrorLaunchTimeout",
              "barrier divergence at grid scope: grid.sync() (the cooperative grid barrier) is waited on by 2 blocks");
+}
+
+// Memory errors (issue 18 item 3): a kernel's access outside its allocations
+// is reported like compute-sanitizer's memcheck (kind, size, address, nearest
+// allocation and offset, thread and block, source line) in text, JSON and
+// SARIF, and the run's exit status is --error-exitcode although the program
+// itself exits 0.
+struct MemoryErrorCase {
+  std::string mode, kind, headline, space, operation, cuda_error;
+  int line;                    // LINE-<mode> in memory_errors.cu
+  std::optional<int64_t> offset;  // from the nearest allocation; nullopt: none expected
+  nlohmann::json thread, block;
+  std::string address_text;    // in the text report's Address line
+};
+
+void CheckMemoryError(const MemoryErrorCase& c) {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/memory_errors";
+  const std::string json = ReportPath("memerr_" + c.mode) + ".json", sarif = ReportPath("memerr_" + c.mode) + ".sarif";
+  Result r = Barracuda({"--report-json", json, "--report-sarif", sarif, app, c.mode});
+  INFO(c.mode << "\n" << r.err);
+  CHECK(r.status == kDefaultErrorExitCode);
+  CHECK_THAT(r.out, Catch::Contains("sync: " + c.cuda_error));  // the program saw the fault, and exited 0
+  CHECK_THAT(r.err, Catch::Contains("Memory error #1: " + c.headline + " (" + c.kind + ")"));
+  CHECK_THAT(r.err, Catch::Contains("memory_errors.cu:" + std::to_string(c.line)));
+  if (!c.address_text.empty()) CHECK_THAT(r.err, Catch::Contains(c.address_text));
+  CHECK_THAT(r.err, Catch::Contains("0 races; 1 memory error; analysis INCOMPLETE"));
+  const nlohmann::json report = nlohmann::json::parse(std::ifstream(json));
+  CHECK(report["summary"]["memory_errors"] == 1);
+  REQUIRE(report["memory_errors"].size() == 1);
+  const nlohmann::json& e = report["memory_errors"][0];
+  CHECK(e["kind"] == c.kind);
+  CHECK(e["operation"] == c.operation);
+  CHECK(e["space"] == c.space);
+  CHECK(e["cuda_error"] == c.cuda_error);
+  CHECK(e["access"]["thread"] == c.thread);
+  CHECK(e["access"]["block"] == c.block);
+  CHECK(e["access"]["site"]["source"]["line"] == c.line);
+  if (c.offset) {
+    REQUIRE(e["nearest_allocation"].is_object());
+    CHECK(e["nearest_allocation"]["offset"] == *c.offset);
+  } else {
+    CHECK(e["nearest_allocation"].is_null());
+  }
+  CHECK(report["run"]["kernels_not_run"].empty());
+  const nlohmann::json s = nlohmann::json::parse(std::ifstream(sarif));
+  const nlohmann::json& results = s["runs"][0]["results"];
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["ruleId"] == "memory-error/" + c.kind);
+  CHECK(results[0]["level"] == "error");
+  CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == c.line);
+  if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) std::remove(json.c_str()), std::remove(sarif.c_str());
+}
+
+TEST_CASE("barracuda: memory errors are reported as memcheck does, and fail the run",
+          "[cli][e2e][report-files][memory-errors]") {
+  using J = nlohmann::json;
+  CheckMemoryError({"before", "out-of-bounds", "Invalid __global__ read of size 4 bytes", "global", "read",
+                    "cudaErrorIllegalAddress", 17, -128, J::array({0, 0, 0}), J::array({0, 0, 0}),
+                    "is 128 bytes before the nearest device allocation"});
+  CheckMemoryError({"after", "out-of-bounds", "Invalid __global__ write of size 4 bytes", "global", "write",
+                    "cudaErrorIllegalAddress", 22, 400, J::array({100, 0, 0}), J::array({0, 0, 0}),
+                    "is 0 bytes after the end of the nearest device allocation"});
+  CheckMemoryError({"freed", "use-after-free", "Use-after-free __global__ read of size 4 bytes", "global", "read",
+                    "cudaErrorIllegalAddress", 26, 0, J::array({0, 0, 0}), J::array({0, 0, 0}),
+                    "is at offset 0 of the freed device allocation"});
+  CheckMemoryError({"misaligned", "misaligned", "Misaligned __global__ read of size 4 bytes", "global", "read",
+                    "cudaErrorMisalignedAddress", 30, 1, J::array({0, 0, 0}), J::array({0, 0, 0}),
+                    "is at offset 1 of the device allocation"});
+  CheckMemoryError({"shared", "invalid-address", "Invalid __shared__ read of size 4 bytes", "shared", "read",
+                    "cudaErrorIllegalAddress", 37, std::nullopt, J::array({0, 0, 0}), J::array({0, 0, 0}), ""});
+}
+
+TEST_CASE("barracuda: the same accesses in bounds give no memory error", "[cli][e2e][memory-errors]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/memory_errors";
+  Result r = Barracuda({app, "ok"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("sync: cudaSuccess"));
+  CHECK_THAT(r.err, Catch::Contains("BARRACUDA SUMMARY: 0 races\n"));
+}
+
+// A null pointer is an invalid address (no allocation is near it).
+TEST_CASE("barracuda: a null-pointer read is an invalid-address memory error", "[cli][e2e][memory-errors]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/faulting_kernel";
+  const std::string json = ReportPath("fault_null") + ".json";
+  Result r = Barracuda({"--report-json", json, app, "null"});
+  INFO(r.err);
+  CHECK(r.status == kDefaultErrorExitCode);
+  CHECK_THAT(r.err, Catch::Contains("Invalid __global__ read of size 4 bytes (invalid-address)"));
+  const nlohmann::json report = nlohmann::json::parse(std::ifstream(json));
+  REQUIRE(report["memory_errors"].size() == 1);
+  CHECK(report["memory_errors"][0]["address"] == "0x0");
+  CHECK_THAT(report["run"]["incomplete_reasons"][0].get<std::string>(), Catch::Contains("ReadNull"));
+  if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) std::remove(json.c_str());
 }
 
 // A launch that never ends without --kernel-timeout: barracuda says so once

@@ -19,6 +19,7 @@
 #include "host_detector/reports/report_sarif.h"
 #include "host_detector/reports/report_text.h"
 #include "host_detector/reports/suppressions.h"
+#include "host_detector/reports/memory_errors.h"
 #include "host_detector/reports/tests/report_fixture.h"
 
 namespace barracuda::reports::testing {
@@ -346,11 +347,14 @@ TEST_CASE("SARIF: rules per race kind, first access as location, second as relat
   const json& run = s["runs"][0];
   CHECK(run["tool"]["driver"]["name"] == "barracuda");
   const json& rules = run["tool"]["driver"]["rules"];
-  REQUIRE(rules.size() == 8);
+  REQUIRE(rules.size() == 13);  // the race kinds, then the memory error kinds
   std::vector<std::string> ids;
   for (const json& rule : rules) ids.push_back(rule["id"]);
   CHECK(ids == std::vector<std::string>{"RAW", "WAR", "WAW", "atomic-vs-plain", "not-morally-strong",
-                                        "dependency-ordered", "barrier-divergence", "same-value"});
+                                        "dependency-ordered", "barrier-divergence", "same-value",
+                                        "memory-error/out-of-bounds", "memory-error/use-after-free",
+                                        "memory-error/invalid-address", "memory-error/misaligned",
+                                        "memory-error/read-only"});
   CHECK(rules[5]["defaultConfiguration"]["level"] == "warning");  // dependency-ordered
   CHECK(rules[7]["defaultConfiguration"]["level"] == "warning");  // same-value
   CHECK(rules[0]["defaultConfiguration"]["level"] == "error");
@@ -413,6 +417,90 @@ TEST_CASE("WriteJsonFile: errors name the path", "[reports][json]") {
   absl::Status s = WriteJsonFile(json::object(), "/nonexistent-dir/r.json");
   CHECK_FALSE(s.ok());
   CHECK_THAT(std::string(s.message()), Catch::Contains("/nonexistent-dir/r.json"));
+}
+
+}  // namespace
+}  // namespace barracuda::reports::testing
+
+namespace barracuda::reports::testing {
+namespace {
+
+// Memory errors (memory_errors.h): a read 128 bytes before d_buf, a use after
+// free in the freed scratch allocation, a shared-window read; every writer
+// names the access, the thread, the site and the nearest allocation.
+TEST_CASE("Memory errors: memcheck-style entries in text, JSON and SARIF", "[reports][memory-errors][report-files]") {
+  Fixture f = MakeFixture();
+  ReportContext& c = f.context;
+  const uint32_t site = SiteId(c, kPidA, "_Z6racyRWPiS_", "ld.global", 15);
+  transport::MemoryErrorInfo before;
+  before.cuda_error = 700;
+  before.kind = transport::MemoryErrorKind::kOutOfBounds;
+  before.space = transport::MemorySpace::kGlobal;
+  before.size = 4;
+  before.address = kBufBase - 128;
+  before.launch_id = 1;
+  before.site = site;
+  before.thread[0] = 5;
+  before.block[0] = 1;
+  before.kernel = "_Z6racyRWPiS_";
+  c.AddMemoryError(kPidA, before, "cudaErrorIllegalAddress");
+  transport::MemoryErrorInfo freed = before;
+  freed.kind = transport::MemoryErrorKind::kUseAfterFree;
+  freed.write = true;
+  freed.address = kScratchBase + 16;
+  freed.size = 8;
+  c.AddMemoryError(kPidB, freed, "cudaErrorIllegalAddress");
+  transport::MemoryErrorInfo shared = before;
+  shared.kind = transport::MemoryErrorKind::kInvalidAddress;
+  shared.space = transport::MemorySpace::kShared;
+  shared.address = 0x400;
+  c.AddMemoryError(kPidA, shared, "cudaErrorIllegalAddress");
+
+  const std::vector<ResolvedMemoryError> errors = ResolveMemoryErrors(c);
+  REQUIRE(errors.size() == 3);
+  CHECK(errors[0].info.address == kBufBase - 128);  // process order: both of A, then B
+  CHECK(errors[1].info.space == transport::MemorySpace::kShared);
+  CHECK(errors[2].process_id == kPidB);
+  REQUIRE(errors[0].nearest.has_value());
+  CHECK(errors[0].nearest->offset == -128);
+  CHECK(errors[0].nearest->label == "d_buf");
+  CHECK(MemoryErrorAddressText(errors[0]) ==
+        "is 128 bytes before the nearest device allocation at 0x7f0000001000 of size 1024 bytes ('d_buf')");
+  CHECK_FALSE(errors[1].nearest.has_value());
+  CHECK(MemoryErrorAddressText(errors[1]).empty());
+  REQUIRE(errors[2].nearest.has_value());
+  CHECK(errors[2].nearest->freed);
+  CHECK(MemoryErrorHeadline(errors[2]) == "Use-after-free __global__ write of size 8 bytes");
+  CHECK_THAT(MemoryErrorAddressText(errors[2]), Catch::StartsWith("is at offset 16 of the freed async allocation"));
+
+  const ReportData d = FilterRaces(f.Resolve(), nullptr, std::nullopt);
+  WriteBoth(d, c, "memory_errors");
+  const std::string text = TextReport(d, c);
+  CHECK_THAT(text, Catch::Contains("Memory error #1: Invalid __global__ read of size 4 bytes (out-of-bounds)"));
+  CHECK_THAT(text, Catch::Contains("by thread (5,0,0) in block (1,0,0)"));
+  CHECK_THAT(text, Catch::Contains("racy kernels.cu:15"));
+  CHECK_THAT(text, Catch::Contains("Memory error #2: Invalid __shared__ read of size 4 bytes (invalid-address)"));
+  CHECK_THAT(text, Catch::Contains("; 3 memory errors"));
+
+  const json j = JsonReport(d, c);
+  CHECK(j["summary"]["memory_errors"] == 3);
+  REQUIRE(j["memory_errors"].size() == 3);
+  const json& e = j["memory_errors"][0];
+  CHECK(e["kind"] == "out-of-bounds");
+  CHECK(e["address"] == "0x7f0000000f80");
+  CHECK(e["nearest_allocation"]["offset"] == -128);
+  CHECK(e["access"]["thread"] == json::array({5, 0, 0}));
+  CHECK(e["access"]["site"]["source"]["line"] == 15);
+  CHECK(j["memory_errors"][1]["nearest_allocation"].is_null());
+
+  const json s = SarifReport(d, c);
+  const json& results = s["runs"][0]["results"];
+  REQUIRE(results.size() == 3 + d.races.size());
+  CHECK(results[0]["ruleId"] == "memory-error/out-of-bounds");
+  CHECK(results[2]["ruleId"] == "memory-error/use-after-free");
+  const json& rules = s["runs"][0]["tool"]["driver"]["rules"];
+  for (const json& r : results) CHECK(rules[r["ruleIndex"].get<size_t>()]["id"] == r["ruleId"]);
+  CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 15);
 }
 
 }  // namespace

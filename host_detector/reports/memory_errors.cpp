@@ -1,0 +1,137 @@
+#include "host_detector/reports/memory_errors.h"
+
+#include <iterator>
+
+#include "host_detector/reports/report_text.h"
+#include "ptx_rewriter/text_concat.h"
+
+namespace barracuda::reports {
+namespace {
+
+using transport::MemoryErrorKind;
+using transport::MemorySpace;
+
+// memcheck's names of the state spaces ("__global__", "__shared__", ...).
+std::string SpaceText(MemorySpace s) {
+  switch (s) {
+    case MemorySpace::kGlobal: return "__global__";
+    case MemorySpace::kShared: return "__shared__";
+    case MemorySpace::kLocal: return "__local__";
+    case MemorySpace::kParam: return "__param__";
+    case MemorySpace::kConst: return "__constant__";
+    case MemorySpace::kGeneric: break;
+  }
+  return "generic";
+}
+
+std::optional<ResolvedMemoryError::Nearest> NearestAllocation(const ProcessInfo& p, uint64_t address) {
+  const auto& all = p.allocations;
+  auto make = [&](const Allocation& a) {
+    return ResolvedMemoryError::Nearest{a.base, a.size, static_cast<int64_t>(address - a.base),
+                                        AllocationKindName(a.kind), a.label, a.freed};
+  };
+  auto after = all.upper_bound(address);
+  if (after != all.begin()) {
+    const Allocation& a = std::prev(after)->second;
+    if (address - a.base < std::max<uint64_t>(a.size, 1)) return make(a);  // contains it
+  }
+  // Otherwise the live allocation with the nearest edge (freed ones only when
+  // no live one is known).
+  std::optional<ResolvedMemoryError::Nearest> best;
+  uint64_t best_distance = UINT64_MAX;
+  bool best_live = false;
+  auto consider = [&](const Allocation& a, uint64_t distance) {
+    const bool live = !a.freed;
+    if ((live && !best_live) || (live == best_live && distance < best_distance)) {
+      best = make(a);
+      best_distance = distance;
+      best_live = live;
+    }
+  };
+  for (auto it = after; it != all.end(); ++it) {  // starts after the address
+    consider(it->second, it->second.base - address);
+    if (!it->second.freed) break;
+  }
+  for (auto it = after; it != all.begin();) {  // ends at or before it
+    --it;
+    const Allocation& a = it->second;
+    consider(a, address - (a.base + std::max<uint64_t>(a.size, 1)) + 1);
+    if (!a.freed) break;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string MemoryErrorHeadline(const ResolvedMemoryError& e) {
+  const transport::MemoryErrorInfo& m = e.info;
+  const char* what = "Invalid";
+  switch (m.kind) {
+    case MemoryErrorKind::kMisaligned: what = "Misaligned"; break;
+    case MemoryErrorKind::kUseAfterFree: what = "Use-after-free"; break;
+    case MemoryErrorKind::kReadOnly: what = "Read-only"; break;
+    default: break;
+  }
+  return ptx::Cat(what, " ", SpaceText(m.space), " ", m.write ? "write" : "read", " of size ", m.size,
+                  m.size == 1 ? " byte" : " bytes");
+}
+
+std::string MemoryErrorAddressText(const ResolvedMemoryError& e) {
+  if (e.info.space == MemorySpace::kShared || e.info.space == MemorySpace::kLocal ||
+      e.info.space == MemorySpace::kParam)
+    return "";
+  if (!e.nearest) return e.info.kind == MemoryErrorKind::kInvalidAddress ? "is not device memory"
+                                                                        : "is not in any known allocation";
+  const ResolvedMemoryError::Nearest& n = *e.nearest;
+  std::string alloc = ptx::Cat(n.freed ? "freed " : "", n.kind, " allocation at ", Hex(n.base), " of size ", n.size,
+                               n.size == 1 ? " byte" : " bytes");
+  if (!n.label.empty()) alloc += ptx::Cat(" ('", n.label, "')");
+  if (n.offset < 0) return ptx::Cat("is ", -n.offset, " bytes before the nearest ", alloc);
+  const uint64_t offset = static_cast<uint64_t>(n.offset);
+  if (offset >= n.size) return ptx::Cat("is ", offset - n.size, " bytes after the end of the nearest ", alloc);
+  if (offset + e.info.size > n.size)
+    return ptx::Cat("is at offset ", offset, " of the ", alloc, ", running ", offset + e.info.size - n.size,
+                    " bytes past its end");
+  return ptx::Cat("is at offset ", offset, " of the ", alloc);
+}
+
+std::vector<ResolvedMemoryError> ResolveMemoryErrors(const ReportContext& context) {
+  std::vector<ResolvedMemoryError> out;
+  // Process order, then arrival order (one process's errors arrive in launch order).
+  for (const ProcessInfo& p : context.processes()) {
+    for (const ReportContext::MemoryError& m : context.memory_errors()) {
+      if (m.pid != p.pid) continue;
+      ResolvedMemoryError e;
+      e.ordinal = out.size() + 1;
+      e.process_id = m.pid;
+      e.info = m.info;
+      e.kernel = Demangle(m.info.kernel);
+      e.cuda_error = m.cuda_error;
+      ResolvedAccess& a = e.access;
+      a.op = m.info.write ? protocol::Op::kWrite : protocol::Op::kRead;
+      a.thread = Dim3{m.info.thread[0], m.info.thread[1], m.info.thread[2]};
+      a.block = Dim3{m.info.block[0], m.info.block[1], m.info.block[2]};
+      a.access_size = static_cast<uint8_t>(std::min<uint32_t>(m.info.size, 255));
+      a.site_id = m.info.site;
+      a.site = context.FindSite(m.pid, m.info.site, &a.module);
+      if (const LaunchInfo* launch = context.FindLaunch(m.pid, m.info.launch_id); launch != nullptr) {
+        const uint64_t tpb = launch->block.Volume();
+        a.block_linear = static_cast<uint32_t>(a.block->x + uint64_t{a.block->y} * launch->grid.x +
+                                               uint64_t{a.block->z} * launch->grid.x * launch->grid.y);
+        const uint64_t in_block = a.thread->x + uint64_t{a.thread->y} * launch->block.x +
+                                  uint64_t{a.thread->z} * launch->block.x * launch->block.y;
+        a.thread_linear = a.block_linear * tpb + in_block;
+        a.warp = static_cast<uint32_t>(in_block / 32);
+        a.lane = static_cast<uint32_t>(in_block % 32);
+      }
+      // Device memory only: an invalid address (null, unmapped) is near nothing.
+      const bool device = m.info.space == MemorySpace::kGlobal || m.info.space == MemorySpace::kConst ||
+                          m.info.space == MemorySpace::kGeneric;
+      if (device && m.info.kind != MemoryErrorKind::kInvalidAddress) e.nearest = NearestAllocation(p, m.info.address);
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+}  // namespace barracuda::reports
