@@ -94,11 +94,9 @@ cudaError_t FillChild(GraphNode& n, cudaGraph_t child) {
   return cudaSuccess;
 }
 
-// Changes a node's parameters in place: `fill` works on a scratch node of the
-// same graph so that a failure leaves the node as it was.
-cudaError_t SetParams(cudaGraphNode_t handle, cudaGraphNodeType type, absl::FunctionRef<cudaError_t(GraphNode&)> fill) {
-  Lock lock(Registry().mu());
-  GraphNode* n = FindNode(handle, type);
+// Under the lock: changes `n`'s parameters; `fill` works on a scratch node of
+// the same graph so that a failure leaves `n` as it was.
+cudaError_t ReplaceParams(GraphNode* n, cudaGraphNodeType type, absl::FunctionRef<cudaError_t(GraphNode&)> fill) {
   if (!n) return Fail(cudaErrorInvalidValue);
   GraphNode scratch;
   scratch.graph = n->graph;
@@ -108,13 +106,17 @@ cudaError_t SetParams(cudaGraphNode_t handle, cudaGraphNodeType type, absl::Func
   return cudaSuccess;
 }
 
+cudaError_t SetParams(cudaGraphNode_t handle, cudaGraphNodeType type, absl::FunctionRef<cudaError_t(GraphNode&)> fill) {
+  Lock lock(Registry().mu());
+  return ReplaceParams(FindNode(handle, type), type, fill);
+}
+
 // Under the lock: the exec's copy of source node `handle`, of `type`.
-GraphNode* ExecNode(cudaGraphExec_t exec, cudaGraphNode_t handle, cudaGraphNodeType type, GraphExec** out_exec = nullptr) {
+GraphNode* ExecNode(cudaGraphExec_t exec, cudaGraphNode_t handle, cudaGraphNodeType type) {
   GraphExec* e = Registry().FindExec(exec);
   if (!e) return nullptr;
   auto it = e->by_source.find(AsNode(handle));
   if (it == e->by_source.end() || it->second->type != type) return nullptr;
-  if (out_exec) *out_exec = e;
   return it->second;
 }
 
@@ -123,12 +125,7 @@ cudaError_t SetExecParams(cudaGraphExec_t exec, cudaGraphNode_t handle, cudaGrap
                           absl::FunctionRef<cudaError_t(GraphNode&)> fill) {
   Lock lock(Registry().mu());
   GraphNode* n = ExecNode(exec, handle, type);
-  if (!n) return Fail(cudaErrorInvalidValue);
-  GraphNode scratch;
-  scratch.graph = n->graph;
-  if (cudaError_t e = fill(scratch)) return Fail(e);
-  if (scratch.type != type) return Fail(cudaErrorInvalidValue);
-  CopyNodeParams(scratch, n);
+  if (cudaError_t e = ReplaceParams(n, type, fill)) return e;
   if (n->child && !PrepareForLaunch(n->child.get())) return Fail(cudaErrorInvalidValue);
   return cudaSuccess;
 }

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "ptx_emulator/runtime/cuda_api.h"
-#include "ptx_rewriter/fatbin/fatbin_format.h"
+#include "ptx_emulator/tests/hand_made_fatbin.h"
 
 namespace {
 
@@ -47,31 +47,11 @@ constexpr char kGraphPtx[] = R"(.version 8.0
 void AxpbStub() {}
 const void* Axpb() { return reinterpret_cast<const void*>(&AxpbStub); }
 
-// Registers kGraphPtx once (a fat binary with one PTX entry).
+// Registers kGraphPtx once.
 void RegisterGraphModule() {
+  static barracuda::test::HandMadeFatbin fatbin{kGraphPtx, fb::EntryKind::kPtx};
   static bool done = [] {
-    static std::vector<uint64_t> storage;
-    std::vector<uint8_t> body(kGraphPtx, kGraphPtx + sizeof(kGraphPtx));
-    while (body.size() % 8) body.push_back(0);
-    fb::EntryHeaderRaw entry{};
-    entry.kind = static_cast<uint16_t>(fb::EntryKind::kPtx);
-    entry.version = 0x0101;
-    entry.header_size = sizeof(entry);
-    entry.payload_size = body.size();
-    entry.major = 8;
-    entry.sm_arch = 75;
-    entry.flags = fb::entry_flags::k64Bit | fb::entry_flags::kLinux;
-    fb::FatbinHeaderRaw header{fb::kFatbinMagic, fb::kFatbinVersion, sizeof(fb::FatbinHeaderRaw),
-                               sizeof(entry) + body.size()};
-    std::vector<uint8_t> bytes(sizeof(header) + sizeof(entry));
-    std::memcpy(bytes.data(), &header, sizeof(header));
-    std::memcpy(bytes.data() + sizeof(header), &entry, sizeof(entry));
-    bytes.insert(bytes.end(), body.begin(), body.end());
-    storage.resize(bytes.size() / 8);
-    std::memcpy(storage.data(), bytes.data(), bytes.size());
-    static fb::WrapperRaw wrapper{fb::kWrapperMagic, fb::kWrapperVersion,
-                                  reinterpret_cast<uint64_t>(storage.data()), 0};
-    void** handle = __cudaRegisterFatBinary(&wrapper);
+    void** handle = fatbin.Register();
     __cudaRegisterFunction(handle, reinterpret_cast<const char*>(&AxpbStub), const_cast<char*>("axpb"), "axpb", -1,
                            nullptr, nullptr, nullptr, nullptr, nullptr);
     __cudaRegisterFatBinaryEnd(handle);
@@ -123,7 +103,7 @@ size_t EdgeCount(cudaGraph_t graph) {
 
 }  // namespace
 
-TEST_CASE("graphs: capture of launches, memset and memcpy; launched twice", "[runtime][graph]") {
+TEST_CASE("graphs: capture of launches, memset and memcpy, launched twice", "[runtime][graph]") {
   RegisterGraphModule();
   Buffer buf;
   std::vector<uint32_t> host(kN, 0xdead);
