@@ -23,6 +23,9 @@ struct GraphNode;
 
 // A kernel launch's configuration (every launch entry point builds one).
 struct KernelLaunch {
+  KernelLaunch() = default;
+  KernelLaunch(RegisteredKernel* k, dim3 g, dim3 b, size_t s, bool coop = false, emu::Dim3 c = {})
+      : kernel(k), grid(g), block(b), shared(s), cooperative(coop), cluster(c) {}
   RegisteredKernel* kernel = nullptr;  // nullptr: unknown function (cudaErrorInvalidDeviceFunction)
   dim3 grid, block;
   size_t shared = 0;
