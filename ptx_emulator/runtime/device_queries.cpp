@@ -8,6 +8,7 @@
 
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/runtime_state.h"
+#include "ptx_emulator/runtime/stream_capture.h"
 
 using barracuda::cudart::Runtime;
 
@@ -254,10 +255,12 @@ CUDART_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* conf
 CUDART_EXPORT cudaError_t cudaDeviceSynchronize() {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
-  return cudaSuccess;
+  // Waiting for the whole device would wait for capturing streams.
+  return barracuda::cudart::CheckUnsafeCall(/*legacy=*/false);
 }
 
 CUDART_EXPORT cudaError_t cudaDeviceReset() {
+  barracuda::cudart::ResetCaptures();
   Runtime::Get().Reset();
   Runtime::LastError() = cudaSuccess;
   return cudaSuccess;

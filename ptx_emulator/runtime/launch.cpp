@@ -2,7 +2,9 @@
 // entry points (plain, _ptsz, cooperative, cudaLaunchKernelExC), function
 // attributes and occupancy queries.
 //
-// A launch runs to completion inside the call (Device::Launch). A fault is
+// A launch runs to completion inside the call (Device::Launch); on a capturing
+// stream it becomes a kernel node instead (stream_capture.h), which a graph
+// launch runs through the same Launch. A fault is
 // reported once on stderr with the emulator's message and returned as the
 // cudaError_t a GPU would give; faults that corrupt a GPU context are sticky.
 #include <cxxabi.h>
@@ -16,7 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/ops/mem_access.h"
+#include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
+#include "ptx_emulator/runtime/stream_capture.h"
+#include "ptx_emulator/runtime/stream_work.h"
 
 namespace barracuda::cudart {
 namespace {
@@ -24,13 +29,6 @@ namespace {
 std::vector<CallConfiguration>& ConfigStack() {
   thread_local std::vector<CallConfiguration> stack;
   return stack;
-}
-
-// A function argument of the runtime API: a host stub address or a cudaKernel_t.
-RegisteredKernel* FindKernel(const void* func) {
-  Runtime& rt = Runtime::Get();
-  if (RegisteredKernel* k = rt.KernelByHostFunction(func)) return k;
-  return rt.KernelByHandle(func);
 }
 
 uint32_t DynamicSharedLimit(const RegisteredKernel& k, const emu::Function& f, const emu::DeviceDescription& d) {
@@ -118,34 +116,65 @@ bool ValidDims(dim3 grid, dim3 block, const emu::Function& f, const emu::DeviceD
   return grid.x <= 0x7fffffffu && grid.y <= 65535 && grid.z <= 65535;
 }
 
-cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream,
-                   bool per_thread, bool cooperative, emu::Dim3 cluster = {}) {
+// What running a launch and capturing it both check: the kernel is known and
+// its module loaded (an emulator refusal is told as a launch that did not
+// run), the configuration fits the kernel and the device. Records no last error.
+cudaError_t CheckLaunch(const KernelLaunch& l, uint32_t* index) {
+  Runtime& rt = Runtime::Get();
+  if (cudaError_t s = rt.sticky()) return s;
+  RegisteredKernel* k = l.kernel;
+  if (!k) return cudaErrorInvalidDeviceFunction;
+  if (cudaError_t e = rt.ResolveKernel(k, index, /*quiet=*/true); e != cudaSuccess) {
+    if (LoadErrorOfTheEmulator(e)) return NotRun(*k, e, k->module->load_message);
+    return e;
+  }
+  const emu::Function& f = rt.device().function(*index);
+  const emu::DeviceDescription& d = rt.device().description();
+  if (!ValidDims(l.grid, l.block, f, d)) return cudaErrorInvalidConfiguration;
+  if (l.shared > DynamicSharedLimit(*k, f, d)) return cudaErrorInvalidValue;
+  if (l.cooperative) {
+    const uint64_t resident =
+        uint64_t{d.sm_count} * ActiveBlocksPerSm(f, d, static_cast<int>(l.block.x * l.block.y * l.block.z), l.shared);
+    if (uint64_t{l.grid.x} * l.grid.y * l.grid.z > resident) return cudaErrorCooperativeLaunchTooLarge;
+  }
+  return cudaSuccess;
+}
+
+// Every launch entry point: a capturing stream gets a kernel node, any other
+// runs the launch now.
+cudaError_t LaunchOrCapture(const KernelLaunch& l, const void* func, void** args, cudaStream_t stream,
+                            bool per_thread) {
+  if (auto captured = CaptureWork(stream, per_thread, [&](GraphNode& node) {
+        node.type = cudaGraphNodeTypeKernel;
+        return MakeKernelNode(l, func, args, nullptr, &node.kernel);
+      }))
+    return *captured;
+  return Launch(l, args, stream, per_thread);
+}
+
+}  // namespace
+
+RegisteredKernel* FindKernel(const void* func) {
+  Runtime& rt = Runtime::Get();
+  if (RegisteredKernel* k = rt.KernelByHostFunction(func)) return k;
+  return rt.KernelByHandle(func);
+}
+
+cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool per_thread) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
-  if (!k) return rt.Fail(cudaErrorInvalidDeviceFunction);
+  if (!l.kernel) return rt.Fail(cudaErrorInvalidDeviceFunction);
   if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
   uint32_t index = 0;
-  if (cudaError_t e = rt.ResolveKernel(k, &index, /*quiet=*/true); e != cudaSuccess) {
-    if (LoadErrorOfTheEmulator(e)) return NotRun(*k, e, k->module->load_message);
-    return rt.Fail(e);
-  }
-  emu::Device& device = rt.device();
-  const emu::Function& f = device.function(index);
-  const emu::DeviceDescription& d = device.description();
-  if (!ValidDims(grid, block, f, d)) return rt.Fail(cudaErrorInvalidConfiguration);
-  if (shared > DynamicSharedLimit(*k, f, d)) return rt.Fail(cudaErrorInvalidValue);
-  if (cooperative) {
-    const uint64_t resident =
-        uint64_t{d.sm_count} * ActiveBlocksPerSm(f, d, static_cast<int>(block.x * block.y * block.z), shared);
-    if (uint64_t{grid.x} * grid.y * grid.z > resident) return rt.Fail(cudaErrorCooperativeLaunchTooLarge);
-  }
+  if (cudaError_t e = CheckLaunch(l, &index)) return rt.Fail(e);
+  RegisteredKernel* k = l.kernel;
   emu::LaunchConfig config;
-  config.grid = {grid.x, grid.y, grid.z};
-  config.block = {block.x, block.y, block.z};
-  config.dynamic_shared_bytes = static_cast<uint32_t>(shared);
+  config.grid = {l.grid.x, l.grid.y, l.grid.z};
+  config.block = {l.block.x, l.block.y, l.block.z};
+  config.dynamic_shared_bytes = static_cast<uint32_t>(l.shared);
   config.stream_id = rt.StreamId(stream, per_thread);
-  config.cooperative = cooperative;
-  const absl::Status status = device.LaunchCluster(index, config, cluster, args);
+  config.cooperative = l.cooperative;
+  const absl::Status status = rt.device().LaunchCluster(index, config, l.cluster, args);
   if (status.ok()) return cudaSuccess;
   bool sticky = false;
   const cudaError_t e = LaunchErrorFromStatus(status, &sticky);
@@ -159,7 +188,7 @@ cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size
     // is reported incomplete with the kernel named; stderr has the note.
     std::fprintf(stderr, "barracuda emulator: kernel %s faulted: %s (%s)\n", Demangled(k->name).c_str(),
                  std::string(status.message()).c_str(), cudaGetErrorName(e));
-    if (const auto& f = device.last_fault(); f && f->fault.memory != emu::MemoryError::kNone) {
+    if (const auto& f = rt.device().last_fault(); f && f->fault.memory != emu::MemoryError::kNone) {
       // A memory error of the program (memcheck): reported as an error, the
       // launch's analysis stops at it.
       sink->OnMemoryError(MemoryErrorOf(*f, e, k->name, std::string(status.message())));
@@ -173,12 +202,43 @@ cudaError_t Launch(RegisteredKernel* k, dim3 grid, dim3 block, void** args, size
   return rt.Fail(e);
 }
 
-}  // namespace
+// The driver's kernel-argument buffer format (cuLaunchKernel's `extra`).
+constexpr uintptr_t kLaunchParamEnd = 0, kLaunchParamBufferPointer = 1, kLaunchParamBufferSize = 2;
+
+cudaError_t MakeKernelNode(const KernelLaunch& l, const void* func, void** args, void** extra,
+                           KernelNodeParams* node) {
+  uint32_t index = 0;
+  if (cudaError_t e = CheckLaunch(l, &index)) return e;
+  const emu::Function& f = Runtime::Get().device().function(index);
+  const char* buffer = nullptr;
+  size_t buffer_size = 0;
+  if (!args && extra) {
+    for (size_t i = 0; extra[i] != reinterpret_cast<void*>(kLaunchParamEnd); i += 2) {
+      const auto key = reinterpret_cast<uintptr_t>(extra[i]);
+      if (key == kLaunchParamBufferPointer) buffer = static_cast<const char*>(extra[i + 1]);
+      else if (key == kLaunchParamBufferSize) buffer_size = *static_cast<const size_t*>(extra[i + 1]);
+      else return cudaErrorInvalidValue;
+    }
+    if (!buffer || buffer_size < f.param_buffer_bytes) return cudaErrorInvalidValue;
+  } else if (!args && !f.params.empty()) {
+    return cudaErrorInvalidValue;
+  }
+  KernelNodeParams out;
+  out.func = func;
+  out.launch = l;
+  for (size_t i = 0; i < f.params.size(); ++i)
+    out.args.Add(buffer ? buffer + f.params[i].offset : args[i], f.params[i].size);
+  *node = std::move(out);
+  return cudaSuccess;
+}
+
 }  // namespace barracuda::cudart
 
 using barracuda::cudart::CallConfiguration;
 using barracuda::cudart::ConfigStack;
 using barracuda::cudart::FindKernel;
+using barracuda::cudart::KernelLaunch;
+using barracuda::cudart::LaunchOrCapture;
 using barracuda::cudart::RegisteredKernel;
 using barracuda::cudart::Runtime;
 
@@ -213,34 +273,34 @@ CUDART_EXPORT cudaError_t cudaGetKernel(cudaKernel_t* kernel, const void* entry)
 // The stub calls this with a NULL handle when __cudaGetKernel failed.
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_mem,
                                cudaStream_t stream) {
-  return barracuda::cudart::Launch(Runtime::Get().KernelByHandle(kernel), grid, block, args, shared_mem, stream,
-                                   false, false);
+  return LaunchOrCapture(KernelLaunch{Runtime::Get().KernelByHandle(kernel), grid, block, shared_mem}, kernel, args,
+                         stream, false);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_mem,
                                     cudaStream_t stream) {
-  return barracuda::cudart::Launch(Runtime::Get().KernelByHandle(kernel), grid, block, args, shared_mem, stream,
-                                   true, false);
+  return LaunchOrCapture(KernelLaunch{Runtime::Get().KernelByHandle(kernel), grid, block, shared_mem}, kernel, args,
+                         stream, true);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem,
                                            cudaStream_t stream) {
-  return barracuda::cudart::Launch(FindKernel(func), grid, block, args, shared_mem, stream, false, false);
+  return LaunchOrCapture(KernelLaunch{FindKernel(func), grid, block, shared_mem, false}, func, args, stream, false);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args,
                                                 size_t shared_mem, cudaStream_t stream) {
-  return barracuda::cudart::Launch(FindKernel(func), grid, block, args, shared_mem, stream, true, false);
+  return LaunchOrCapture(KernelLaunch{FindKernel(func), grid, block, shared_mem, false}, func, args, stream, true);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args,
                                                       size_t shared_mem, cudaStream_t stream) {
-  return barracuda::cudart::Launch(FindKernel(func), grid, block, args, shared_mem, stream, false, true);
+  return LaunchOrCapture(KernelLaunch{FindKernel(func), grid, block, shared_mem, true}, func, args, stream, false);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args,
                                                            size_t shared_mem, cudaStream_t stream) {
-  return barracuda::cudart::Launch(FindKernel(func), grid, block, args, shared_mem, stream, true, true);
+  return LaunchOrCapture(KernelLaunch{FindKernel(func), grid, block, shared_mem, true}, func, args, stream, true);
 }
 
 namespace {
@@ -271,8 +331,9 @@ cudaError_t LaunchEx(const cudaLaunchConfig_t* config, const void* func, void** 
         return rt.Fail(cudaErrorNotSupported);
     }
   }
-  return barracuda::cudart::Launch(FindKernel(func), config->gridDim, config->blockDim, args,
-                                   config->dynamicSmemBytes, config->stream, per_thread, cooperative, cluster);
+  return LaunchOrCapture(
+      KernelLaunch{FindKernel(func), config->gridDim, config->blockDim, config->dynamicSmemBytes, cooperative, cluster},
+      func, args, config->stream, per_thread);
 }
 }  // namespace
 

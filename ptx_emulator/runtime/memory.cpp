@@ -6,8 +6,12 @@
 // device-side pointer outside any live allocation is rejected as a GPU would.
 #include <cstring>
 
+#include "absl/functional/function_ref.h"
 #include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
+#include "ptx_emulator/runtime/stream_capture.h"
+#include "ptx_emulator/runtime/stream_work.h"
 
 namespace barracuda::cudart {
 namespace {
@@ -27,6 +31,9 @@ transport::AllocationKind ReportedKind(Kind kind, bool async) {
 cudaError_t Allocate(void** ptr, size_t size, Kind kind, bool async = false) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  // Not stream-ordered: a graph replaying the capture would not allocate.
+  if (!async)
+    if (cudaError_t e = CheckUnsafeCall(/*legacy=*/false)) return e;
   if (!ptr) return rt.Fail(cudaErrorInvalidValue);
   if (size == 0) {
     *ptr = nullptr;
@@ -44,9 +51,12 @@ cudaError_t Allocate(void** ptr, size_t size, Kind kind, bool async = false) {
   return cudaSuccess;
 }
 
-cudaError_t Release(void* ptr, bool host) {
+cudaError_t Release(void* ptr, bool host, bool async = false) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
+  // cudaFree synchronises with the device, the legacy stream included.
+  if (!async)
+    if (cudaError_t e = CheckUnsafeCall(/*legacy=*/true)) return e;
   if (!ptr) return cudaSuccess;
   auto a = rt.device().memory().Find(reinterpret_cast<uint64_t>(ptr));
   if (!a || a->base != reinterpret_cast<uint64_t>(ptr) || (a->kind == Kind::kHost) != host ||
@@ -105,6 +115,9 @@ cudaError_t Copy2D(void* dst, size_t dpitch, const void* src, size_t spitch, siz
   return cudaSuccess;
 }
 
+}  // namespace
+
+// Shared with memcpy nodes (stream_work.h).
 cudaError_t Copy3D(const cudaMemcpy3DParms* p, cudaStream_t stream) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
@@ -135,24 +148,41 @@ cudaError_t Copy3D(const cudaMemcpy3DParms* p, cudaStream_t stream) {
   return cudaSuccess;
 }
 
-cudaError_t Set(void* dst, int value, size_t count, cudaStream_t stream) {
+namespace {
+// Stores `value` in `element_size` bytes at `p` (memset nodes set 2- and 4-byte elements).
+void StoreElement(char* p, unsigned value, unsigned element_size) {
+  if (element_size == 2) {
+    const uint16_t v = static_cast<uint16_t>(value);
+    std::memcpy(p, &v, 2);
+  } else {
+    std::memcpy(p, &value, 4);
+  }
+}
+
+}  // namespace
+
+// cudaMemset, cudaMemset2D (bytes) and memset nodes (stream_work.h).
+cudaError_t SetElements(void* dst, size_t pitch, unsigned value, unsigned element_size, size_t width,
+                        size_t height, cudaStream_t stream) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
-  if (count == 0) return cudaSuccess;
-  if (!DeviceRange(dst, count)) return rt.Fail(cudaErrorInvalidValue);
-  std::memset(dst, value, count);
+  if (element_size != 1 && element_size != 2 && element_size != 4) return rt.Fail(cudaErrorInvalidValue);
+  if (width == 0 || height == 0) return cudaSuccess;
+  const size_t row_bytes = width * element_size;
+  if (row_bytes > pitch) return rt.Fail(cudaErrorInvalidPitchValue);
+  if (!DeviceRange(dst, pitch * (height - 1) + row_bytes)) return rt.Fail(cudaErrorInvalidValue);
+  for (size_t row = 0; row < height; ++row) {
+    char* p = static_cast<char*>(dst) + row * pitch;
+    if (element_size == 1) {
+      std::memset(p, static_cast<int>(value), row_bytes);
+    } else {
+      for (size_t i = 0; i < width; ++i) StoreElement(p + i * element_size, value, element_size);
+    }
+  }
   return cudaSuccess;
 }
 
-cudaError_t Set2D(void* dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
-  Runtime& rt = Runtime::Get();
-  if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
-  if (width == 0 || height == 0) return cudaSuccess;
-  if (width > pitch) return rt.Fail(cudaErrorInvalidPitchValue);
-  if (!DeviceRange(dst, pitch * (height - 1) + width)) return rt.Fail(cudaErrorInvalidValue);
-  for (size_t row = 0; row < height; ++row) std::memset(static_cast<char*>(dst) + row * pitch, value, width);
-  return cudaSuccess;
-}
+namespace {
 
 cudaError_t Set3D(cudaPitchedPtr p, int value, cudaExtent e, cudaStream_t stream) {
   Runtime& rt = Runtime::Get();
@@ -209,6 +239,93 @@ cudaError_t FromSymbol(void* dst, const void* symbol, size_t count, size_t offse
 }
 
 }  // namespace
+
+// Copies and sets of nodes (captured or added) are checked as the direct call
+// checks them, so that a bad one fails when it is made rather than at every
+// graph launch.
+cudaError_t MakeCopyNode(GraphNode& n, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
+  if (width && height) {
+    if (!dst || !src) return cudaErrorInvalidValue;
+    if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+    if (cudaError_t e = CheckCopy(dst, dpitch * (height - 1) + width, src, spitch * (height - 1) + width, kind))
+      return e;
+  }
+  n.type = cudaGraphNodeTypeMemcpy;
+  n.copy = LinearCopyParams(dst, dpitch, src, spitch, width, height, kind);
+  return cudaSuccess;
+}
+
+cudaError_t MakeCopy3DNode(GraphNode& n, const cudaMemcpy3DParms* p) {
+  if (!p) return cudaErrorInvalidValue;
+  if (p->srcArray || p->dstArray) {
+    PrintDiagnostic("memcpy nodes with CUDA arrays are not supported by the emulator backend");
+    return cudaErrorNotSupported;
+  }
+  n.type = cudaGraphNodeTypeMemcpy;
+  n.copy = *p;
+  return cudaSuccess;
+}
+
+cudaError_t MakeSetNode(GraphNode& n, cudaMemsetParams p) {
+  if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) return cudaErrorInvalidValue;
+  if (p.height <= 1) p.pitch = p.width * p.elementSize;  // unused for one row
+  if (p.width && p.height) {
+    if (p.width * p.elementSize > p.pitch) return cudaErrorInvalidPitchValue;
+    if (!DeviceRange(p.dst, p.pitch * (p.height - 1) + p.width * p.elementSize)) return cudaErrorInvalidValue;
+  }
+  n.type = cudaGraphNodeTypeMemset;
+  n.set = p;
+  return cudaSuccess;
+}
+
+namespace {
+
+// A synchronous copy or set: refused while a capture forbids it.
+template <typename Run>
+cudaError_t Synchronous(bool per_thread, Run run) {
+  if (cudaError_t e = CheckSynchronousCall(per_thread)) return e;
+  return run();
+}
+
+// Stream-ordered work: a node of the capture when `stream` captures, else run now.
+template <typename Run>
+cudaError_t Async(cudaStream_t stream, bool per_thread, absl::FunctionRef<cudaError_t(GraphNode&)> fill, Run run) {
+  if (auto captured = CaptureWork(stream, per_thread, fill)) return *captured;
+  return run();
+}
+
+cudaError_t SetNode(GraphNode& n, void* dst, size_t pitch, int value, size_t width, size_t height) {
+  return MakeSetNode(n, cudaMemsetParams{dst, pitch, static_cast<unsigned char>(value), 1, width, height});
+}
+
+// A memset node is two-dimensional: a 3D set is one when its slices are
+// contiguous rows (one slice, or slices of exactly `height` rows).
+cudaError_t Set3DNode(GraphNode& n, cudaPitchedPtr p, int value, cudaExtent e) {
+  const size_t rows = p.ysize ? p.ysize : e.height;
+  if (e.depth > 1 && rows != e.height) {
+    PrintDiagnostic("capturing cudaMemset3DAsync with padded slices is not supported by the emulator backend");
+    return cudaErrorNotSupported;
+  }
+  return SetNode(n, p.ptr, p.pitch, value, e.width, e.height * e.depth);
+}
+
+// cudaMemcpyTo/FromSymbolAsync: a linear copy to or from the symbol's address.
+cudaError_t SymbolCopyNode(GraphNode& n, const void* symbol, void* dst, const void* src, size_t count, size_t offset,
+                           cudaMemcpyKind kind) {
+  char* address = nullptr;
+  if (cudaError_t e = SymbolRange(symbol, count, offset, &address)) return e;
+  if (dst == nullptr) {
+    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+      return cudaErrorInvalidMemcpyDirection;
+    return MakeCopyNode(n, address, count, src, count, count, 1, kind);
+  }
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    return cudaErrorInvalidMemcpyDirection;
+  return MakeCopyNode(n, dst, count, address, count, count, 1, kind);
+}
+
+}  // namespace
 }  // namespace barracuda::cudart
 
 namespace rt = barracuda::cudart;
@@ -228,18 +345,34 @@ CUDART_EXPORT cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*
   return rt::Allocate(ptr, size, Kind::kHost);
 }
 CUDART_EXPORT cudaError_t cudaFreeHost(void* ptr) { return rt::Release(ptr, true); }
-CUDART_EXPORT cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream) {
+namespace {
+// Stream-ordered allocation would be a memory node in a captured graph; those
+// are not implemented, so capturing one is refused (and ends the capture).
+cudaError_t NoMemoryNode(rt::GraphNode&) {
+  rt::PrintDiagnostic("capturing cudaMallocAsync / cudaFreeAsync (graph memory nodes) is not supported by the "
+                      "emulator backend");
+  return cudaErrorStreamCaptureUnsupported;
+}
+cudaError_t MallocAsync(void** ptr, size_t size, cudaStream_t stream, bool per_thread) {
+  if (auto captured = rt::CaptureWork(stream, per_thread, NoMemoryNode)) return *captured;
   if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
   return rt::Allocate(ptr, size, Kind::kDevice, /*async=*/true);
 }
-CUDART_EXPORT cudaError_t cudaMallocAsync_ptsz(void** ptr, size_t size, cudaStream_t stream) {
-  return cudaMallocAsync(ptr, size, stream);
-}
-CUDART_EXPORT cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
+cudaError_t FreeAsync(void* ptr, cudaStream_t stream, bool per_thread) {
+  if (auto captured = rt::CaptureWork(stream, per_thread, NoMemoryNode)) return *captured;
   if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
-  return rt::Release(ptr, false);
+  return rt::Release(ptr, false, /*async=*/true);
 }
-CUDART_EXPORT cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream) { return cudaFreeAsync(ptr, stream); }
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream) {
+  return MallocAsync(ptr, size, stream, false);
+}
+CUDART_EXPORT cudaError_t cudaMallocAsync_ptsz(void** ptr, size_t size, cudaStream_t stream) {
+  return MallocAsync(ptr, size, stream, true);
+}
+CUDART_EXPORT cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) { return FreeAsync(ptr, stream, false); }
+CUDART_EXPORT cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream) { return FreeAsync(ptr, stream, true); }
 
 CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {
   Runtime& r = Runtime::Get();
@@ -324,17 +457,25 @@ CUDART_EXPORT cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemor
 
 // ---------------------------------------------------------------- copies
 
-#define BARRACUDA_SYNC_AND_PTDS(ret, name, params, call) \
-  CUDART_EXPORT ret name params { return call; }           \
-  CUDART_EXPORT ret name##_ptds params { return call; }
-#define BARRACUDA_ASYNC_AND_PTSZ(ret, name, params, call) \
-  CUDART_EXPORT ret name params { return call; }            \
-  CUDART_EXPORT ret name##_ptsz params { return call; }
+// Synchronous calls run on the legacy stream (the thread's default stream for
+// the _ptds variants) and are refused while a capture forbids them; async
+// calls on a capturing stream become memcpy / memset nodes (stream_capture.h).
+#define BARRACUDA_SYNC_AND_PTDS(ret, name, params, call)                                 \
+  CUDART_EXPORT ret name params { return rt::Synchronous(false, [&] { return call; }); } \
+  CUDART_EXPORT ret name##_ptds params { return rt::Synchronous(true, [&] { return call; }); }
+#define BARRACUDA_ASYNC_AND_PTSZ(ret, name, params, node, call)                                                 \
+  CUDART_EXPORT ret name params {                                                                              \
+    return rt::Async(stream, false, [&](rt::GraphNode& n_) { return node; }, [&] { return call; });             \
+  }                                                                                                            \
+  CUDART_EXPORT ret name##_ptsz params {                                                                       \
+    return rt::Async(stream, true, [&](rt::GraphNode& n_) { return node; }, [&] { return call; });              \
+  }
 
 BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpy, (void* dst, const void* src, size_t count, cudaMemcpyKind kind),
                         rt::Copy(dst, src, count, kind, nullptr))
 BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpyAsync,
                          (void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream),
+                         rt::MakeCopyNode(n_, dst, count, src, count, count, 1, kind),
                          rt::Copy(dst, src, count, kind, stream))
 BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpy2D,
                         (void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
@@ -343,25 +484,28 @@ BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpy2D,
 BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpy2DAsync,
                          (void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                           cudaMemcpyKind kind, cudaStream_t stream),
+                         rt::MakeCopyNode(n_, dst, dpitch, src, spitch, width, height, kind),
                          rt::Copy2D(dst, dpitch, src, spitch, width, height, kind, stream))
 BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpy3D, (const cudaMemcpy3DParms* p), rt::Copy3D(p, nullptr))
 BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpy3DAsync, (const cudaMemcpy3DParms* p, cudaStream_t stream),
-                         rt::Copy3D(p, stream))
+                         rt::MakeCopy3DNode(n_, p), rt::Copy3D(p, stream))
 BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemset, (void* dst, int value, size_t count),
-                        rt::Set(dst, value, count, nullptr))
+                        rt::SetElements(dst, count, static_cast<unsigned char>(value), 1, count, 1, nullptr))
 BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemsetAsync, (void* dst, int value, size_t count, cudaStream_t stream),
-                         rt::Set(dst, value, count, stream))
+                         rt::SetNode(n_, dst, count, value, count, 1),
+                         rt::SetElements(dst, count, static_cast<unsigned char>(value), 1, count, 1, stream))
 BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemset2D,
                         (void* dst, size_t pitch, int value, size_t width, size_t height),
-                        rt::Set2D(dst, pitch, value, width, height, nullptr))
+                        rt::SetElements(dst, pitch, static_cast<unsigned char>(value), 1, width, height, nullptr))
 BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemset2DAsync,
                          (void* dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream),
-                         rt::Set2D(dst, pitch, value, width, height, stream))
+                         rt::SetNode(n_, dst, pitch, value, width, height),
+                         rt::SetElements(dst, pitch, static_cast<unsigned char>(value), 1, width, height, stream))
 BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemset3D, (cudaPitchedPtr p, int value, cudaExtent extent),
                         rt::Set3D(p, value, extent, nullptr))
 BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemset3DAsync,
                          (cudaPitchedPtr p, int value, cudaExtent extent, cudaStream_t stream),
-                         rt::Set3D(p, value, extent, stream))
+                         rt::Set3DNode(n_, p, value, extent), rt::Set3D(p, value, extent, stream))
 
 // ---------------------------------------------------------------- symbols
 
@@ -371,6 +515,7 @@ BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpyToSymbol,
 BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpyToSymbolAsync,
                          (const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
                           cudaStream_t stream),
+                         rt::SymbolCopyNode(n_, symbol, nullptr, src, count, offset, kind),
                          rt::ToSymbol(symbol, src, count, offset, kind, stream))
 BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpyFromSymbol,
                         (void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind),
@@ -378,6 +523,7 @@ BARRACUDA_SYNC_AND_PTDS(cudaError_t, cudaMemcpyFromSymbol,
 BARRACUDA_ASYNC_AND_PTSZ(cudaError_t, cudaMemcpyFromSymbolAsync,
                          (void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
                           cudaStream_t stream),
+                         rt::SymbolCopyNode(n_, symbol, dst, nullptr, count, offset, kind),
                          rt::FromSymbol(dst, symbol, count, offset, kind, stream))
 
 CUDART_EXPORT cudaError_t cudaGetSymbolAddress(void** dev_ptr, const void* symbol) {

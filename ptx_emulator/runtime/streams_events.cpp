@@ -1,22 +1,26 @@
 // Streams and events. Work runs to completion when issued, so streams only
 // need identity (for launch records), queries always say "complete", waits are
 // immediate, and an event's time is the host wall clock when it was recorded.
+// On a capturing stream, records, waits and host functions are captured
+// instead (stream_capture.h); graphs run them through the same functions.
 #include <chrono>
 
 #include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
+#include "ptx_emulator/runtime/stream_capture.h"
+#include "ptx_emulator/runtime/stream_work.h"
 
-using barracuda::cudart::EventState;
-using barracuda::cudart::Runtime;
-
+namespace barracuda::cudart {
 namespace {
 cudaError_t Sync(cudaStream_t stream) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
   return rt.ValidStream(stream) ? cudaSuccess : rt.Fail(cudaErrorInvalidResourceHandle);
 }
+}  // namespace
 
-cudaError_t Record(cudaEvent_t event, cudaStream_t stream) {
+cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
   EventState* e = rt.FindEvent(event);
@@ -24,6 +28,55 @@ cudaError_t Record(cudaEvent_t event, cudaStream_t stream) {
   e->recorded = true;
   e->time = std::chrono::steady_clock::now();
   return cudaSuccess;
+}
+
+cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event) {
+  Runtime& rt = Runtime::Get();
+  if (!rt.FindEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  return Sync(stream);
+}
+
+// Everything issued before has completed: the function runs at once.
+cudaError_t CallHostFunction(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  Runtime& rt = Runtime::Get();
+  if (!fn) return rt.Fail(cudaErrorInvalidValue);
+  if (cudaError_t e = Sync(stream)) return e;
+  fn(user_data);
+  return cudaSuccess;
+}
+
+}  // namespace barracuda::cudart
+
+namespace rt = barracuda::cudart;
+using barracuda::cudart::EventState;
+using barracuda::cudart::Runtime;
+
+namespace {
+cudaError_t Record(cudaEvent_t event, cudaStream_t stream, bool per_thread, unsigned flags) {
+  if (auto captured = rt::CaptureEventRecord(event, stream, per_thread, flags)) return *captured;
+  return rt::RecordEvent(event, stream);
+}
+
+// cudaStreamSynchronize / cudaStreamQuery: a capturing stream cannot be waited for.
+cudaError_t SyncStream(cudaStream_t stream, bool per_thread) {
+  if (cudaError_t e = rt::CheckStreamSync(stream, per_thread)) return e;
+  return rt::Sync(stream);
+}
+
+cudaError_t WaitEventOrCapture(cudaStream_t stream, cudaEvent_t event, unsigned flags, bool per_thread) {
+  if (auto captured = rt::CaptureEventWait(stream, per_thread, event, flags)) return *captured;
+  return rt::WaitEvent(stream, event);
+}
+
+cudaError_t HostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data, bool per_thread) {
+  if (!fn) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  if (auto captured = rt::CaptureWork(stream, per_thread, [&](rt::GraphNode& node) {
+        node.type = cudaGraphNodeTypeHost;
+        node.host = cudaHostNodeParams{fn, user_data};
+        return cudaSuccess;
+      }))
+    return *captured;
+  return rt::CallHostFunction(stream, fn, user_data);
 }
 }  // namespace
 
@@ -54,36 +107,23 @@ CUDART_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* grea
 
 CUDART_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   Runtime& rt = Runtime::Get();
+  const uint64_t id = rt.StreamId(stream, false);
   if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !rt.DestroyStream(stream))
     return rt.Fail(cudaErrorInvalidResourceHandle);
+  rt::ForgetStream(id);
   return cudaSuccess;
 }
 
-CUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) { return Sync(stream); }
-CUDART_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) { return Sync(stream); }
-CUDART_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) { return Sync(stream); }
-CUDART_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) { return Sync(stream); }
+CUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) { return SyncStream(stream, false); }
+CUDART_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) { return SyncStream(stream, true); }
+CUDART_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream) { return SyncStream(stream, false); }
+CUDART_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) { return SyncStream(stream, true); }
 
-// Stream capture is not supported (cudaStreamBeginCapture is a stub), so no
-// stream is ever capturing; the GPU agent asks before it synchronises.
-CUDART_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
-  Runtime& rt = Runtime::Get();
-  if (!status) return rt.Fail(cudaErrorInvalidValue);
-  if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
-  *status = cudaStreamCaptureStatusNone;
-  return cudaSuccess;
-}
-CUDART_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, cudaStreamCaptureStatus* status) {
-  return cudaStreamIsCapturing(stream, status);
-}
-
-CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
-  Runtime& rt = Runtime::Get();
-  if (!rt.FindEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
-  return Sync(stream);
+CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  return WaitEventOrCapture(stream, event, flags, false);
 }
 CUDART_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  return cudaStreamWaitEvent(stream, event, flags);
+  return WaitEventOrCapture(stream, event, flags, true);
 }
 
 CUDART_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
@@ -110,22 +150,21 @@ CUDART_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t stream, int* p
   return cudaStreamGetPriority(stream, priority);
 }
 
-// Host callbacks run at once: everything issued before them has completed.
 CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
-  Runtime& rt = Runtime::Get();
-  if (!fn) return rt.Fail(cudaErrorInvalidValue);
-  if (cudaError_t e = Sync(stream)) return e;
-  fn(user_data);
-  return cudaSuccess;
+  return HostFunc(stream, fn, user_data, false);
 }
 CUDART_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
-  return cudaLaunchHostFunc(stream, fn, user_data);
+  return HostFunc(stream, fn, user_data, true);
 }
 
+// Host callbacks run at once: everything issued before them has completed.
+// Not capturable (the runtime API says to use cudaLaunchHostFunc instead).
 CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
                                                 unsigned int flags) {
   Runtime& rt = Runtime::Get();
   if (!callback || flags != 0) return rt.Fail(cudaErrorInvalidValue);
+  if (auto captured = rt::CaptureWork(stream, false, [](rt::GraphNode&) { return cudaErrorStreamCaptureUnsupported; }))
+    return *captured;
   if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
   callback(stream, rt.sticky(), user_data);
   return cudaSuccess;
@@ -150,21 +189,24 @@ CUDART_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned 
   return cudaSuccess;
 }
 
-CUDART_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) { return Record(event, stream); }
+CUDART_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return Record(event, stream, false, 0);
+}
 CUDART_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  return Record(event, stream);
+  return Record(event, stream, true, 0);
 }
-CUDART_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int /*flags*/) {
-  return Record(event, stream);
+CUDART_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  return Record(event, stream, false, flags);
 }
-CUDART_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int) {
-  return Record(event, stream);
+CUDART_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  return Record(event, stream, true, flags);
 }
 
 CUDART_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
-  return rt.FindEvent(event) ? cudaSuccess : rt.Fail(cudaErrorInvalidResourceHandle);
+  if (!rt.FindEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  return rt::CheckEventUse(event);
 }
 
 CUDART_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) { return cudaEventQuery(event); }
@@ -177,11 +219,15 @@ CUDART_EXPORT cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cud
   EventState* b = rt.FindEvent(end);
   if (!a || !b || !a->recorded || !b->recorded || ((a->flags | b->flags) & cudaEventDisableTiming))
     return rt.Fail(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = rt::CheckEventUse(start)) return e;
+  if (cudaError_t e = rt::CheckEventUse(end)) return e;
   *ms = std::chrono::duration<float, std::milli>(b->time - a->time).count();
   return cudaSuccess;
 }
 
 CUDART_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event) {
   Runtime& rt = Runtime::Get();
-  return rt.DestroyEvent(event) ? cudaSuccess : rt.Fail(cudaErrorInvalidResourceHandle);
+  if (!rt.DestroyEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  rt::ForgetEvent(event);
+  return cudaSuccess;
 }

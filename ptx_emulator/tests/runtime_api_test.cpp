@@ -13,42 +13,14 @@
 #include <vector>
 
 #include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/tests/hand_made_fatbin.h"
 #include "ptx_rewriter/fatbin/fatbin_format.h"
 
 namespace {
 
 namespace fb = barracuda::fatbin;
 
-// A fat binary with one entry: PTX text (kind 1) or an opaque ELF stand-in (kind 2).
-struct HandMadeFatbin {
-  std::vector<uint64_t> storage;  // 8-aligned bytes
-  fb::WrapperRaw wrapper{};
-
-  HandMadeFatbin(const std::string& payload, fb::EntryKind kind, uint32_t sm = 75) {
-    std::vector<uint8_t> body(payload.begin(), payload.end());
-    body.push_back(0);
-    while (body.size() % 8) body.push_back(0);
-    fb::EntryHeaderRaw entry{};
-    entry.kind = static_cast<uint16_t>(kind);
-    entry.version = 0x0101;
-    entry.header_size = sizeof(entry);
-    entry.payload_size = body.size();
-    entry.major = 8;
-    entry.minor = 0;
-    entry.sm_arch = sm;
-    entry.flags = fb::entry_flags::k64Bit | fb::entry_flags::kLinux;
-    fb::FatbinHeaderRaw header{fb::kFatbinMagic, fb::kFatbinVersion, sizeof(fb::FatbinHeaderRaw),
-                               sizeof(entry) + body.size()};
-    std::vector<uint8_t> bytes(sizeof(header) + sizeof(entry));
-    std::memcpy(bytes.data(), &header, sizeof(header));
-    std::memcpy(bytes.data() + sizeof(header), &entry, sizeof(entry));
-    bytes.insert(bytes.end(), body.begin(), body.end());
-    storage.resize(bytes.size() / 8);
-    std::memcpy(storage.data(), bytes.data(), bytes.size());
-    wrapper = fb::WrapperRaw{fb::kWrapperMagic, fb::kWrapperVersion, reinterpret_cast<uint64_t>(storage.data()), 0};
-  }
-  void** Register() { return __cudaRegisterFatBinary(&wrapper); }
-};
+using barracuda::test::HandMadeFatbin;
 
 constexpr char kModulePtx[] = R"(.version 8.0
 .target sm_75
@@ -346,10 +318,10 @@ TEST_CASE("runtime: last error is per thread", "[runtime]") {
 }
 
 TEST_CASE("runtime: unimplemented functions return cudaErrorNotSupported", "[runtime]") {
-  cudaGraph_t graph = nullptr;
-  CHECK(cudaGraphCreate(&graph, 0) == cudaErrorNotSupported);
+  cudaIpcMemHandle_t handle{};
+  CHECK(cudaIpcGetMemHandle(&handle, nullptr) == cudaErrorNotSupported);
   CHECK(cudaGetLastError() == cudaErrorNotSupported);
-  CHECK(cudaGraphCreate(&graph, 0) == cudaErrorNotSupported);  // message printed once only
+  CHECK(cudaIpcGetMemHandle(&handle, nullptr) == cudaErrorNotSupported);  // message printed once only
   cudaGetLastError();
 }
 

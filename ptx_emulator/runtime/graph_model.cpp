@@ -1,0 +1,269 @@
+#include "ptx_emulator/runtime/graph_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <queue>
+
+#include "ptx_emulator/runtime/runtime_state.h"
+
+namespace barracuda::cudart {
+
+// ---------------------------------------------------------------- kernel arguments
+
+KernelArgs& KernelArgs::operator=(const KernelArgs& other) {
+  bytes_ = other.bytes_;
+  offsets_ = other.offsets_;
+  Rebuild();  // the pointers must point into this copy's bytes
+  return *this;
+}
+
+void KernelArgs::Add(const void* value, uint32_t size) {
+  // 16-byte aligned slots: any parameter type may be read in place.
+  const size_t at = (bytes_.size() + 15) / 16 * 16;
+  bytes_.resize(at + std::max<uint32_t>(size, 1));
+  if (size) std::memcpy(bytes_.data() + at, value, size);
+  offsets_.push_back(static_cast<uint32_t>(at));
+  Rebuild();
+}
+
+void KernelArgs::Rebuild() {
+  pointers_.clear();
+  for (uint32_t offset : offsets_) pointers_.push_back(bytes_.data() + offset);
+}
+
+// ---------------------------------------------------------------- structure
+
+cudaMemcpy3DParms LinearCopyParams(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                   size_t height, cudaMemcpyKind kind) {
+  cudaMemcpy3DParms p{};
+  p.srcPtr = make_cudaPitchedPtr(const_cast<void*>(src), spitch, width, height);
+  p.dstPtr = make_cudaPitchedPtr(dst, dpitch, width, height);
+  p.extent = make_cudaExtent(width, height, 1);
+  p.kind = kind;
+  return p;
+}
+
+GraphNode* Graph::AddNode(cudaGraphNodeType type) {
+  auto node = std::make_unique<GraphNode>();
+  node->graph = this;
+  node->seq = next_seq++;
+  node->type = type;
+  nodes.push_back(std::move(node));
+  return nodes.back().get();
+}
+
+void Graph::RemoveNode(GraphNode* node) {
+  for (GraphNode* d : std::vector<GraphNode*>(node->deps)) RemoveEdge(d, node);
+  for (GraphNode* d : std::vector<GraphNode*>(node->dependents)) RemoveEdge(node, d);
+  nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.get() == node; }));
+}
+
+bool AddEdge(GraphNode* from, GraphNode* to) {
+  if (std::find(to->deps.begin(), to->deps.end(), from) != to->deps.end()) return false;
+  to->deps.push_back(from);
+  from->dependents.push_back(to);
+  return true;
+}
+
+bool RemoveEdge(GraphNode* from, GraphNode* to) {
+  auto it = std::find(to->deps.begin(), to->deps.end(), from);
+  if (it == to->deps.end()) return false;
+  to->deps.erase(it);
+  from->dependents.erase(std::find(from->dependents.begin(), from->dependents.end(), to));
+  return true;
+}
+
+void CopyNodeParams(const GraphNode& from, GraphNode* to) {
+  to->kernel = from.kernel;
+  to->copy = from.copy;
+  to->set = from.set;
+  to->host = from.host;
+  to->event = from.event;
+  if (from.child) {
+    to->child = CloneGraph(*from.child);
+    to->child->owner = to;
+  } else {
+    to->child.reset();
+  }
+}
+
+std::unique_ptr<Graph> CloneGraph(const Graph& graph) {
+  auto copy = std::make_unique<Graph>();
+  copy->next_seq = graph.next_seq;
+  absl::flat_hash_map<const GraphNode*, GraphNode*> map;
+  for (const auto& n : graph.nodes) {
+    auto c = std::make_unique<GraphNode>();
+    c->graph = copy.get();
+    c->seq = n->seq;
+    c->type = n->type;
+    c->cloned_from = n.get();
+    CopyNodeParams(*n, c.get());
+    map[n.get()] = c.get();
+    copy->nodes.push_back(std::move(c));
+  }
+  // Edges in the original's order, so that dependency lists read the same.
+  for (const auto& n : graph.nodes) {
+    GraphNode* c = map[n.get()];
+    for (const GraphNode* d : n->deps) c->deps.push_back(map[d]);
+    for (const GraphNode* d : n->dependents) c->dependents.push_back(map[d]);
+  }
+  return copy;
+}
+
+// ---------------------------------------------------------------- execution
+
+bool TopologicalOrder(const Graph& graph, std::vector<GraphNode*>* order) {
+  order->clear();
+  absl::flat_hash_map<const GraphNode*, size_t> waiting;
+  auto later = [](const GraphNode* a, const GraphNode* b) { return a->seq > b->seq; };
+  std::priority_queue<GraphNode*, std::vector<GraphNode*>, decltype(later)> ready(later);
+  for (const auto& n : graph.nodes) {
+    waiting[n.get()] = n->deps.size();
+    if (n->deps.empty()) ready.push(n.get());
+  }
+  while (!ready.empty()) {
+    GraphNode* n = ready.top();
+    ready.pop();
+    order->push_back(n);
+    for (GraphNode* d : n->dependents)
+      if (--waiting[d] == 0) ready.push(d);
+  }
+  return order->size() == graph.nodes.size();
+}
+
+bool PrepareForLaunch(Graph* graph) {
+  if (!TopologicalOrder(*graph, &graph->order)) return false;
+  for (GraphNode* n : graph->order)
+    if (n->child && !PrepareForLaunch(n->child.get())) return false;
+  return true;
+}
+
+namespace {
+cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
+  switch (n.type) {
+    case cudaGraphNodeTypeKernel: return Launch(n.kernel.launch, n.kernel.args.pointers(), stream, per_thread);
+    case cudaGraphNodeTypeMemcpy: return Copy3D(&n.copy, stream);
+    case cudaGraphNodeTypeMemset:
+      return SetElements(n.set.dst, n.set.pitch, n.set.value, n.set.elementSize, n.set.width, n.set.height, stream);
+    case cudaGraphNodeTypeHost: return CallHostFunction(stream, n.host.fn, n.host.userData);
+    case cudaGraphNodeTypeEventRecord: return RecordEvent(n.event, stream);
+    case cudaGraphNodeTypeWaitEvent: return WaitEvent(stream, n.event);
+    case cudaGraphNodeTypeGraph: return RunGraph(*n.child, stream, per_thread);
+    default: return cudaSuccess;  // empty nodes only order others
+  }
+}
+}  // namespace
+
+cudaError_t RunGraph(const Graph& graph, cudaStream_t stream, bool per_thread) {
+  for (GraphNode* n : graph.order)
+    if (cudaError_t e = RunNode(*n, stream, per_thread)) return e;
+  return cudaSuccess;
+}
+
+bool SameTopology(const Graph& exec_graph, const Graph& graph, cudaGraphExecUpdateResult* result,
+                  const GraphNode** bad) {
+  *bad = nullptr;
+  if (exec_graph.nodes.size() != graph.nodes.size()) {
+    *result = cudaGraphExecUpdateErrorTopologyChanged;
+    return false;
+  }
+  // Nodes pair up by position in creation order; edges compare by position.
+  absl::flat_hash_map<const GraphNode*, size_t> exec_pos, pos;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    exec_pos[exec_graph.nodes[i].get()] = i;
+    pos[graph.nodes[i].get()] = i;
+  }
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& a = *exec_graph.nodes[i];
+    const GraphNode& b = *graph.nodes[i];
+    *bad = &b;
+    if (a.type != b.type) {
+      *result = cudaGraphExecUpdateErrorNodeTypeChanged;
+      return false;
+    }
+    std::vector<size_t> da, db;
+    for (const GraphNode* d : a.deps) da.push_back(exec_pos[d]);
+    for (const GraphNode* d : b.deps) db.push_back(pos[d]);
+    std::sort(da.begin(), da.end());
+    std::sort(db.begin(), db.end());
+    if (da != db) {
+      *result = cudaGraphExecUpdateErrorTopologyChanged;
+      return false;
+    }
+    if (a.type == cudaGraphNodeTypeKernel && a.kernel.launch.kernel != b.kernel.launch.kernel &&
+        a.kernel.args.count() != b.kernel.args.count()) {
+      *result = cudaGraphExecUpdateErrorUnsupportedFunctionChange;
+      return false;
+    }
+    if (a.type == cudaGraphNodeTypeGraph) {
+      cudaGraphExecUpdateResult r;
+      const GraphNode* inner = nullptr;
+      if (!SameTopology(*a.child, *b.child, &r, &inner)) {
+        *result = r;
+        return false;
+      }
+    }
+  }
+  *bad = nullptr;
+  *result = cudaGraphExecUpdateSuccess;
+  return true;
+}
+
+// ---------------------------------------------------------------- handles
+
+GraphRegistry& GraphRegistry::Get() {
+  static GraphRegistry* registry = new GraphRegistry();  // never destroyed: used from exit handlers
+  return *registry;
+}
+
+Graph* GraphRegistry::AddGraph(std::unique_ptr<Graph> graph) {
+  Graph* g = graph.get();
+  owned_[g] = std::move(graph);
+  RegisterTree(g);
+  return g;
+}
+
+void GraphRegistry::RegisterTree(Graph* graph) {
+  graphs_.insert(graph);
+  for (const auto& n : graph->nodes) RegisterNode(n.get());
+}
+
+void GraphRegistry::RegisterNode(GraphNode* node) {
+  nodes_.insert(node);
+  if (node->child) RegisterTree(node->child.get());
+}
+
+void GraphRegistry::UnregisterTree(const Graph* graph) {
+  graphs_.erase(graph);
+  for (const auto& n : graph->nodes) UnregisterNode(n.get());
+}
+
+void GraphRegistry::UnregisterNode(const GraphNode* node) {
+  nodes_.erase(node);
+  if (node->child) UnregisterTree(node->child.get());
+}
+
+std::unique_ptr<Graph> GraphRegistry::TakeGraph(Graph* graph) {
+  auto it = owned_.find(graph);
+  if (it == owned_.end()) return nullptr;
+  std::unique_ptr<Graph> g = std::move(it->second);
+  owned_.erase(it);
+  UnregisterTree(g.get());
+  return g;
+}
+
+GraphExec* GraphRegistry::AddExec(std::unique_ptr<GraphExec> exec) {
+  GraphExec* e = exec.get();
+  execs_[e] = std::move(exec);
+  return e;
+}
+
+GraphExec* GraphRegistry::FindExec(const void* exec) {
+  auto it = execs_.find(exec);
+  return it == execs_.end() ? nullptr : it->second.get();
+}
+
+bool GraphRegistry::DestroyExec(const void* exec) { return execs_.erase(exec) > 0; }
+
+}  // namespace barracuda::cudart
