@@ -17,9 +17,9 @@ namespace barracuda::transport {
 
 // What was wrong with the access (mirrors emu::MemoryError).
 enum class MemoryErrorKind : uint32_t {
-  kOutOfBounds = 1,     // global memory outside every live allocation
+  kOutOfBounds = 1,     // outside every live allocation, or outside the shared/local window
   kUseAfterFree = 2,    // inside an allocation that was freed
-  kInvalidAddress = 3,  // in no state space (null, unmapped, outside a shared/local window)
+  kInvalidAddress = 3,  // in no state space (null, unmapped)
   kMisaligned = 4,      // not aligned to its size
   kReadOnly = 5,        // a write to constant memory or kernel parameters
 };

@@ -355,10 +355,22 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
   producer_->CountLaunch(static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()));
   ToldIfNotRun(*k, launched);
-  if (launched != cudaSuccess && !CodeRejected(launched))
+  // A fault (700-799: illegal or misaligned address, trap, assert, ...), from
+  // the launch itself (a synchronous runtime) or from running it: the kernel
+  // stopped part-way, so its analysis is incomplete (never "0 races" alone).
+  // The GPU does not say which thread or access; the emulator backend reports
+  // memory errors memcheck-style.
+  const cudaError_t failed = launched != cudaSuccess ? launched : finished;
+  if (failed >= 700 && failed < 800) {
+    if (producer_ && !detached_)
+      producer_->SendLaunchNotRun(static_cast<int32_t>(failed), k->name,
+                                  absl::StrCat("launch ", launch_id, " faulted on the GPU: ", ErrorText(failed),
+                                               " (run with --backend=emu for the faulting access and thread)"));
+  } else if (launched != cudaSuccess && !CodeRejected(launched)) {
     Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed: ", ErrorText(launched)));
-  else if (finished != cudaSuccess)
+  } else if (finished != cudaSuccess) {
     Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed while running: ", ErrorText(finished)));
+  }
   return launched;
 }
 

@@ -63,16 +63,11 @@ std::optional<ResolvedMemoryError::Nearest> NearestAllocation(const ProcessInfo&
 
 }  // namespace
 
+// memcheck's headline whatever the kind ("Invalid __global__ read of size 4
+// bytes"); the kind is said apart.
 std::string MemoryErrorHeadline(const ResolvedMemoryError& e) {
   const transport::MemoryErrorInfo& m = e.info;
-  const char* what = "Invalid";
-  switch (m.kind) {
-    case MemoryErrorKind::kMisaligned: what = "Misaligned"; break;
-    case MemoryErrorKind::kUseAfterFree: what = "Use-after-free"; break;
-    case MemoryErrorKind::kReadOnly: what = "Read-only"; break;
-    default: break;
-  }
-  return ptx::Cat(what, " ", SpaceText(m.space), " ", m.write ? "write" : "read", " of size ", m.size,
+  return ptx::Cat("Invalid ", SpaceText(m.space), " ", m.write ? "write" : "read", " of size ", m.size,
                   m.size == 1 ? " byte" : " bytes");
 }
 
@@ -88,7 +83,8 @@ std::string MemoryErrorAddressText(const ResolvedMemoryError& e) {
   if (!n.label.empty()) alloc += ptx::Cat(" ('", n.label, "')");
   if (n.offset < 0) return ptx::Cat("is ", -n.offset, " bytes before the nearest ", alloc);
   const uint64_t offset = static_cast<uint64_t>(n.offset);
-  if (offset >= n.size) return ptx::Cat("is ", offset - n.size, " bytes after the end of the nearest ", alloc);
+  // memcheck's count: the byte just past the end is "1 bytes after" it.
+  if (offset >= n.size) return ptx::Cat("is ", offset - n.size + 1, " bytes after the nearest ", alloc);
   if (offset + e.info.size > n.size)
     return ptx::Cat("is at offset ", offset, " of the ", alloc, ", running ", offset + e.info.size - n.size,
                     " bytes past its end");

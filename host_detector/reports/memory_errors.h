@@ -42,11 +42,12 @@ struct ResolvedMemoryError {
   std::optional<Nearest> nearest;
 };
 
-// "Invalid __global__ read of size 4 bytes", "Misaligned __shared__ write of size 8 bytes", ...
+// memcheck's headline: "Invalid __global__ read of size 4 bytes", "Invalid __shared__ write of size 8 bytes".
 std::string MemoryErrorHeadline(const ResolvedMemoryError& e);
-// "is 128 bytes before the nearest allocation at 0x.. of size 4096 bytes
-// (device 'cudaMalloc #2')", "is 16 bytes inside a freed allocation ...", or
-// "is not in any known allocation"; "" for shared/local/param accesses.
+// As memcheck says it: "is 128 bytes before the nearest device allocation at
+// 0x.. of size 4096 bytes", "is 1 bytes after the nearest ..." (the byte just
+// past the end), "is at offset 16 of the freed device allocation ...", "is not
+// in any known allocation"; "" for shared/local/param accesses.
 std::string MemoryErrorAddressText(const ResolvedMemoryError& e);
 
 // Every memory error of the context, in process order, then arrival order.

@@ -37,9 +37,10 @@ enum class FaultKind : uint8_t {
 // What a memory fault was: the access that faulted (memcheck-style reports).
 enum class MemoryError : uint8_t {
   kNone,            // not a memory access fault
-  kOutOfBounds,     // global: outside every live allocation (a redzone, a gap)
+  kOutOfBounds,     // global: outside every live allocation (a redzone, a gap); outside
+                    // the block's shared window, the thread's local window, the parameters
   kUseAfterFree,    // global: inside an allocation that was freed
-  kInvalidAddress,  // no state space holds the address (null, unmapped, outside a window)
+  kInvalidAddress,  // no state space holds the address (null, unmapped)
   kMisaligned,      // not aligned to the access size
   kReadOnly,        // a write to constant memory or kernel parameters
 };

@@ -96,7 +96,8 @@ uint8_t* KernelParam(WarpCtx& ctx, const Inst& inst, Space space, uint32_t lane,
     return nullptr;
   }
   if (!Within(addr, size, ctx.param_bytes)) {
-    RaiseIllegal(ctx, inst, space, lane, addr, size, write, "outside the kernel parameter buffer");
+    RaiseIllegal(ctx, inst, space, lane, addr, size, write, "outside the kernel parameter buffer",
+                 MemoryError::kOutOfBounds);
     return nullptr;
   }
   where = Where::kParam;
@@ -118,7 +119,8 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
           return ClusterHost(ctx, p);
         }
         RaiseIllegal(ctx, inst, space, lane, addr, size, write,
-                     "outside the block's " + std::to_string(ctx.shared_bytes) + "-byte shared window");
+                     "outside the block's " + std::to_string(ctx.shared_bytes) + "-byte shared window",
+                     MemoryError::kOutOfBounds);
         return nullptr;
       }
       where = Where::kShared;
@@ -150,7 +152,8 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
       [[fallthrough]];
     case Space::kLocal:
       if (!Within(addr, size, ctx.local_stride)) {
-        RaiseIllegal(ctx, inst, space, lane, addr, size, write, "outside the thread's local window");
+        RaiseIllegal(ctx, inst, space, lane, addr, size, write, "outside the thread's local window",
+                     MemoryError::kOutOfBounds);
         return nullptr;
       }
       where = Where::kLocal;

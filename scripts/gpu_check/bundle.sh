@@ -18,6 +18,11 @@ strip -o "$b/ptx_emulator/libcudart.so.13" "$build/ptx_emulator/libcudart.so.13"
    -type f -perm -u+x ! -name '*.d' ! -path '*CMakeFiles*' -print0 | \
    while IFS= read -r -d '' f; do mkdir -p "$b/$(dirname "$f")"; strip -o "$b/$f" "$f" 2>/dev/null || cp "$f" "$b/$f"; done)
 cp "$build"/examples/*.ptx "$b/examples/" 2>/dev/null || true
+# The CLI's memory-error program: compute-sanitizer memcheck beside barracuda's reports.
+mkdir -p "$b/cli_tests"
+for f in memory_errors faulting_kernel; do
+  [ -x "$build/host_detector/cli_tests/$f" ] && strip -o "$b/cli_tests/$f" "$build/host_detector/cli_tests/$f"
+done
 # Non-glibc shared libraries of our binaries.
 for f in "$b/bin/barracuda" "$b/bin/barracudad" "$b/bin/barracuda-ptx" "$b/lib/libbarracuda_gpu.so" "$b/ptx_emulator/libcudart.so.13"; do
   ldd "$f" | awk '/=> \//{print $3}'

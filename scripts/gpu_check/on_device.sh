@@ -70,6 +70,19 @@ if [ -n "${GPU_CHECK_DIAG:-}" ]; then
   done
 fi
 
+if [ -x "$w/build/cli_tests/memory_errors" ]; then
+  # compute-sanitizer memcheck on the program whose memory errors barracuda's
+  # emulator reports (host_detector/cli/tests/memory_errors.cu): the same
+  # errors, threads and offsets? And what a plain GPU run and --backend=gpu say.
+  say "4c memcheck comparison"
+  for m in before after freed misaligned shared ok; do
+    { echo "=== $m native"; timeout -k 5 30 "$w/build/cli_tests/memory_errors" $m; echo "rc=$?";
+      echo "=== $m memcheck"; timeout -k 5 60 compute-sanitizer --tool memcheck "$w/build/cli_tests/memory_errors" $m 2>&1 | head -40;
+      echo "=== $m barracuda gpu"; timeout -k 5 60 "$B" "${G[@]}" "$w/build/cli_tests/memory_errors" $m 2>&1 | tail -12; echo "rc=${PIPESTATUS[0]}";
+    } >> "$out/memcheck.txt" 2>&1
+  done
+fi
+
 say "5 library corpus, --backend=gpu"
 : > "$out/library.txt"
 # One output file (at most 8 files come back from a lease): each test appends its lines when done.

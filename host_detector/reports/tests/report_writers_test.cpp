@@ -470,7 +470,7 @@ TEST_CASE("Memory errors: memcheck-style entries in text, JSON and SARIF", "[rep
   CHECK(MemoryErrorAddressText(errors[1]).empty());
   REQUIRE(errors[2].nearest.has_value());
   CHECK(errors[2].nearest->freed);
-  CHECK(MemoryErrorHeadline(errors[2]) == "Use-after-free __global__ write of size 8 bytes");
+  CHECK(MemoryErrorHeadline(errors[2]) == "Invalid __global__ write of size 8 bytes");
   CHECK_THAT(MemoryErrorAddressText(errors[2]), Catch::StartsWith("is at offset 16 of the freed async allocation"));
 
   const ReportData d = FilterRaces(f.Resolve(), nullptr, std::nullopt);
