@@ -150,6 +150,11 @@ def expected_key(race):
     return (kind, race['space'], race['class'], locs)
 
 
+def memory_key(kind, space, line):
+    """A memory error (header or report) -> comparison key, printed as is."""
+    return f'MEMORY-ERROR {kind} {space} line {line}'
+
+
 def format_key(key, kind=None):
     k, space, cls, locs = key
     kind = kind or k
@@ -347,8 +352,11 @@ def run_model(prog, model, args, workdir, ptx):
         if args.keep_reports:
             dest = args.keep_reports / report_path.name
             dest.write_text(report_path.read_text())
-        if not report['run'].get('complete', True):
-            problems.append('analysis incomplete: ' + '; '.join(report['run'].get('incomplete_reasons', [])))
+        # A launch stopped by a memory error is incomplete by nature: the error
+        # itself is compared with the header's memory_errors below.
+        reasons = [r for r in report['run'].get('incomplete_reasons', []) if 'stopped at a memory error' not in r]
+        if reasons:
+            problems.append('analysis incomplete: ' + '; '.join(reasons))
         exp = prog.expect_for(args.arg)[model]
         expected = {expected_key(r): r['kind'] for r in exp['races']}
         # Races that some schedules show and others do not (which of several pairs
@@ -363,6 +371,15 @@ def run_model(prog, model, args, workdir, ptx):
                               key=lambda x: x['key'])
         res['missing'] = sorted(format_key(k, expected[k]) for k in expected if k not in found and k not in maybe)
         res['unexpected'] = sorted(format_key(k, found[k]) for k in found if k not in expected)
+        # Memory errors (the emulator's memcheck): header "memory_errors", each
+        # {kind, space, line}, against the report's memory_errors[].
+        expected_mem = {memory_key(e['kind'], e['space'], e['line']) for e in exp.get('memory_errors', [])}
+        found_mem = {memory_key(e['kind'], e['space'],
+                                (((e.get('access') or {}).get('site') or {}).get('source') or {}).get('line'))
+                     for e in report.get('memory_errors', [])}
+        res['memory_errors'] = sorted(found_mem)
+        res['missing'] += sorted(expected_mem - found_mem)
+        res['unexpected'] += sorted(found_mem - expected_mem)
         if not problems:
             res['status'] = 'match' if not res['missing'] and not res['unexpected'] else 'mismatch'
     report_path.unlink(missing_ok=True)
