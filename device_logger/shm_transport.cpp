@@ -76,6 +76,7 @@ const char* MessageTypeName(MessageType type) {
     case MessageType::kDiagnostic: return "diagnostic";
     case MessageType::kLaunchNotRun: return "launch-not-run";
     case MessageType::kMemoryError: return "memory-error";
+    case MessageType::kStreamOp: return "stream-op";
     case MessageType::kProducerStats: return "producer-stats";
     case MessageType::kSchedule: return "schedule";
   }
@@ -549,6 +550,8 @@ bool Producer::SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_ker
 }
 
 bool Producer::SendMemoryError(std::string_view encoded) { return Send(MessageType::kMemoryError, encoded); }
+
+bool Producer::SendStreamOp(std::string_view encoded) { return Send(MessageType::kStreamOp, encoded); }
 
 bool Producer::SendSchedule(std::string_view policy, uint64_t seed, std::string_view arguments) {
   PayloadWriter w;

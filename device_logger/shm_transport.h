@@ -133,6 +133,10 @@ enum class MessageType : uint32_t {
   // use after free, misaligned, ... with the thread, site and address.
   // Payload: memory_error_message.h (MemoryErrorInfo::Encode).
   kMemoryError = 13,
+  // A stream-ordered operation (kernel launch, copy, set) with its
+  // happens-before over streams and events, for stream-order race checks.
+  // Payload: stream_op_message.h (StreamOpInfo::Encode).
+  kStreamOp = 14,
 };
 const char* MessageTypeName(MessageType type);
 
@@ -340,6 +344,7 @@ class Producer {
   bool SendDiagnostic(std::string_view text);
   bool SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason);
   bool SendMemoryError(std::string_view encoded);  // MemoryErrorInfo::Encode()
+  bool SendStreamOp(std::string_view encoded);     // StreamOpInfo::Encode()
   bool SendSchedule(std::string_view policy, uint64_t seed, std::string_view arguments);
   // A launch took `ns` on the producer's clock (sent with kProducerStats).
   void CountLaunch(uint64_t ns) {

@@ -65,10 +65,13 @@ if(BARRACUDA_CUDA_TESTS)
   # null pointer, crossed barriers), which also make a run incomplete;
   # ticket_order: a race and an exit status that depend on the schedule
   # (--schedules); memory_errors: out-of-bounds, use-after-free, misaligned
-  # and shared-window accesses (memcheck-style reports). wgmma (Hopper warpgroup MMA) only exists for sm_90a.
+  # and shared-window accesses (memcheck-style reports); stream_order: stream-order
+  # races between kernels and async copies of two streams. wgmma (Hopper warpgroup MMA) only exists for sm_90a.
   set(_flags_wgmma_kernel -cudart shared -gencode "arch=compute_90a,code=[sm_90a,compute_90a]")
+  # Host debug information: the stream-order reports name the host call's line.
+  set(_flags_stream_order ${_flags_good} -g)
   foreach(_prog racy_then_crash same_value_flag wgmma_kernel bad_registers faulting_kernel ticket_order
-          memory_errors)
+          memory_errors stream_order)
     if(DEFINED _flags_${_prog})
       set(_flags ${_flags_${_prog}})
     else()

@@ -395,7 +395,9 @@ int main(int argc, char** argv) {
     std::cerr << "barracuda: the analysis daemon failed (exit " << run.daemon_exit << "); no verdict\n";
     return kExitInternal;
   }
-  const uint64_t races = run.verdict["races"].get<uint64_t>();
+  // Stream-order races (two streams' operations unordered) are races too.
+  const uint64_t races =
+      run.verdict["races"].get<uint64_t>() + run.verdict.value("stream_order_races", uint64_t{0});
   // Before races: a verdict over part of the program is not the program's verdict.
   if (const uint64_t not_run = run.verdict.value("launches_not_run", uint64_t{0}); not_run != 0) {
     if (!quiet)

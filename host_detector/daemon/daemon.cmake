@@ -2,6 +2,8 @@
 # host_detector/CMakeLists.txt.
 add_library(barracuda_daemon STATIC
   ${CMAKE_CURRENT_LIST_DIR}/session.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream_order_check.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_symbols.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_output.cpp)
 target_include_directories(barracuda_daemon PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(barracuda_daemon PUBLIC barracuda_detector barracuda_transport barracuda_ptx
@@ -25,6 +27,7 @@ barracuda_unit_test(daemon_tests
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/session_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/barracudad_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/racy_stream.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/stream_order_check_test.cpp
           ${PROJECT_SOURCE_DIR}/ptx_emulator/runtime/shm_sink.cpp
   LIBS barracuda_daemon)
 add_dependencies(daemon_tests barracudad)

@@ -250,6 +250,7 @@ int main(int argc, char** argv) {
   verdict["complete"] = result.complete();
   verdict["launches_not_run"] = result.launches_not_run();
   verdict["memory_errors"] = result.memory_errors();
+  verdict["stream_order_races"] = result.stream_order_races();
   verdict["memory_limited"] = result.memory_limited();
   verdict["errors"] = result.errors.size();
   verdict["processes"] = result.processes.size();

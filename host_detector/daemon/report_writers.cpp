@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "host_detector/daemon/host_symbols.h"
 #include "host_detector/daemon/report_output.h"
 #include "host_detector/reports/race_grouping.h"
 #include "host_detector/reports/report_context.h"
@@ -89,6 +90,28 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
       ctx.AddKernelNotRun({p->pid, reports::Demangle(k.mangled), CudaErrorName(k.cuda_error), k.reason, k.launches});
     for (const transport::MemoryErrorInfo& e : p->memory_errors)
       ctx.AddMemoryError(p->pid, e, CudaErrorName(e.cuda_error));
+    for (const StreamOrderRace& r : p->stream_order_races) {
+      auto side = [&](const StreamOrderRace::Side& s) {
+        reports::ReportContext::StreamOpSide out;
+        out.kernel = s.kind == transport::StreamOpKind::kKernel;
+        out.api = s.api;
+        out.stream_id = s.stream_id;
+        out.launch_id = s.launch_id;
+        out.site = s.site;
+        out.write = s.write;
+        out.strong = s.strong;
+        out.host_frames = s.host_location;
+        std::string kernel;
+        if (auto l = p->launches.find(s.launch_id); out.kernel && l != p->launches.end())
+          if (const std::string* name = p->KernelName(l->second.begin.kernel.name_id)) kernel = reports::Demangle(*name);
+        out.host_location = HostSourceLocation(s.host_location, kernel);
+        return out;
+      };
+      ctx.AddStreamOrderRace({p->pid, side(r.earlier), side(r.later), r.address, r.occurrences});
+    }
+    if (p->stream_order_truncated != 0)
+      ctx.AddNote(Cat("process ", p->pid, ": ", p->stream_order_truncated,
+                      " stream operations touched more than 512 MiB; stream-order checks covered the first 512 MiB"));
     uint64_t device_bytes = 0;
     for (const auto& [base, a] : p->allocations) device_bytes += a.size;
     if (request.verbose)

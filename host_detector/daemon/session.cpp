@@ -166,6 +166,12 @@ uint64_t SessionResult::memory_errors() const {
   return n;
 }
 
+uint64_t SessionResult::stream_order_races() const {
+  uint64_t n = 0;
+  for (const ProcessResult* p : processes) n += p->stream_order_races.size();
+  return n;
+}
+
 uint64_t SessionResult::launches_not_run() const {
   uint64_t n = 0;
   for (const ProcessResult* p : processes)
@@ -197,6 +203,7 @@ struct AnalysisSession::Process {
   detector::RaceReport kept_report;
   absl::Status kept_status;
   std::optional<OpenLaunch> open;
+  StreamOrderCheck stream_order;  // operations of several streams (kStreamOp)
   bool exit_seen = false;
   bool gave_up = false;  // the stream is corrupt: stop reading it
   bool released = false;  // finished: rings checked, slot pages given back
@@ -482,6 +489,15 @@ bool AnalysisSession::HandleMessages(Process& p) {
         ++it->launches;
         break;
       }
+      case MessageType::kStreamOp: {
+        std::optional<transport::StreamOpInfo> op = transport::StreamOpInfo::Decode(m.payload);
+        if (!op) {
+          malformed();
+          break;
+        }
+        p.stream_order.OnOp(std::move(*op));
+        break;
+      }
       case MessageType::kMemoryError: {
         std::optional<transport::MemoryErrorInfo> error = transport::MemoryErrorInfo::Decode(m.payload);
         if (!error) {
@@ -536,6 +552,8 @@ bool AnalysisSession::DrainOpenLaunch(Process& p) {
         }
       }
       if (stream != nullptr) stream->Append(r, std::span<const Record>(scratch, keep));
+      if (p.stream_order.Collecting(p.open->begin.kernel.launch_id))
+        p.stream_order.Collect(std::span<const Record>(scratch, keep));
       ring.Consume(take);
       p.open->received[r] += keep;
       p.result.records_received += keep;
@@ -622,6 +640,7 @@ void AnalysisSession::AnalyseLaunch(Process& p, bool complete) {
     p.result.records_skipped += total;
   }
   p.result.launches[launch_id] = summary;
+  p.stream_order.EndLaunch(launch_id);
   p.open.reset();
   transport::SegmentHeader& h = segment_.header();
   h.launches_analysed.fetch_add(1, std::memory_order_relaxed);
@@ -685,6 +704,8 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
       incomplete_.push_back(Cat(who, ": kernel ", Demangled(e.kernel), " stopped at a memory error (launch ",
                                 e.launch_id, " failed with ", CudaErrorName(e.cuda_error),
                                 "); the rest of the launch and the process's later launches were not analysed"));
+    res.stream_order_races = p->stream_order.races();
+    res.stream_order_truncated = p->stream_order.truncated_ops();
     if (res.memory_errors_dropped != 0)
       incomplete_.push_back(Cat(who, ": ", res.memory_errors_dropped, " more memory errors not kept (at most ",
                                 kMaxMemoryErrors, " per process)"));

@@ -30,6 +30,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "device_logger/memory_error_message.h"
 #include "device_logger/shm_transport.h"
+#include "host_detector/daemon/stream_order_check.h"
 #include "host_detector/detector/detector.h"
 #include "host_detector/detector/streaming_analysis.h"
 #include "host_detector/detector/report_model.h"
@@ -121,6 +122,8 @@ struct ProcessResult {
   std::vector<NotRunKernel> not_run;                         // launches that did not run, by kernel and reason
   std::vector<transport::MemoryErrorInfo> memory_errors;     // kernels' memory access faults (at most kMaxMemoryErrors)
   uint64_t memory_errors_dropped = 0;                        // beyond that bound
+  std::vector<StreamOrderRace> stream_order_races;          // at the end (stream_order_check.h)
+  uint64_t stream_order_truncated = 0;                       // operations whose footprint was cut
   bool exited_normally = false;  // sent kExit
   int32_t exit_status = 0;
   std::optional<ProcessSchedule> schedule;
@@ -166,6 +169,7 @@ struct SessionResult {
   uint64_t dynamic_races() const;
   uint64_t launches_not_run() const;  // over all processes: the CLI's "analysis incomplete" status
   uint64_t memory_errors() const;     // over all processes: errors, like races, for the exit status
+  uint64_t stream_order_races() const;  // over all processes: races between stream operations
   uint64_t memory_limited() const;    // processes whose analysis the memory limit (or exhaustion) cut short
   size_t daemon_peak_rss_bytes = 0;   // getrusage at result()
   bool complete() const { return incomplete_reasons.empty(); }

@@ -195,6 +195,26 @@ class ReportContext {
     memory_errors_.push_back({pid, std::move(info), std::move(cuda_error)});
   }
   const std::vector<MemoryError>& memory_errors() const { return memory_errors_; }
+  // Stream-order races (stream_order_races.h resolves them): two operations
+  // of different streams that nothing orders, touching the same bytes.
+  struct StreamOpSide {
+    bool kernel = false;        // a kernel launch, else a copy or set
+    std::string api;            // "kernel launch", "cudaMemcpyAsync", "cudaMemsetAsync"
+    uint64_t stream_id = 0;
+    uint64_t launch_id = 0;     // kernels
+    uint32_t site = protocol::kNoSite;  // kernels: the access
+    bool write = false, strong = false;
+    std::string host_location;  // where the program issued it ("main at app.cu:42"), may be empty
+    std::string host_frames;    // the raw frames ("module+0xoffset ...")
+  };
+  struct StreamOrderRace {
+    uint32_t pid = 0;
+    StreamOpSide earlier, later;
+    uint64_t address = 0;
+    uint64_t occurrences = 1;
+  };
+  void AddStreamOrderRace(StreamOrderRace race) { stream_order_races_.push_back(std::move(race)); }
+  const std::vector<StreamOrderRace>& stream_order_races() const { return stream_order_races_; }
   bool complete() const { return incomplete_reasons_.empty(); }
   const std::vector<std::string>& incomplete_reasons() const { return incomplete_reasons_; }
   const std::vector<std::string>& notes() const { return notes_; }
@@ -210,6 +230,7 @@ class ReportContext {
   std::vector<std::string> incomplete_reasons_;
   std::vector<KernelNotRun> kernels_not_run_;
   std::vector<MemoryError> memory_errors_;
+  std::vector<StreamOrderRace> stream_order_races_;
   std::vector<std::string> notes_;
   std::vector<ProcessInfo> processes_;
   absl::flat_hash_map<uint32_t, size_t> process_index_;

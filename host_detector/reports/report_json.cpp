@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "host_detector/reports/memory_errors.h"
+#include "host_detector/reports/stream_order_races.h"
 #include "host_detector/reports/race_fingerprint.h"
 #include "host_detector/reports/report_text.h"
 #include "ptx_rewriter/text_concat.h"
@@ -93,6 +94,30 @@ json MemoryErrorJson(const ResolvedMemoryError& e) {
               {"access", AccessJson(e.access)},
               {"nearest_allocation", std::move(nearest)},
               {"emulator_message", m.message}};
+}
+
+json StreamSideJson(const ResolvedStreamOrderRace::Side& s) {
+  const ReportContext::StreamOpSide& op = s.op;
+  return json{{"operation", op.kernel ? "kernel" : op.api == "cudaMemsetAsync" ? "set" : "copy"},
+              {"api", op.api},
+              {"stream", op.stream_id},
+              {"launch_id", op.kernel ? json(op.launch_id) : json(nullptr)},
+              {"kernel", op.kernel ? json(s.kernel) : json(nullptr)},
+              {"access", op.write ? "write" : "read"},
+              {"strong", op.strong},
+              {"site", op.kernel ? SiteJson(s.access) : json(nullptr)},
+              {"host_location", op.host_location.empty() ? json(nullptr) : json(op.host_location)},
+              {"host_frames", op.host_frames}};
+}
+
+json StreamOrderRaceJson(const ResolvedStreamOrderRace& r) {
+  json allocation = nullptr;
+  if (r.allocation)
+    allocation = {{"base", Hex(r.allocation->base)}, {"offset", r.allocation->offset}, {"size", r.allocation->size},
+                  {"kind", r.allocation->kind},      {"label", r.allocation->label},   {"freed", r.allocation->freed}};
+  return json{{"ordinal", r.ordinal},           {"process_id", r.process_id}, {"address", Hex(r.address)},
+              {"allocation", std::move(allocation)}, {"occurrences", r.occurrences},
+              {"first", StreamSideJson(r.earlier)},  {"second", StreamSideJson(r.later)}};
 }
 
 }  // namespace
@@ -254,6 +279,9 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
   json memory_errors = json::array();
   for (const ResolvedMemoryError& e : ResolveMemoryErrors(context)) memory_errors.push_back(MemoryErrorJson(e));
   summary["memory_errors"] = memory_errors.size();
+  json stream_order = json::array();
+  for (const ResolvedStreamOrderRace& r : ResolveStreamOrderRaces(context)) stream_order.push_back(StreamOrderRaceJson(r));
+  summary["stream_order_races"] = stream_order.size();
   json not_run = json::array();
   for (const ReportContext::KernelNotRun& k : context.kernels_not_run())
     not_run.push_back({{"process", k.pid}, {"kernel", k.kernel}, {"cuda_error", k.cuda_error},
@@ -273,7 +301,8 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
               {"processes", std::move(processes)},
               {"summary", std::move(summary)},
               {"races", std::move(races)},
-              {"memory_errors", std::move(memory_errors)}};
+              {"memory_errors", std::move(memory_errors)},
+              {"stream_order_races", std::move(stream_order)}};
   if (context.explored_schedules() > 1) report["run"]["exploration"] = ExplorationJson(data, context);
   return report;
 }

@@ -5,6 +5,7 @@
 
 #include "host_detector/reports/memory_errors.h"
 #include "host_detector/reports/race_fingerprint.h"
+#include "host_detector/reports/stream_order_races.h"
 #include "host_detector/reports/report_json.h"
 #include "host_detector/reports/report_text.h"
 #include "ptx_rewriter/text_concat.h"
@@ -185,6 +186,38 @@ json MemoryResultJson(const ResolvedMemoryError& e) {
               {"properties", std::move(props)}};
 }
 
+constexpr const char* kStreamOrderRule = "stream-order-race";
+
+json StreamOrderResultJson(const ResolvedStreamOrderRace& r, size_t rule_index) {
+  auto where = [](const ResolvedStreamOrderRace::Side& s) {
+    std::string at = s.op.kernel ? AccessLocationText(s.access) : s.op.host_location;
+    if (s.op.kernel && !s.op.host_location.empty()) at += ", launched at " + s.op.host_location;
+    return at.empty() ? std::string() : " at " + at;
+  };
+  std::string text = ptx::Cat("Stream-order race on global memory ", Hex(r.address), ": ",
+                              StreamSideHeadline(r.earlier), where(r.earlier), " and ", StreamSideHeadline(r.later),
+                              where(r.later), ", with nothing ordering the two operations.");
+  json locations = json::array(), related = json::array();
+  if (r.earlier.op.kernel) locations.push_back(Location(r.earlier.access, 0, "first: " + StreamSideHeadline(r.earlier)));
+  if (r.later.op.kernel) {
+    json loc = Location(r.later.access, 1, "second: " + StreamSideHeadline(r.later));
+    (locations.empty() ? locations : related).push_back(std::move(loc));
+  }
+  json result = {{"ruleId", kStreamOrderRule},
+                 {"ruleIndex", rule_index},
+                 {"level", "error"},
+                 {"kind", "fail"},
+                 {"occurrenceCount", r.occurrences},
+                 {"message", Message(std::move(text))},
+                 {"properties", {{"processId", r.process_id}, {"address", Hex(r.address)},
+                                 {"firstStream", r.earlier.op.stream_id}, {"secondStream", r.later.op.stream_id},
+                                 {"firstHostLocation", r.earlier.op.host_location},
+                                 {"secondHostLocation", r.later.op.host_location}}}};
+  if (!locations.empty()) result["locations"] = std::move(locations);
+  if (!related.empty()) result["relatedLocations"] = std::move(related);
+  return result;
+}
+
 }  // namespace
 
 std::string PathToUri(std::string_view path) {
@@ -220,8 +253,19 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                      {"fullDescription", Message(info.full_text)},
                      {"defaultConfiguration", {{"level", "error"}}}});
   }
+  const size_t stream_rule = rules.size();
+  rules.push_back({{"id", kStreamOrderRule},
+                   {"name", "StreamOrderRace"},
+                   {"shortDescription", Message("Operations of two streams touch the same bytes unordered")},
+                   {"fullDescription",
+                    Message("Two operations (kernel launches, cudaMemcpyAsync, cudaMemsetAsync) issued to different "
+                            "streams, with no event, host synchronisation or legacy-stream operation ordering them, "
+                            "touch the same device bytes and one writes them: on a GPU they may run at the same time.")},
+                   {"defaultConfiguration", {{"level", "error"}}}});
   json results = json::array();
   for (const ResolvedMemoryError& e : ResolveMemoryErrors(context)) results.push_back(MemoryResultJson(e));
+  for (const ResolvedStreamOrderRace& r : ResolveStreamOrderRaces(context))
+    results.push_back(StreamOrderResultJson(r, stream_rule));
   for (const ResolvedRace& r : data.races) results.push_back(ResultJson(r, context));
 
   json invocation = {{"executionSuccessful", context.complete()}};
@@ -257,7 +301,8 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                     {"racesFound", data.found.races},
                     {"racesSuppressed", data.suppressed.races},
                     {"racesOmitted", data.omitted.races},
-                    {"memoryErrors", context.memory_errors().size()}};
+                    {"memoryErrors", context.memory_errors().size()},
+                    {"streamOrderRaces", context.stream_order_races().size()}};
   if (context.explored_schedules() > 1) run_props["exploration"] = ExplorationJson(data, context);
   json run = {{"tool",
                {{"driver",

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "host_detector/reports/memory_errors.h"
+#include "host_detector/reports/stream_order_races.h"
 #include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::reports {
@@ -258,10 +259,42 @@ uint64_t WriteMemoryErrors(const ReportContext& context, std::ostream& out) {
   return errors.size();
 }
 
+// Stream-order races: two operations of different streams with nothing
+// ordering them; each side names where it is in the program.
+uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) {
+  const std::vector<ResolvedStreamOrderRace> races = ResolveStreamOrderRaces(context);
+  auto side = [&](const char* label, const ResolvedStreamOrderRace::Side& s) {
+    Line(out, ptx::Cat("    ", label, Capitalized(StreamSideHeadline(s))));
+    if (s.op.kernel) Line(out, ptx::Cat("            ", WhereText(s.access)));
+    std::string issued = s.op.kernel ? "launched" : "called";
+    if (!s.op.host_location.empty()) {
+      Line(out, ptx::Cat("            ", issued, " at ", s.op.host_location));
+    } else if (!s.op.host_frames.empty()) {
+      Line(out, ptx::Cat("            ", issued, " from ", s.op.host_frames));
+    }
+  };
+  for (const ResolvedStreamOrderRace& r : races) {
+    Line(out, ptx::Cat("Stream-order race #", r.ordinal, ": operations of two streams with nothing ordering them [",
+                       Plural(r.occurrences, "occurrence", "occurrences"), "]"));
+    side("First:  ", r.earlier);
+    side("Second: ", r.later);
+    std::string address = ptx::Cat("    Address ", Hex(r.address));
+    if (r.allocation) {
+      address += ptx::Cat(" = ", Hex(r.allocation->base), " + ", r.allocation->offset, " in ", r.allocation->kind,
+                          " allocation of ", r.allocation->size, " bytes");
+    }
+    Line(out, address);
+    Line(out, "    Order them with cudaEventRecord + cudaStreamWaitEvent, a synchronisation, or one stream");
+    Line(out, "");
+  }
+  return races.size();
+}
+
 }  // namespace
 
 void WriteTextReport(const ReportData& data, const ReportContext& context, std::ostream& out) {
   const uint64_t memory_errors = WriteMemoryErrors(context, out);
+  const uint64_t stream_races = WriteStreamOrderRaces(context, out);
   for (const ResolvedRace& r : data.races) {
     // A grouped entry of both RAW and WAR names both; its classes all.
     const bool raw = r.kind == RaceKind::kReadAfterWrite || HasVariantKind(r, RaceKind::kReadAfterWrite);
@@ -370,6 +403,8 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   if (data.omitted.races != 0) {
     summary += ptx::Cat("; ", data.omitted.races, " more not shown (--max-reports ", data.max_reports.value_or(0), ")");
   }
+  if (stream_races != 0)
+    summary += ptx::Cat("; ", Plural(stream_races, "stream-order race", "stream-order races"));
   if (memory_errors != 0) summary += ptx::Cat("; ", Plural(memory_errors, "memory error", "memory errors"));
   // On the summary line itself: "0 races" alone would read as a clean run.
   if (!context.complete()) summary += "; analysis INCOMPLETE";

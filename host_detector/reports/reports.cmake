@@ -5,6 +5,7 @@ add_library(barracuda_reports STATIC)
 target_sources(barracuda_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/report_context.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_errors.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream_order_races.cpp
   ${CMAKE_CURRENT_LIST_DIR}/race_fingerprint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/race_grouping.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_text.cpp

@@ -8,6 +8,7 @@
 
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/runtime_state.h"
+#include "ptx_emulator/runtime/stream_order.h"
 #include "ptx_emulator/runtime/stream_capture.h"
 
 using barracuda::cudart::Runtime;
@@ -256,7 +257,9 @@ CUDART_EXPORT cudaError_t cudaDeviceSynchronize() {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
   // Waiting for the whole device would wait for capturing streams.
-  return barracuda::cudart::CheckUnsafeCall(/*legacy=*/false);
+  if (cudaError_t e = barracuda::cudart::CheckUnsafeCall(/*legacy=*/false)) return e;
+  barracuda::cudart::StreamOrder::Get().Barrier();
+  return cudaSuccess;
 }
 
 CUDART_EXPORT cudaError_t cudaDeviceReset() {

@@ -21,6 +21,7 @@
 #include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 #include "ptx_emulator/runtime/stream_capture.h"
+#include "ptx_emulator/runtime/stream_order.h"
 #include "ptx_emulator/runtime/stream_work.h"
 
 namespace barracuda::cudart {
@@ -174,6 +175,8 @@ cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool
   config.dynamic_shared_bytes = static_cast<uint32_t>(l.shared);
   config.stream_id = rt.StreamId(stream, per_thread);
   config.cooperative = l.cooperative;
+  // Launches are serialised: this one gets the device's next launch id.
+  NoteKernelOp(config.stream_id, rt.NonBlocking(stream), rt.device().launches() + 1);
   const absl::Status status = rt.device().LaunchCluster(index, config, l.cluster, args);
   if (status.ok()) return cudaSuccess;
   bool sticky = false;

@@ -10,6 +10,7 @@
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
+#include "ptx_emulator/runtime/stream_order.h"
 #include "ptx_emulator/runtime/stream_capture.h"
 #include "ptx_emulator/runtime/stream_work.h"
 
@@ -39,6 +40,7 @@ cudaError_t Allocate(void** ptr, size_t size, Kind kind, bool async = false) {
     *ptr = nullptr;
     return cudaSuccess;
   }
+  if (!async) StreamOrder::Get().Barrier();  // implicit synchronisation (stream_order.h)
   auto p = rt.device().memory().Allocate(size, kind);
   if (!p.ok()) {
     *ptr = nullptr;
@@ -58,6 +60,7 @@ cudaError_t Release(void* ptr, bool host, bool async = false) {
   if (!async)
     if (cudaError_t e = CheckUnsafeCall(/*legacy=*/true)) return e;
   if (!ptr) return cudaSuccess;
+  if (!async) StreamOrder::Get().Barrier();  // cudaFree synchronises the device
   auto a = rt.device().memory().Find(reinterpret_cast<uint64_t>(ptr));
   if (!a || a->base != reinterpret_cast<uint64_t>(ptr) || (a->kind == Kind::kHost) != host ||
       a->kind == Kind::kGlobalVariable || a->kind == Kind::kConstVariable)
@@ -92,12 +95,35 @@ cudaError_t Preamble(cudaStream_t stream) {
   return cudaSuccess;
 }
 
+// Set by Synchronous() around a synchronous copy or set: the host waits for it.
+thread_local bool in_synchronous_call = false;
+
+// Stream-order checks (stream_order.h): the device bytes a copy reads and
+// writes; a synchronous call is waited for by the host, and one that copies
+// within device memory is a device-wide barrier (implicit synchronisation).
+void NoteStreamCopy(void* dst, const void* src, size_t count, cudaStream_t stream) {
+  Runtime& rt = Runtime::Get();
+  std::vector<transport::StreamOpInfo::Range> ranges;
+  const bool src_device = DeviceRange(src, count), dst_device = DeviceRange(dst, count);
+  if (src_device) ranges.push_back({reinterpret_cast<uint64_t>(src), count, false});
+  if (dst_device) ranges.push_back({reinterpret_cast<uint64_t>(dst), count, true});
+  if (ranges.empty()) return;
+  if (in_synchronous_call && src_device && dst_device) {
+    StreamOrder::Get().Barrier();
+    return;
+  }
+  NoteMemoryOp(transport::StreamOpKind::kCopy, in_synchronous_call ? "cudaMemcpy" : "cudaMemcpyAsync",
+               rt.StreamId(stream, false), rt.NonBlocking(stream), std::move(ranges));
+  if (in_synchronous_call) StreamOrder::Get().HostWaitStream(rt.StreamId(stream, false));
+}
+
 cudaError_t Copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
   if (count == 0) return cudaSuccess;
   if (!dst || !src) return rt.Fail(cudaErrorInvalidValue);
   if (cudaError_t e = CheckCopy(dst, count, src, count, kind)) return rt.Fail(e);
+  NoteStreamCopy(dst, src, count, stream);
   std::memmove(dst, src, count);
   return cudaSuccess;
 }
@@ -171,6 +197,15 @@ cudaError_t SetElements(void* dst, size_t pitch, unsigned value, unsigned elemen
   const size_t row_bytes = width * element_size;
   if (row_bytes > pitch) return rt.Fail(cudaErrorInvalidPitchValue);
   if (!DeviceRange(dst, pitch * (height - 1) + row_bytes)) return rt.Fail(cudaErrorInvalidValue);
+  if (in_synchronous_call) {
+    StreamOrder::Get().Barrier();  // a synchronous device memory set: implicit synchronisation
+  } else {
+    std::vector<transport::StreamOpInfo::Range> ranges;
+    for (size_t row = 0; row < height; ++row)
+      ranges.push_back({reinterpret_cast<uint64_t>(dst) + row * pitch, row_bytes, true});
+    NoteMemoryOp(transport::StreamOpKind::kSet, "cudaMemsetAsync", rt.StreamId(stream, false), rt.NonBlocking(stream),
+                 std::move(ranges));
+  }
   for (size_t row = 0; row < height; ++row) {
     char* p = static_cast<char*>(dst) + row * pitch;
     if (element_size == 1) {
@@ -285,7 +320,10 @@ namespace {
 template <typename Run>
 cudaError_t Synchronous(bool per_thread, Run run) {
   if (cudaError_t e = CheckSynchronousCall(per_thread)) return e;
-  return run();
+  in_synchronous_call = true;
+  const cudaError_t e = run();
+  in_synchronous_call = false;
+  return e;
 }
 
 // Stream-ordered work: a node of the capture when `stream` captures, else run now.

@@ -1,5 +1,7 @@
 #include "ptx_emulator/runtime/runtime_state.h"
 
+#include "ptx_emulator/runtime/stream_order.h"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -286,6 +288,7 @@ cudaStream_t Runtime::CreateStream(unsigned flags, int priority) {
   s->id = next_stream_id_++;
   auto* handle = reinterpret_cast<cudaStream_t>(s.get());
   streams_[handle] = std::move(s);
+  StreamOrder::Get().NoteStreamCreated();
   return handle;
 }
 
@@ -315,6 +318,13 @@ uint64_t Runtime::StreamId(cudaStream_t stream, bool per_thread) {
   return it == streams_.end() ? 0 : it->second->id;
 }
 
+bool Runtime::NonBlocking(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = streams_.find(stream);
+  return it != streams_.end() && (it->second->flags & cudaStreamNonBlocking) != 0;
+}
+
 cudaEvent_t Runtime::CreateEvent(unsigned flags) {
   auto e = std::make_unique<EventState>();
   e->flags = flags;
@@ -338,6 +348,7 @@ EventState* Runtime::FindEvent(cudaEvent_t event) {
 // ---------------------------------------------------------------- reset
 
 void Runtime::Reset() {
+  StreamOrder::Get().Reset();
   std::lock_guard<std::mutex> lock(mu_);
   emu::RecordSink* sink = device_->sink();
   // A fresh device: all allocations, module globals and loaded code go; the

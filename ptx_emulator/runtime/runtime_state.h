@@ -144,6 +144,8 @@ class Runtime {
   // The stream id recorded in launches. `per_thread` resolves NULL to the
   // calling thread's default stream (the _ptsz entry points).
   uint64_t StreamId(cudaStream_t stream, bool per_thread);
+  // Created with cudaStreamNonBlocking: not synchronised with the legacy stream.
+  bool NonBlocking(cudaStream_t stream);
   cudaEvent_t CreateEvent(unsigned flags);
   bool DestroyEvent(cudaEvent_t event);
   EventState* FindEvent(cudaEvent_t event);

@@ -176,6 +176,11 @@ void ShmRecordSink::OnMemoryError(const transport::MemoryErrorInfo& error) {
   if (!producer_->SendMemoryError(error.Encode())) Fail();
 }
 
+void ShmRecordSink::OnStreamOp(const transport::StreamOpInfo& op) {
+  if (!healthy() || detached_) return;
+  if (!producer_->SendStreamOp(op.Encode())) Fail();
+}
+
 void ShmRecordSink::Detach(int32_t status) {
   if (detached_.exchange(true)) return;
   if (healthy()) producer_->Detach(status);

@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "device_logger/memory_error_message.h"
 #include "device_logger/shm_transport.h"
+#include "device_logger/stream_op_message.h"
 #include "ptx_emulator/core/record_sink.h"
 
 namespace barracuda::emu {
@@ -68,6 +69,8 @@ class ShmRecordSink : public RecordSink {
   // A kernel stopped at a memory access fault (out of bounds, use after free,
   // misaligned, ...): the daemon reports it as a memory error.
   void OnMemoryError(const transport::MemoryErrorInfo& error);
+  // A stream-ordered operation with its happens-before (stream_order.h).
+  void OnStreamOp(const transport::StreamOpInfo& op);
   // Sends the exit marker and releases the slot; later calls are ignored.
   // Called by the atexit handler with status 0 when the runtime does not.
   void Detach(int32_t status);

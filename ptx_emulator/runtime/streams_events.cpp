@@ -9,6 +9,7 @@
 #include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 #include "ptx_emulator/runtime/stream_capture.h"
+#include "ptx_emulator/runtime/stream_order.h"
 #include "ptx_emulator/runtime/stream_work.h"
 
 namespace barracuda::cudart {
@@ -27,13 +28,16 @@ cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream) {
   if (!e || !rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
   e->recorded = true;
   e->time = std::chrono::steady_clock::now();
+  StreamOrder::Get().RecordEvent(event, rt.StreamId(stream, false));
   return cudaSuccess;
 }
 
 cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event) {
   Runtime& rt = Runtime::Get();
   if (!rt.FindEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
-  return Sync(stream);
+  if (cudaError_t e = Sync(stream)) return e;
+  StreamOrder::Get().WaitEvent(rt.StreamId(stream, false), event);
+  return cudaSuccess;
 }
 
 // Everything issued before has completed: the function runs at once.
@@ -60,7 +64,10 @@ cudaError_t Record(cudaEvent_t event, cudaStream_t stream, bool per_thread, unsi
 // cudaStreamSynchronize / cudaStreamQuery: a capturing stream cannot be waited for.
 cudaError_t SyncStream(cudaStream_t stream, bool per_thread) {
   if (cudaError_t e = rt::CheckStreamSync(stream, per_thread)) return e;
-  return rt::Sync(stream);
+  if (cudaError_t e = rt::Sync(stream)) return e;
+  // The emulator's work is done: a query that says so orders it like a wait.
+  rt::StreamOrder::Get().HostWaitStream(Runtime::Get().StreamId(stream, per_thread));
+  return cudaSuccess;
 }
 
 cudaError_t WaitEventOrCapture(cudaStream_t stream, cudaEvent_t event, unsigned flags, bool per_thread) {
@@ -206,7 +213,9 @@ CUDART_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
   if (!rt.FindEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
-  return rt::CheckEventUse(event);
+  if (cudaError_t e = rt::CheckEventUse(event)) return e;
+  rt::StreamOrder::Get().HostWaitEvent(event);  // completed: ordered like a wait
+  return cudaSuccess;
 }
 
 CUDART_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) { return cudaEventQuery(event); }

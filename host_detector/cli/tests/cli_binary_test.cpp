@@ -559,6 +559,59 @@ TEST_CASE("barracuda --backend=gpu: a kernel that faults on the device makes the
   CHECK_THAT(r.err, Catch::Contains("--backend=emu"));
 }
 
+// Stream-order races (issue 18 item 2): kernels and async copies of two
+// streams that nothing orders, touching the same bytes (stream_order.cu).
+TEST_CASE("barracuda: operations of two streams that nothing orders are stream-order races",
+          "[cli][e2e][report-files][stream-order]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/stream_order";
+  struct Case {
+    std::string mode;
+    std::string first_api, second_api;  // "kernel launch" or the call
+    std::string first_access, second_access;
+    int first_line, second_line;        // the kernel's access line, or the API call's host line
+  };
+  for (const Case& c : {Case{"kernels", "kernel launch", "kernel launch", "write", "read", 18, 22},
+                        Case{"nonblocking", "kernel launch", "kernel launch", "write", "read", 18, 22},
+                        Case{"copy", "kernel launch", "cudaMemcpyAsync", "write", "read", 18, 52},
+                        Case{"memset", "kernel launch", "cudaMemsetAsync", "read", "write", 22, 61}}) {
+    const std::string json = ReportPath("stream_" + c.mode) + ".json",
+                      sarif = ReportPath("stream_" + c.mode) + ".sarif";
+    Result r = Barracuda({"--report-json", json, "--report-sarif", sarif, app, c.mode});
+    INFO(c.mode << "\n" << r.err);
+    CHECK(r.status == kDefaultErrorExitCode);
+    CHECK_THAT(r.err, Catch::Contains("0 races; 1 stream-order race"));
+    const nlohmann::json report = nlohmann::json::parse(std::ifstream(json));
+    CHECK(report["summary"]["stream_order_races"] == 1);
+    REQUIRE(report["stream_order_races"].size() == 1);
+    const nlohmann::json& e = report["stream_order_races"][0];
+    CHECK(e["first"]["api"] == c.first_api);
+    CHECK(e["second"]["api"] == c.second_api);
+    CHECK(e["first"]["access"] == c.first_access);
+    CHECK(e["second"]["access"] == c.second_access);
+    CHECK(e["first"]["stream"] != e["second"]["stream"]);
+    auto line_of = [](const nlohmann::json& side) {
+      if (side["operation"] == "kernel") return side["site"]["source"]["line"].get<int>();
+      const std::string at = side["host_location"].get<std::string>();  // "main at /path/stream_order.cu:52"
+      return std::stoi(at.substr(at.rfind(':') + 1));
+    };
+    CHECK(line_of(e["first"]) == c.first_line);
+    CHECK(line_of(e["second"]) == c.second_line);
+    CHECK_THAT(e["first"]["host_location"].get<std::string>(), Catch::StartsWith("main at "));
+    const nlohmann::json s = nlohmann::json::parse(std::ifstream(sarif));
+    REQUIRE(s["runs"][0]["results"].size() == 1);
+    CHECK(s["runs"][0]["results"][0]["ruleId"] == "stream-order-race");
+    if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) std::remove(json.c_str()), std::remove(sarif.c_str());
+  }
+  // Ordered by an event, a stream synchronisation or a legacy-stream kernel
+  // between blocking streams; atomics of both; disjoint bytes: nothing.
+  for (const char* mode : {"event", "sync", "legacy", "atomics", "disjoint"}) {
+    Result r = Barracuda({app, mode});
+    INFO(mode << "\n" << r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.err, Catch::Contains("BARRACUDA SUMMARY: 0 races\n"));
+  }
+}
+
 // A null pointer is an invalid address (no allocation is near it).
 TEST_CASE("barracuda: a null-pointer read is an invalid-address memory error", "[cli][e2e][memory-errors]") {
   const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/faulting_kernel";

@@ -1,0 +1,47 @@
+// kStreamOp: a stream-ordered operation of the program (a kernel launch, a
+// copy, a set) with its place in CUDA's happens-before order over streams,
+// events and host synchronisation, for stream-order race checks in the daemon
+// (host_detector/daemon/stream_order_check.h). Sent by the emulator's runtime
+// once the program uses more than one stream.
+#ifndef BARRACUDA_DEVICE_LOGGER_STREAM_OP_MESSAGE_H_
+#define BARRACUDA_DEVICE_LOGGER_STREAM_OP_MESSAGE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace barracuda::transport {
+
+enum class StreamOpKind : uint32_t { kKernel = 1, kCopy = 2, kSet = 3 };
+
+struct StreamOpInfo {
+  StreamOpKind kind = StreamOpKind::kKernel;
+  // Everything before this operation is ordered before everything after it
+  // (a device-wide implicit synchronisation: cudaDeviceSynchronize, cudaMalloc,
+  // cudaFree, ...): the daemon forgets earlier operations.
+  bool after_barrier = false;
+  uint64_t launch_id = 0;  // kKernel: the launch this operation is
+  uint64_t stream_id = 0;  // the stream (0: the legacy default stream)
+  uint64_t tick = 0;       // the operation is (stream_id, tick): the stream's tick-th
+  // The operations ordered before it: for each stream, the ticks up to which.
+  std::vector<std::pair<uint64_t, uint64_t>> before;
+  struct Range {
+    uint64_t base = 0, size = 0;
+    bool write = false;
+  };
+  std::vector<Range> ranges;  // kCopy / kSet: the device bytes read and written
+  std::string api;            // "cudaMemcpyAsync", "kernel launch"
+  std::string host_location;  // the program's calling frames ("module+0xoffset ..."), may be empty
+
+  // Whether `earlier` is ordered before this operation.
+  bool After(const StreamOpInfo& earlier) const;
+  std::string Encode() const;
+  static std::optional<StreamOpInfo> Decode(std::string_view payload);  // nullopt: malformed
+};
+
+}  // namespace barracuda::transport
+
+#endif  // BARRACUDA_DEVICE_LOGGER_STREAM_OP_MESSAGE_H_

@@ -1,0 +1,90 @@
+// Stream-order races (issue 18 item 2): two operations of the program that
+// CUDA does not order (different streams, no event, host synchronisation or
+// legacy-stream operation between them: ptx_emulator/runtime/stream_order.h)
+// and that touch the same device bytes, at least one writing with a plain
+// access: two kernels, or a kernel and a cudaMemcpyAsync / cudaMemsetAsync.
+// The emulator runs them one after the other, so the kernels' own analysis
+// sees no race; on a GPU they may overlap.
+//
+// Per operation, the device memory it touched (a footprint of 4-byte words
+// per 128-byte line: plain reads, plain writes, strong reads, strong writes,
+// and the first site of each per line), collected from a kernel's records as
+// they are drained and from a copy's ranges. When an operation completes it
+// is compared with the retained earlier operations it is not ordered after;
+// strong accesses on both sides are not a race (morally strong at device
+// scope). At most kMaxRetained operations are retained (the oldest are
+// dropped: races between operations further apart are missed) and a
+// device-wide barrier drops them all.
+#ifndef BARRACUDA_HOST_DETECTOR_DAEMON_STREAM_ORDER_CHECK_H_
+#define BARRACUDA_HOST_DETECTOR_DAEMON_STREAM_ORDER_CHECK_H_
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "device_logger/protocol.h"
+#include "device_logger/stream_op_message.h"
+
+namespace barracuda::daemon {
+
+struct StreamOrderRace {
+  struct Side {
+    transport::StreamOpKind kind = transport::StreamOpKind::kKernel;
+    std::string api;           // "kernel launch", "cudaMemcpyAsync", ...
+    uint64_t stream_id = 0;
+    uint64_t launch_id = 0;    // kernels
+    uint32_t site = protocol::kNoSite;  // kernels: a site of the access on that line
+    bool write = false;
+    bool strong = false;
+    std::string host_location; // "module+0xoffset ..." of the API call
+  };
+  Side earlier, later;          // in issue order
+  uint64_t address = 0;         // the first conflicting 4-byte word
+  uint64_t occurrences = 1;     // pairs of operations with the same sides
+};
+
+class StreamOrderCheck {
+ public:
+  static constexpr size_t kMaxRetained = 64;
+  static constexpr size_t kMaxRaces = 256;
+  static constexpr size_t kMaxLines = size_t{4} << 20;  // per operation (512 MiB of device memory)
+
+  // A copy or set is checked at once; a kernel when its launch ends.
+  void OnOp(transport::StreamOpInfo op);
+  // Whether the records of `launch_id` are to be collected.
+  bool Collecting(uint64_t launch_id) const { return open_ && open_->info.launch_id == launch_id; }
+  void Collect(std::span<const protocol::Record> records);
+  void EndLaunch(uint64_t launch_id);
+
+  const std::vector<StreamOrderRace>& races() const { return races_; }
+  uint64_t truncated_ops() const { return truncated_; }
+
+ private:
+  struct Line {
+    uint32_t read = 0, write = 0, strong_read = 0, strong_write = 0;  // word masks
+    uint32_t read_site = protocol::kNoSite, write_site = protocol::kNoSite;
+  };
+  struct Op {
+    transport::StreamOpInfo info;
+    absl::flat_hash_map<uint64_t, Line> lines;  // by address / 128
+    bool truncated = false;
+  };
+  void Touch(Op& op, uint64_t address, uint64_t size, bool write, bool strong, uint32_t site);
+  void Complete(Op op);
+  void Compare(const Op& earlier, const Op& later);
+
+  std::deque<Op> retained_;
+  std::optional<Op> open_;  // the kernel launch being collected
+  std::vector<StreamOrderRace> races_;
+  absl::flat_hash_map<std::string, size_t> race_index_;  // sides' key -> races_ index
+  uint64_t truncated_ = 0;
+};
+
+}  // namespace barracuda::daemon
+
+#endif  // BARRACUDA_HOST_DETECTOR_DAEMON_STREAM_ORDER_CHECK_H_

@@ -1,0 +1,48 @@
+#include "host_detector/reports/stream_order_races.h"
+
+#include "ptx_rewriter/text_concat.h"
+
+namespace barracuda::reports {
+
+std::string StreamSideHeadline(const ResolvedStreamOrderRace::Side& side) {
+  const ReportContext::StreamOpSide& op = side.op;
+  std::string what = ptx::Cat(op.strong ? "strong " : "", op.write ? "write" : "read", " by ");
+  if (op.kernel) return what + ptx::Cat("kernel ", side.kernel, " (launch ", op.launch_id, ", stream ", op.stream_id, ")");
+  return what + ptx::Cat(op.api, " (stream ", op.stream_id, ")");
+}
+
+std::vector<ResolvedStreamOrderRace> ResolveStreamOrderRaces(const ReportContext& context) {
+  std::vector<ResolvedStreamOrderRace> out;
+  for (const ProcessInfo& p : context.processes()) {
+    for (const ReportContext::StreamOrderRace& r : context.stream_order_races()) {
+      if (r.pid != p.pid) continue;
+      ResolvedStreamOrderRace e;
+      e.ordinal = out.size() + 1;
+      e.process_id = r.pid;
+      e.address = r.address;
+      e.occurrences = r.occurrences;
+      if (const Allocation* a = context.FindAllocation(r.pid, r.address); a != nullptr)
+        e.allocation = ResolvedAllocation{a->base, r.address - a->base, a->size, AllocationKindName(a->kind), a->label,
+                                          a->freed};
+      auto side = [&](const ReportContext::StreamOpSide& op) {
+        ResolvedStreamOrderRace::Side s;
+        s.op = op;
+        if (op.kernel) {
+          const LaunchInfo* launch = context.FindLaunch(r.pid, op.launch_id);
+          const std::string* name = launch != nullptr ? context.KernelName(r.pid, launch->kernel_name_id) : nullptr;
+          s.kernel = name != nullptr ? Demangle(*name) : ptx::Cat("kernel of launch ", op.launch_id);
+          s.access.op = op.write ? protocol::Op::kWrite : protocol::Op::kRead;
+          s.access.site_id = op.site;
+          s.access.site = context.FindSite(r.pid, op.site, &s.access.module);
+        }
+        return s;
+      };
+      e.earlier = side(r.earlier);
+      e.later = side(r.later);
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+}  // namespace barracuda::reports

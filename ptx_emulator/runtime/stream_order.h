@@ -1,0 +1,83 @@
+// CUDA's happens-before order over stream work, as the runtime documents it,
+// for stream-order race checks in a barracuda session: the emulator runs every
+// operation at once, in the order the program issues them, but a GPU runs
+// work of different streams concurrently unless events, host synchronisation
+// or the legacy default stream order it. Each kernel launch, copy and set gets
+// a vector clock over streams; the daemon compares the memory that unordered
+// operations touch (host_detector/daemon/stream_order_check.h).
+//
+// Rules (CUDA Runtime API, "Stream synchronization behavior" and the
+// programming guide's "Implicit Synchronization"):
+// - work of one stream is ordered in issue order; the host's waits
+//   (cudaStreamSynchronize, cudaEventSynchronize, successful queries) order
+//   what it waited for before everything it issues later;
+// - cudaEventRecord captures the stream's clock, cudaStreamWaitEvent orders
+//   the event's work before the stream's later work;
+// - the legacy default stream waits for every blocking stream and every
+//   blocking stream's later work waits for it (cudaStreamNonBlocking streams
+//   do not); per-thread default streams are blocking streams;
+// - device-wide barriers: cudaDeviceSynchronize, and (conservatively, so that
+//   no race is reported that the runtime's implicit synchronisation prevents)
+//   cudaMalloc*/cudaFree*, page-locked allocations, synchronous cudaMemset and
+//   device-to-device cudaMemcpy.
+// The host threads of the program are one timeline: host-side ordering
+// between threads (mutexes, joins) is invisible, so operations that threads
+// issue are taken as ordered by their issue order (races between threads'
+// streams are still found; orders that only a host lock gives are assumed).
+#ifndef BARRACUDA_PTX_EMULATOR_RUNTIME_STREAM_ORDER_H_
+#define BARRACUDA_PTX_EMULATOR_RUNTIME_STREAM_ORDER_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "device_logger/stream_op_message.h"
+
+namespace barracuda::cudart {
+
+class StreamOrder {
+ public:
+  static StreamOrder& Get();
+
+  // A stream other than the default ones exists: from now on operations are
+  // sent to the session (before, all work is on one stream and ordered).
+  void NoteStreamCreated();
+  bool active() const;
+
+  // The next operation on `stream_id` (0: legacy): fills op.stream_id, tick,
+  // before and after_barrier, and moves the stream past it.
+  void Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op);
+  void RecordEvent(const void* event, uint64_t stream_id);
+  void WaitEvent(uint64_t stream_id, const void* event);
+  void HostWaitStream(uint64_t stream_id);
+  void HostWaitEvent(const void* event);
+  void Barrier();  // device-wide: everything before is ordered before everything after
+  void Reset();    // cudaDeviceReset
+
+ private:
+  using Clock = absl::flat_hash_map<uint64_t, uint64_t>;  // stream -> tick
+  static void Join(Clock& into, const Clock& from);
+  mutable std::mutex mu_;
+  bool active_ = false;
+  bool barrier_pending_ = false;
+  Clock host_;
+  absl::flat_hash_map<uint64_t, Clock> streams_;
+  absl::flat_hash_map<uint64_t, bool> non_blocking_;
+  absl::flat_hash_map<const void*, Clock> events_;
+};
+
+// The program's frames that called the runtime, innermost first, outside this
+// library: "module+0xoffset" each (addr2line -e module offset names the line).
+std::string HostCallSite();
+
+// Session hooks: send the operation when a session traces and the order is
+// active. `sync_call`: a synchronous API call (the host waits for it).
+void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id);
+void NoteMemoryOp(transport::StreamOpKind kind, const char* api, uint64_t stream_id, bool non_blocking,
+                  std::vector<transport::StreamOpInfo::Range> ranges);
+
+}  // namespace barracuda::cudart
+
+#endif  // BARRACUDA_PTX_EMULATOR_RUNTIME_STREAM_ORDER_H_
