@@ -155,6 +155,20 @@ def memory_key(kind, space, line):
     return f'MEMORY-ERROR {kind} {space} line {line}'
 
 
+def stream_key(lines):
+    """A stream-order race (header or report) -> comparison key, printed as is."""
+    a, b = sorted(lines, key=str)
+    return f'STREAM-ORDER lines {a} <-> {b}'
+
+
+def stream_side_line(side):
+    """The line of one side: the kernel access's source line, or the host line of the call."""
+    if side.get('operation') == 'kernel':
+        return (((side.get('site') or {}).get('source')) or {}).get('line')
+    where = side.get('host_location') or ''
+    return int(where.rsplit(':', 1)[1]) if ':' in where else None
+
+
 def format_key(key, kind=None):
     k, space, cls, locs = key
     kind = kind or k
@@ -380,6 +394,15 @@ def run_model(prog, model, args, workdir, ptx):
         res['memory_errors'] = sorted(found_mem)
         res['missing'] += sorted(expected_mem - found_mem)
         res['unexpected'] += sorted(found_mem - expected_mem)
+        # Stream-order races: header "stream_order_races", each {lines: [a, b]}
+        # (a kernel side's access line or an API call's host line), unordered.
+        expected_stream = {stream_key(e['lines']) for e in exp.get('stream_order_races', [])}
+        found_stream = {stream_key([stream_side_line(e['first']), stream_side_line(e['second'])])
+                        for e in report.get('stream_order_races', [])}
+        res['missing'] += sorted(expected_stream - found_stream)
+        res['unexpected'] += sorted(found_stream - expected_stream)
+        if found_stream and res['verdict'] == 'no-race':
+            res['verdict'] = 'race' 
         if not problems:
             res['status'] = 'match' if not res['missing'] and not res['unexpected'] else 'mismatch'
     report_path.unlink(missing_ok=True)

@@ -1,0 +1,40 @@
+# Program folders checked like the bug suite but with findings other than races
+# (memcheck/: memory errors; streams/: stream-order races). Each
+# <dir>/<topic>/<stem>.cu starts with the suite's header (programs/README.md);
+# it is built once and registered as
+#   "emu: <prefix>/<topic>/<stem>"  label emu: a plain emulator run; an _ok twin
+#                                    must print PASS, a seeded bug PASS_REGEX
+#   "<prefix>: <topic>/<stem>"      label suite: check_verdicts.py --root <dir>
+#                                    (findings must equal the header's)
+include(${PROJECT_SOURCE_DIR}/cmake/CudaPrograms.cmake)
+
+function(barracuda_expected_programs)
+  cmake_parse_arguments(E "" "DIR;PREFIX;BUG_PASS_REGEX" "" ${ARGN})
+  file(GLOB programs RELATIVE ${E_DIR} ${E_DIR}/*/*.cu)
+  list(SORT programs)
+  foreach(rel ${programs})
+    get_filename_component(topic ${rel} DIRECTORY)
+    get_filename_component(stem ${rel} NAME_WE)
+    set(outdir ${CMAKE_CURRENT_BINARY_DIR}/${E_PREFIX}/${topic})
+    # -g: host debug information, so that reports name the host line of an API call.
+    barracuda_cuda_program(NAME ${stem} SOURCE ${E_DIR}/${rel} ARCH 75 OUTPUT_DIR ${outdir}
+      NVCC_FLAGS -g TEST_NAME ${E_PREFIX}/${topic}/${stem} NO_TEST)
+    if(NOT TARGET barracuda_cudart)
+      continue()
+    endif()
+    set(emu "emu: ${E_PREFIX}/${topic}/${stem}")
+    add_test(NAME ${emu} COMMAND ${outdir}/${stem} WORKING_DIRECTORY ${outdir})
+    set_tests_properties(${emu} PROPERTIES LABELS emu TIMEOUT 120 ENVIRONMENT "LD_LIBRARY_PATH=${BARRACUDA_EMU_LIB_DIR}")
+    if(stem MATCHES "_ok$")
+      set_tests_properties(${emu} PROPERTIES PASS_REGULAR_EXPRESSION "PASS"
+        FAIL_REGULAR_EXPRESSION "FAIL|barracuda emulator: .*(fault|error)")
+    else()
+      set_tests_properties(${emu} PROPERTIES PASS_REGULAR_EXPRESSION "${E_BUG_PASS_REGEX}")
+    endif()
+    add_test(NAME "${E_PREFIX}: ${topic}/${stem}"
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test_suite/programs/check_verdicts.py
+        --root ${E_DIR} --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda>
+        --timeout 110 --program ${outdir}/${stem})
+    set_tests_properties("${E_PREFIX}: ${topic}/${stem}" PROPERTIES LABELS suite TIMEOUT 240)
+  endforeach()
+endfunction()
