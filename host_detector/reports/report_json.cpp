@@ -101,6 +101,7 @@ json StreamSideJson(const ResolvedStreamOrderRace::Side& s) {
   return json{{"operation", op.kernel ? "kernel" : op.api == "cudaMemsetAsync" ? "set" : "copy"},
               {"api", op.api},
               {"stream", op.stream_id},
+              {"graph_node", IsGraphNode(op)},
               {"launch_id", op.kernel ? json(op.launch_id) : json(nullptr)},
               {"kernel", op.kernel ? json(s.kernel) : json(nullptr)},
               {"access", op.write ? "write" : "read"},

@@ -7,8 +7,10 @@ namespace barracuda::reports {
 std::string StreamSideHeadline(const ResolvedStreamOrderRace::Side& side) {
   const ReportContext::StreamOpSide& op = side.op;
   std::string what = ptx::Cat(op.strong ? "strong " : "", op.write ? "write" : "read", " by ");
-  if (op.kernel) return what + ptx::Cat("kernel ", side.kernel, " (launch ", op.launch_id, ", stream ", op.stream_id, ")");
-  return what + ptx::Cat(op.api, " (stream ", op.stream_id, ")");
+  const std::string stream =
+      IsGraphNode(op) ? std::string("a node of a graph") : ptx::Cat("stream ", op.stream_id);
+  if (op.kernel) return what + ptx::Cat("kernel ", side.kernel, " (launch ", op.launch_id, ", ", stream, ")");
+  return what + ptx::Cat(op.api, " (", stream, ")");
 }
 
 std::vector<ResolvedStreamOrderRace> ResolveStreamOrderRaces(const ReportContext& context) {

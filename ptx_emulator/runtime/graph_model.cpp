@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "ptx_emulator/runtime/runtime_state.h"
+#include "ptx_emulator/runtime/stream_order.h"
 
 namespace barracuda::cudart {
 
@@ -149,16 +150,46 @@ cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
     case cudaGraphNodeTypeHost: return CallHostFunction(stream, n.host.fn, n.host.userData);
     case cudaGraphNodeTypeEventRecord: return RecordEvent(n.event, stream);
     case cudaGraphNodeTypeWaitEvent: return WaitEvent(stream, n.event);
-    case cudaGraphNodeTypeGraph: return RunGraph(*n.child, stream, per_thread);
-    default: return cudaSuccess;  // empty nodes only order others
+    default: return cudaSuccess;  // empty nodes (child graphs: RunNodes) only order others
   }
+}
+
+// Runs the nodes in topological order; for stream-order checks each node is
+// a timeline of its own ordered after its dependencies and `base` (what the
+// launching stream had issued), so nodes without an edge between them are
+// unordered as on a GPU. `all` collects every node's clock.
+cudaError_t RunNodes(const Graph& graph, cudaStream_t stream, bool per_thread, const StreamOrder::Clock& base,
+                     StreamOrder::Clock* all) {
+  absl::flat_hash_map<const GraphNode*, StreamOrder::Clock> after;
+  for (GraphNode* n : graph.order) {
+    StreamOrder::Clock before = base;
+    for (const GraphNode* d : n->deps) StreamOrder::Join(before, after[d]);
+    StreamOrder::Clock done;
+    if (n->type == cudaGraphNodeTypeGraph) {
+      done = before;
+      if (cudaError_t e = RunNodes(*n->child, stream, per_thread, before, &done)) return e;
+    } else {
+      StreamOrder::NodeScope scope(std::move(before));
+      if (cudaError_t e = RunNode(*n, stream, per_thread)) return e;
+      done = scope.after();
+    }
+    StreamOrder::Join(*all, done);
+    after[n] = std::move(done);
+  }
+  return cudaSuccess;
 }
 }  // namespace
 
 cudaError_t RunGraph(const Graph& graph, cudaStream_t stream, bool per_thread) {
-  for (GraphNode* n : graph.order)
-    if (cudaError_t e = RunNode(*n, stream, per_thread)) return e;
-  return cudaSuccess;
+  Runtime& rt = Runtime::Get();
+  StreamOrder& order = StreamOrder::Get();
+  const uint64_t stream_id = rt.StreamId(stream, per_thread);
+  const bool non_blocking = rt.NonBlocking(stream);
+  const StreamOrder::Clock base = order.BeginGraph(stream_id, non_blocking);
+  StreamOrder::Clock all = base;
+  const cudaError_t e = RunNodes(graph, stream, per_thread, base, &all);
+  order.EndGraph(stream_id, non_blocking, all);
+  return e;
 }
 
 bool SameTopology(const Graph& exec_graph, const Graph& graph, cudaGraphExecUpdateResult* result,

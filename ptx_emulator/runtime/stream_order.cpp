@@ -33,18 +33,38 @@ bool StreamOrder::active() const {
   return active_;
 }
 
-void StreamOrder::Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op) {
-  std::lock_guard<std::mutex> lock(mu_);
+namespace {
+thread_local StreamOrder::NodeScope::State* current_node = nullptr;
+}  // namespace
+
+// What an operation issued now on `stream_id` is ordered after.
+StreamOrder::Clock StreamOrder::Before(uint64_t stream_id, bool non_blocking) {
   non_blocking_[stream_id] = non_blocking;
   Clock before = host_;
   Join(before, streams_[stream_id]);
-  const bool legacy = stream_id == 0;
-  if (legacy) {
+  if (stream_id == 0) {
     for (const auto& [s, clock] : streams_)
       if (!non_blocking_[s]) Join(before, clock);
   } else if (!non_blocking) {
     Join(before, streams_[0]);
   }
+  return before;
+}
+
+void StreamOrder::Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (NodeScope::State* node = current_node) {  // the work of a graph node
+    const uint64_t tick = ++node->tick;
+    op.stream_id = node->timeline;
+    op.tick = tick;
+    op.before.assign(node->before.begin(), node->before.end());
+    op.after_barrier = barrier_pending_;
+    barrier_pending_ = false;
+    node->before[node->timeline] = tick;
+    return;
+  }
+  Clock before = Before(stream_id, non_blocking);
+  const bool legacy = stream_id == 0;
   Clock& mine = streams_[stream_id];
   const uint64_t tick = (mine.contains(stream_id) ? mine[stream_id] : 0) + 1;
   op.stream_id = stream_id;
@@ -83,6 +103,35 @@ void StreamOrder::HostWaitEvent(const void* event) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = events_.find(event); it != events_.end()) Join(host_, it->second);
 }
+
+StreamOrder::Clock StreamOrder::BeginGraph(uint64_t stream_id, bool non_blocking) {
+  std::lock_guard<std::mutex> lock(mu_);
+  active_ = true;
+  return Before(stream_id, non_blocking);
+}
+
+void StreamOrder::EndGraph(uint64_t stream_id, bool non_blocking, const Clock& all) {
+  std::lock_guard<std::mutex> lock(mu_);
+  non_blocking_[stream_id] = non_blocking;
+  Join(streams_[stream_id], all);
+  if (stream_id == 0)
+    for (auto& [s, clock] : streams_)
+      if (s != 0 && !non_blocking_[s]) Join(clock, all);
+}
+
+StreamOrder::NodeScope::NodeScope(Clock before) : outer_(current_node) {
+  StreamOrder& order = StreamOrder::Get();
+  {
+    std::lock_guard<std::mutex> lock(order.mu_);
+    state_.timeline = order.next_graph_timeline_++;
+  }
+  state_.before = std::move(before);
+  current_node = &state_;
+}
+
+StreamOrder::NodeScope::~NodeScope() { current_node = outer_; }
+
+StreamOrder::Clock StreamOrder::NodeScope::after() const { return state_.before; }
 
 void StreamOrder::Barrier() {
   std::lock_guard<std::mutex> lock(mu_);

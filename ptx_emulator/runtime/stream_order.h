@@ -39,7 +39,12 @@ namespace barracuda::cudart {
 
 class StreamOrder {
  public:
+  using Clock = absl::flat_hash_map<uint64_t, uint64_t>;  // stream (timeline) -> tick
   static StreamOrder& Get();
+  static void Join(Clock& into, const Clock& from);
+  // Graph nodes run on timelines of their own, numbered from here up (stream
+  // ids are below): reports call such a side "a node of a graph".
+  static constexpr uint64_t kFirstGraphNodeTimeline = uint64_t{1} << 48;
 
   // A stream other than the default ones exists: from now on operations are
   // sent to the session (before, all work is on one stream and ordered).
@@ -56,10 +61,36 @@ class StreamOrder {
   void Barrier();  // device-wide: everything before is ordered before everything after
   void Reset();    // cudaDeviceReset
 
+  // A graph launched on `stream_id` (activates the order: nodes without an
+  // edge between them may run at the same time even on one stream). Returns
+  // the clock its root nodes start from; EndGraph orders the stream's later
+  // work after `all` (the join of every node's clock).
+  Clock BeginGraph(uint64_t stream_id, bool non_blocking);
+  void EndGraph(uint64_t stream_id, bool non_blocking, const Clock& all);
+  // While alive, this thread's operations are the work of one graph node:
+  // a timeline of its own, ordered after `before` (its dependencies).
+  class NodeScope {
+   public:
+    explicit NodeScope(Clock before);
+    ~NodeScope();
+    NodeScope(const NodeScope&) = delete;
+    NodeScope& operator=(const NodeScope&) = delete;
+    Clock after() const;  // `before` and this node's own work
+    struct State {
+      uint64_t timeline = 0;
+      uint64_t tick = 0;
+      Clock before;
+    };
+
+   private:
+    State state_;
+    State* outer_;
+  };
+
  private:
-  using Clock = absl::flat_hash_map<uint64_t, uint64_t>;  // stream -> tick
-  static void Join(Clock& into, const Clock& from);
+  Clock Before(uint64_t stream_id, bool non_blocking);  // mu_ held
   mutable std::mutex mu_;
+  uint64_t next_graph_timeline_ = kFirstGraphNodeTimeline;
   bool active_ = false;
   bool barrier_pending_ = false;
   Clock host_;

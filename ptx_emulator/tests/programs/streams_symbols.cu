@@ -24,7 +24,7 @@ __global__ void scale_add(const float* in, float* out, int n, int which) {
     out[i] = in[i] * scale[which] + offsets[i % 8];
     atomicAdd(&total, 1);
   }
-  if (i == 0) launches += 1;
+  if (i == 0) atomicAdd(&launches, 1);  // two streams run this kernel at once (a stream-order race as += 1)
 }
 
 __global__ void count_up(int* counter) { atomicAdd(counter, 1); }
