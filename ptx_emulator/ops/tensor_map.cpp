@@ -114,9 +114,9 @@ absl::Status Encode(void* out, const TiledArgs& a, const Im2colArgs* im) {
     for (uint32_t j = 0; j + 2 < a.rank; ++j)
       for (const int* corner : {im->pixel_box_lower_corner, im->pixel_box_upper_corner})
         if (corner[j] < lo || corner[j] > hi)
-          return Invalid(absl::StrCat(corner == im->pixel_box_lower_corner ? "pixelBoxLowerCorner[" : "pixelBoxUpperCorner[",
-                                      j, "] = ", corner[j], " is not in [", lo, ", ", hi, "] for tensorRank ",
-                                      a.rank));
+          return Invalid(absl::StrCat(
+              corner == im->pixel_box_lower_corner ? "pixelBoxLowerCorner[" : "pixelBoxUpperCorner[", j, "] = ",
+              corner[j], " is not in [", lo, ", ", hi, "] for tensorRank ", a.rank));
   }
   const uint32_t t = a.data_type;
   const bool packed16 = IsPacked16B(t);

@@ -12,9 +12,10 @@
 //       [tensorMap, {c0, ...}], [srcMem]{, policy}
 // with N = 1..5 and redOp .add, .min, .max, .inc, .dec, .and, .or, .xor (the
 // element type is the map's). The reduction walks the box as the store does
-// and combines each element inside the tensor with the global one atomically. The tensor map is the emulator's own encoding
-// (tensor_map.h), read through the generic address of the kernel parameter
-// (or any generic address holding one).
+// and combines each element inside the tensor with the global one
+// atomically. The tensor map is the emulator's own encoding (tensor_map.h),
+// read through the generic address of the kernel parameter (or any generic
+// address holding one).
 //
 // The box: the coordinates are the box's first element; along dimension i
 // (i >= 1) it takes ceil(boxDim[i] / elementStrides[i]) elements, every

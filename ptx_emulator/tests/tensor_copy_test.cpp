@@ -155,18 +155,24 @@ Tensor Make(std::vector<uint64_t> dim, uint64_t row_elems) {
   return t;
 }
 
-MapParam Encode(const Tensor& t, void* base, std::vector<uint32_t> box, std::vector<uint32_t> es = {},
-                uint32_t type = tmap::kUint32, uint32_t swizzle = tmap::kSwizzleNone, uint32_t oob = 0) {
-  if (es.empty()) es.assign(box.size(), 1);
-  MapParam m;
-  tmap::TiledArgs a;
+// The arguments both encoders take, for tensor `t` at `base` (`es`: the
+// element strides, all 1 when empty; it must outlive `a`).
+void Common(tmap::TiledArgs& a, const Tensor& t, void* base, std::vector<uint32_t>& es, uint32_t type) {
+  if (es.empty()) es.assign(t.dim.size(), 1);
   a.data_type = type;
   a.rank = static_cast<uint32_t>(t.dim.size());
   a.global_address = base;
   a.global_dim = t.dim.data();
   a.global_strides = t.stride_bytes.data();
-  a.box_dim = box.data();
   a.element_strides = es.data();
+}
+
+MapParam Encode(const Tensor& t, void* base, std::vector<uint32_t> box, std::vector<uint32_t> es = {},
+                uint32_t type = tmap::kUint32, uint32_t swizzle = tmap::kSwizzleNone, uint32_t oob = 0) {
+  MapParam m;
+  tmap::TiledArgs a;
+  Common(a, t, base, es, type);
+  a.box_dim = box.data();
   a.swizzle = swizzle;
   a.oob_fill = oob;
   const absl::Status s = tmap::EncodeTiled(m.bytes, a);
@@ -330,6 +336,33 @@ TEST_CASE("TMA load records: async-proxy reads of global, writes of shared, then
   CHECK(released_after);
 }
 
+// A shared -> global TMA kernel (kStore's, or a reduction's) run once over a
+// tensor holding `old`, the shared box holding `box_data`, with records into
+// `sink`: the tensor after it, and per box element the 32-bit word of the
+// tensor it lands on (kOutside: outside the tensor).
+constexpr uint32_t kOutside = 0xffffffffu;
+struct StoreResult {
+  std::vector<uint32_t> after, where;
+};
+StoreResult RunStore(const std::string& kernel, const Tensor& t, const std::vector<uint32_t>& box,
+                     const std::vector<int64_t>& coord, const std::vector<uint32_t>& old,
+                     const std::vector<uint32_t>& box_data, uint32_t type, CollectingSink& sink) {
+  KernelRunner r(kernel);
+  auto g = r.Alloc<uint32_t>(t.elements, old);
+  auto buf = r.Alloc<uint32_t>(box_data.size(), box_data);
+  const MapParam map = Encode(t, g.device, box, {}, type);
+  int32_t c[5] = {};
+  for (size_t i = 0; i < coord.size(); ++i) c[i] = static_cast<int32_t>(coord[i]);
+  r.device().SetSink(&sink);
+  const absl::Status s = r.Launch("k", {1, 1, 1}, {1, 1, 1}, map, c[0], c[1], c[2], c[3], c[4], buf.device, 0u);
+  r.device().SetSink(nullptr);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  std::vector<uint32_t> index(t.elements);
+  for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
+  return {r.Read(g), Reference(t, index, coord, box, {}, kOutside)};
+}
+
 TEST_CASE("TMA store: only the elements inside the tensor are written, reads recorded before writes",
           "[async][tma][records]") {
   struct StoreCase {
@@ -352,29 +385,17 @@ TEST_CASE("TMA store: only the elements inside the tensor are written, reads rec
     uint32_t bytes = sc.box[0] * 4;
     for (size_t i = 1; i < sc.box.size(); ++i) bytes *= sc.box[i];
     const uint32_t rank = static_cast<uint32_t>(sc.dim.size());
-    KernelRunner r(Kernel(kStore, rank, bytes));
     const std::vector<uint32_t> old(t.elements, kPoison);
-    auto g = r.Alloc<uint32_t>(t.elements, old);
     const auto box_data = Iota(bytes / 4, 7);
-    auto buf = r.Alloc<uint32_t>(bytes / 4, box_data);
-    const MapParam map = Encode(t, g.device, sc.box);
-    int32_t c[5] = {};
-    for (size_t i = 0; i < sc.coord.size(); ++i) c[i] = static_cast<int32_t>(sc.coord[i]);
     CollectingSink sink;
-    r.device().SetSink(&sink);
-    const absl::Status s = r.Launch("k", {1, 1, 1}, {1, 1, 1}, map, c[0], c[1], c[2], c[3], c[4], buf.device, 0u);
-    r.device().SetSink(nullptr);
-    INFO(s.message());
-    REQUIRE(s.ok());
+    const StoreResult got =
+        RunStore(Kernel(kStore, rank, bytes), t, sc.box, sc.coord, old, box_data, tmap::kUint32, sink);
     // Reference: scatter the box into a copy of the old tensor.
     std::vector<uint32_t> want = old;
-    std::vector<uint32_t> index(t.elements);
-    for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
-    const auto where = Reference(t, index, sc.coord, sc.box, {}, 0xffffffffu);
     uint32_t inside = 0;
-    for (size_t e = 0; e < where.size(); ++e)
-      if (where[e] != 0xffffffffu) want[where[e]] = box_data[e], ++inside;
-    CHECK(r.Read(g) == want);
+    for (size_t e = 0; e < got.where.size(); ++e)
+      if (got.where[e] != kOutside) want[got.where[e]] = box_data[e], ++inside;
+    CHECK(got.after == want);
     uint32_t read_bytes = 0, write_bytes = 0;
     bool write_seen = false, read_after_write = false;
     const uint8_t proxy = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
@@ -461,7 +482,6 @@ TEST_CASE("TMA reduction: each element inside the tensor combines with the globa
     uint32_t bytes = rc.box[0] * 4;
     for (size_t i = 1; i < rc.box.size(); ++i) bytes *= rc.box[i];
     const uint32_t rank = static_cast<uint32_t>(rc.dim.size());
-    KernelRunner r(ReduceKernel(rc.op, rank, bytes));
     // The destination before: mixed signs and sizes (floats: small integers as floats).
     std::vector<uint32_t> old(t.elements), box_data(bytes / 4);
     for (size_t i = 0; i < old.size(); ++i) old[i] = static_cast<uint32_t>(static_cast<int32_t>(i * 37 % 101) - 50);
@@ -472,29 +492,25 @@ TEST_CASE("TMA reduction: each element inside the tensor combines with the globa
       for (size_t i = 0; i < box_data.size(); ++i) box_data[i] = static_cast<uint32_t>(i % 5);
     }
     if (rc.type == "f32") {
-      for (auto& v : old) { const float f = static_cast<float>(static_cast<int32_t>(v)) * 0.25f; std::memcpy(&v, &f, 4); }
-      for (auto& v : box_data) { const float f = static_cast<float>(static_cast<int32_t>(v)) * 0.5f; std::memcpy(&v, &f, 4); }
+      auto scale = [](std::vector<uint32_t>& words, float by) {
+        for (auto& v : words) {
+          const float f = static_cast<float>(static_cast<int32_t>(v)) * by;
+          std::memcpy(&v, &f, 4);
+        }
+      };
+      scale(old, 0.25f);
+      scale(box_data, 0.5f);
     }
-    auto g = r.Alloc<uint32_t>(t.elements, old);
-    auto buf = r.Alloc<uint32_t>(bytes / 4, box_data);
-    const MapParam map = Encode(t, g.device, rc.box, {}, rc.map_type);
-    int32_t c[5] = {};
-    for (size_t i = 0; i < rc.coord.size(); ++i) c[i] = static_cast<int32_t>(rc.coord[i]);
     CollectingSink sink;
-    r.device().SetSink(&sink);
-    const absl::Status s = r.Launch("k", {1, 1, 1}, {1, 1, 1}, map, c[0], c[1], c[2], c[3], c[4], buf.device, 0u);
-    r.device().SetSink(nullptr);
-    INFO(s.message());
-    REQUIRE(s.ok());
+    const StoreResult got =
+        RunStore(ReduceKernel(rc.op, rank, bytes), t, rc.box, rc.coord, old, box_data, rc.map_type, sink);
     // Reference: combine the box into a copy of the old tensor; elements outside are dropped.
     std::vector<uint32_t> want = old;
-    std::vector<uint32_t> index(t.elements);
-    for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
-    const auto where = Reference(t, index, rc.coord, rc.box, {}, 0xffffffffu);
     uint32_t inside = 0;
-    for (size_t e = 0; e < where.size(); ++e)
-      if (where[e] != 0xffffffffu) want[where[e]] = Combine(rc.op, rc.type, want[where[e]], box_data[e]), ++inside;
-    CHECK(r.Read(g) == want);
+    for (size_t e = 0; e < got.where.size(); ++e)
+      if (const uint32_t w = got.where[e]; w != kOutside)
+        want[w] = Combine(rc.op, rc.type, want[w], box_data[e]), ++inside;
+    CHECK(got.after == want);
     // Records: async-proxy reads of the shared box, then one strong atomic per
     // element inside the tensor (relaxed, gpu scope), as cp.reduce.async.bulk's.
     uint32_t read_bytes = 0, atomics = 0;
@@ -701,19 +717,13 @@ std::string Im2colKernel(uint32_t rank, uint32_t bytes) {
 
 MapParam EncodeIm2col(const Tensor& t, void* base, std::vector<int> lower, std::vector<int> upper, uint32_t channels,
                       uint32_t pixels, std::vector<uint32_t> es = {}) {
-  if (es.empty()) es.assign(t.dim.size(), 1);
   MapParam m;
   tmap::Im2colArgs a;
-  a.data_type = tmap::kUint32;
-  a.rank = static_cast<uint32_t>(t.dim.size());
-  a.global_address = base;
-  a.global_dim = t.dim.data();
-  a.global_strides = t.stride_bytes.data();
+  Common(a, t, base, es, tmap::kUint32);
   a.pixel_box_lower_corner = lower.data();
   a.pixel_box_upper_corner = upper.data();
   a.channels_per_pixel = channels;
   a.pixels_per_column = pixels;
-  a.element_strides = es.data();
   const absl::Status s = tmap::EncodeIm2col(m.bytes, a);
   INFO(s.message());
   REQUIRE(s.ok());
@@ -788,7 +798,8 @@ TEST_CASE("TMA im2col load gathers a convolution's columns as the CPU im2col doe
     for (size_t j = 0; j < spatial; ++j) {
       out_dim[j] = (static_cast<int64_t>(cv.dim[j + 1]) + 2 * cv.pad[j] - cv.f[j]) / cv.stride[j] + 1;
       lower[j] = -cv.pad[j];
-      upper[j] = static_cast<int>((out_dim[j] - 1) * cv.stride[j] - cv.pad[j] - (static_cast<int64_t>(cv.dim[j + 1]) - 1));
+      const int64_t last = static_cast<int64_t>(cv.dim[j + 1]) - 1;
+      upper[j] = static_cast<int>((out_dim[j] - 1) * cv.stride[j] - cv.pad[j] - last);
       es[j + 1] = static_cast<uint32_t>(cv.stride[j]);
     }
     // The instruction's coordinates: the first output pixel's window corner.
