@@ -860,18 +860,11 @@ TEST_CASE("TMA im2col: a map of the other mode faults, and cuTensorMapEncodeIm2c
   }
   SECTION("validation") {
     alignas(64) static uint8_t global[4096];
-    const uint64_t dim[4] = {8, 6, 5, 2};
-    const uint64_t strides[3] = {32, 32 * 6, 32 * 30};
-    const uint32_t es[4] = {1, 1, 1, 1};
+    std::vector<uint32_t> es;
     int lower[3] = {-1, -1, 0}, upper[3] = {-1, -1, 0};
     auto args = [&] {
       tmap::Im2colArgs a;
-      a.data_type = tmap::kUint32;
-      a.rank = 4;
-      a.global_address = global;
-      a.global_dim = dim;
-      a.global_strides = strides;
-      a.element_strides = es;
+      Common(a, t, global, es, tmap::kUint32);
       a.pixel_box_lower_corner = lower;
       a.pixel_box_upper_corner = upper;
       a.channels_per_pixel = 8;
