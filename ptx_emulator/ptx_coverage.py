@@ -22,7 +22,7 @@ README = HERE / 'README.md'
 # error naming the form: the launch fails with cudaErrorNotSupported and the
 # run is incomplete), and why some opcodes are not implemented at all.
 NOTES = {
-    'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group), cp.reduce.async.bulk (not f16/bf16 min/max); not TMA im2col/gather4/scatter4, multicast, cp.reduce.async.bulk.tensor',
+    'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group), 3d-5d im2col loads, cp.reduce.async.bulk and cp.reduce.async.bulk.tensor (tile, bulk_group; not f16/bf16 min/max); not TMA im2col::w/im2col_no_offs/gather4/scatter4, multicast',
     'mbarrier': 'all operations, CTA and cluster scope',
     'fence': 'fence.proxy.async orders proxies only (a proxy-fence record); other fence.proxy kinds act as fences',
     'st': 'st.async (cluster shared memory, mbarrier complete_tx) too',
@@ -37,7 +37,7 @@ NOTES = {
     'prefetch': 'no-op', 'prefetchu': 'no-op', 'applypriority': 'no-op', 'discard': 'no-op',
     'wgmma': 'fence, commit_group, wait_group; mma_async m64nNk16 .f32.f16.f16 / .f32.bf16.bf16 (A in registers or shared memory, trans, scale), m64nNk8 .f32.tf32.tf32, m64nNk32 .s32.{s8,u8}.{s8,u8}{.satfinite}, every swizzle mode; not .f16 accumulators, fp8, .b1, wgmma.mma_async.sp, descriptor base offsets',
     'tcgen05': 'not implemented (sm_100a)',
-    'tensormap': 'not implemented (tensormap.replace; maps come from cuTensorMapEncodeTiled)',
+    'tensormap': 'not implemented (tensormap.replace; maps come from cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col)',
     'tex': 'not implemented (textures)', 'tld4': 'not implemented (textures)', 'txq': 'not implemented (textures)',
     'suld': 'not implemented (surfaces)', 'sust': 'not implemented (surfaces)', 'sured': 'not implemented (surfaces)',
     'suq': 'not implemented (surfaces)', 'istypep': 'not implemented (texture/surface types)',

@@ -174,7 +174,7 @@ void MbarrierArrive(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 absl::StatusOr<bool> SelectAsyncCopyOp(const ptx::Instruction& ir, Inst& inst) {
   if (ir.op != ptx::Opcode::kCp) return false;
   if (!ir.modifiers.empty() && ir.modifiers[0] == ".reduce" && ir.HasModifier(".bulk")) {
-    if (ir.HasModifier(".tensor")) return mem::UnimplementedForm(ir, "cp.reduce.async.bulk.tensor is not implemented");
+    if (ir.HasModifier(".tensor")) return SelectTensorReduceOp(ir, inst);
     return SelectBulkReduceOp(ir, inst);
   }
   if (ir.modifiers.empty() || ir.modifiers[0] != ".async")

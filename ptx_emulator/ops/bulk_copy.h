@@ -22,6 +22,7 @@
 #include "device_logger/protocol.h"
 #include "ptx_emulator/core/exec_form.h"
 #include "ptx_emulator/core/warp_context.h"
+#include "ptx_emulator/ops/mem_access.h"
 #include "ptx_rewriter/ir.h"
 
 namespace barracuda::emu::bulk {
@@ -56,6 +57,19 @@ void EmitAccesses(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& sid
 void Fill(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& dst, uint32_t bytes, uint32_t element_bytes,
           uint64_t element);
 
+// The bulk reductions' destination side (cp.reduce.async.bulk and
+// cp.reduce.async.bulk.tensor): `bytes` of `lane`'s destination, element by
+// element (`elem` bytes each), become reduce(dst, src) now, each an atomic
+// read-modify-write recorded, when tracing, as the lane's strong kAtomic
+// (load and store) at `scope`, stamped together with its update (as atom is).
+// The source reads are the caller's to record (EmitAccesses).
+void ReduceElements(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, const Span& dst, uint32_t bytes,
+                    uint32_t elem, mem::ElementReduce reduce, protocol::Scope scope);
+
+// The reduction a cp.reduce.async.bulk{.tensor} names (.add, .min, .max,
+// .inc, .dec, .and, .or, .xor); kNone without one.
+ptx::AtomOp ReduceOpOf(const ptx::Instruction& ir);
+
 // complete_tx of bytes[l] bytes on lane l's mbarrier (bar/bar_log from
 // mbar::ResolveObjects), for the lanes of `exec`: a release of the lane's
 // async records so far (kRelease with kFlagAsync) to the phase's waiters;
@@ -88,6 +102,9 @@ absl::StatusOr<bool> SelectBulkReduceOp(const ptx::Instruction& ir, Inst& inst);
 // cp.async.bulk.tensor (TMA) copies other than the prefetch (called by
 // SelectAsyncCopyOp; tensor_map_copy_ops.cpp).
 absl::StatusOr<bool> SelectTensorCopyOp(const ptx::Instruction& ir, Inst& inst);
+// cp.reduce.async.bulk.tensor (TMA reduction, tile mode, shared::cta to
+// global with bulk_group; tensor_map_copy_ops.cpp).
+absl::StatusOr<bool> SelectTensorReduceOp(const ptx::Instruction& ir, Inst& inst);
 }  // namespace barracuda::emu
 
 #endif  // BARRACUDA_PTX_EMULATOR_OPS_BULK_COPY_H_

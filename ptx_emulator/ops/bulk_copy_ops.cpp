@@ -76,6 +76,36 @@ void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* b
   complete();
 }
 
+void ReduceElements(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, const Span& dst, uint32_t bytes,
+                    uint32_t elem, mem::ElementReduce reduce, protocol::Scope scope) {
+  for (uint32_t off = 0; off < bytes; off += elem) {
+    if (ctx.tracer == nullptr) {
+      reduce(dst.host + off, src.host + off);
+      continue;
+    }
+    protocol::Record r = mem::MakeRecord(inst, ctx, 1u << lane, dst.space, elem, protocol::Op::kAtomic,
+                                         protocol::kFlagLoad | protocol::kFlagStore, scope);
+    r.addr[lane] = dst.log + off;
+    {
+      // Stamp and read-modify-write together, as atom does (mem::ReleaseMutex).
+      std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
+      r.stamp = ctx.tracer->Stamp();
+      reduce(dst.host + off, src.host + off);
+    }
+    ctx.tracer->Emit(r);
+  }
+}
+
+ptx::AtomOp ReduceOpOf(const ptx::Instruction& ir) {
+  static constexpr std::pair<const char*, ptx::AtomOp> kOps[] = {
+      {".add", ptx::AtomOp::kAdd}, {".min", ptx::AtomOp::kMin}, {".max", ptx::AtomOp::kMax},
+      {".inc", ptx::AtomOp::kInc}, {".dec", ptx::AtomOp::kDec}, {".and", ptx::AtomOp::kAnd},
+      {".or", ptx::AtomOp::kOr},   {".xor", ptx::AtomOp::kXor}};
+  for (const auto& [name, op] : kOps)
+    if (ir.HasModifier(name)) return op;
+  return ptx::AtomOp::kNone;
+}
+
 void NoteGroupCopy(WarpCtx& ctx, uint32_t lane, uint32_t reads_end) {
   LaneAsyncCopies& state = State(ctx).lane[lane];
   state.bulk_open.reads_end = std::max(state.bulk_open.reads_end, reads_end);
@@ -213,35 +243,10 @@ void ReduceBulk(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   ForLanes(exec, [&](uint32_t l) {
     const uint32_t n = bytes[l] = static_cast<uint32_t>(size[l]);
     bulk::EmitAccesses(inst, ctx, l, src[l], protocol::Op::kRead, n);
-    for (uint32_t off = 0; off < n; off += elem) {
-      if (ctx.tracer == nullptr) {
-        reduce(dst[l].host + off, src[l].host + off);
-        continue;
-      }
-      protocol::Record r = mem::MakeRecord(inst, ctx, 1u << l, dst[l].space, elem, protocol::Op::kAtomic,
-                                           protocol::kFlagLoad | protocol::kFlagStore, scope);
-      r.addr[l] = dst[l].log + off;
-      {
-        // Stamp and read-modify-write together, as atom does (mem::ReleaseMutex).
-        std::lock_guard<std::mutex> lock(mem::ReleaseMutex());
-        r.stamp = ctx.tracer->Stamp();
-        reduce(dst[l].host + off, src[l].host + off);
-      }
-      ctx.tracer->Emit(r);
-    }
+    bulk::ReduceElements(inst, ctx, l, src[l], dst[l], n, elem, reduce, scope);
     if (!to_shared) bulk::NoteGroupCopy(ctx, l, ctx.async ? ctx.async->lane[l].records : 0);
   });
   if (to_shared) bulk::CompleteTx(inst, ctx, exec, bar, bar_log, bytes);
-}
-
-ptx::AtomOp ReduceOpOf(const ptx::Instruction& ir) {
-  static constexpr std::pair<const char*, ptx::AtomOp> kOps[] = {
-      {".add", ptx::AtomOp::kAdd}, {".min", ptx::AtomOp::kMin}, {".max", ptx::AtomOp::kMax},
-      {".inc", ptx::AtomOp::kInc}, {".dec", ptx::AtomOp::kDec}, {".and", ptx::AtomOp::kAnd},
-      {".or", ptx::AtomOp::kOr},   {".xor", ptx::AtomOp::kXor}};
-  for (const auto& [name, op] : kOps)
-    if (ir.HasModifier(name)) return op;
-  return ptx::AtomOp::kNone;
 }
 
 }  // namespace
@@ -259,7 +264,7 @@ absl::StatusOr<bool> SelectBulkReduceOp(const ptx::Instruction& ir, Inst& inst) 
       (to_shared && inst.ops[3].kind != Opnd::Kind::kAddress))
     return mem::UnimplementedForm(ir, to_shared ? "[dst], [src], size, [mbar] expected" : "[dst], [src], size expected");
   const ptx::Type type = ir.info.type();
-  const mem::ElementReduce reduce = mem::SelectElementReduce(ReduceOpOf(ir), type);
+  const mem::ElementReduce reduce = mem::SelectElementReduce(bulk::ReduceOpOf(ir), type);
   if (reduce == nullptr) return mem::UnimplementedForm(ir, "reduction not implemented for this operation and type");
   inst.fn = &ReduceBulk;
   inst.imm = reinterpret_cast<uint64_t>(reduce);

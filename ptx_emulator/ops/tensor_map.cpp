@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -11,8 +12,10 @@ namespace barracuda::emu::tmap {
 
 namespace {
 
-absl::Status Invalid(std::string what) {
-  return absl::InvalidArgumentError(absl::StrCat("cuTensorMapEncodeTiled: ", what));
+// `im` (im2col only) selects the function named in the messages.
+absl::Status Invalid(std::string what, const void* im = nullptr) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(im != nullptr ? "cuTensorMapEncodeIm2col: " : "cuTensorMapEncodeTiled: ", what));
 }
 
 bool IsPacked16B(uint32_t t) { return t == k16U4Align16B || t == k16U6Align16B; }
@@ -76,7 +79,13 @@ uint64_t NanFill(uint32_t t) {
   }
 }
 
-absl::Status EncodeTiled(void* out, const TiledArgs& a) {
+namespace {
+
+// Both encoders: `im` is null for cuTensorMapEncodeTiled (box from a.box_dim)
+// and the im2col arguments for cuTensorMapEncodeIm2col (box: channels per
+// pixel by pixels per column; a.box_dim is not read).
+absl::Status Encode(void* out, const TiledArgs& a, const Im2colArgs* im) {
+  auto Invalid = [im](std::string what) { return tmap::Invalid(std::move(what), im); };
   if (out == nullptr) return Invalid("tensorMap is null");
   if (reinterpret_cast<uintptr_t>(out) % kAlign != 0) return Invalid("tensorMap is not 64-byte aligned");
   if (a.data_type > k16U6Align16B) return Invalid(absl::StrCat("unknown tensorDataType ", a.data_type));
@@ -86,9 +95,29 @@ absl::Status EncodeTiled(void* out, const TiledArgs& a) {
   if (a.l2_promotion > kL2_256B) return Invalid(absl::StrCat("unknown l2Promotion ", a.l2_promotion));
   if (a.oob_fill > kOobFillNanRequestZeroFma) return Invalid(absl::StrCat("unknown oobFill ", a.oob_fill));
   if (a.interleave != kInterleaveNone && a.rank < 3) return Invalid("an interleaved layout needs tensorRank >= 3");
-  if (a.global_dim == nullptr || a.box_dim == nullptr || a.element_strides == nullptr ||
+  if (im != nullptr && (a.rank < 3 || a.rank > 5))
+    return Invalid(absl::StrCat("tensorRank ", a.rank, " is not 3, 4 or 5"));
+  if (a.global_dim == nullptr || (im == nullptr && a.box_dim == nullptr) || a.element_strides == nullptr ||
       (a.rank > 1 && a.global_strides == nullptr))
-    return Invalid("null globalDim, globalStrides, boxDim or elementStrides");
+    return Invalid(im == nullptr ? "null globalDim, globalStrides, boxDim or elementStrides"
+                                 : "null globalDim, globalStrides or elementStrides");
+  uint32_t box0 = im == nullptr ? a.box_dim[0] : im->channels_per_pixel;
+  if (im != nullptr) {
+    if (im->pixel_box_lower_corner == nullptr || im->pixel_box_upper_corner == nullptr)
+      return Invalid("null pixelBoxLowerCorner or pixelBoxUpperCorner");
+    if (box0 == 0 || box0 > 256) return Invalid(absl::StrCat("channelsPerPixel = ", box0, " is not in (0, 256]"));
+    if (im->pixels_per_column == 0 || im->pixels_per_column > 1024)
+      return Invalid(absl::StrCat("pixelsPerColumn = ", im->pixels_per_column, " is not in (0, 1024]"));
+    // The corners' range shrinks with the rank: 16, 8 or 5 signed bits.
+    const int bits = a.rank == 3 ? 16 : a.rank == 4 ? 8 : 5;
+    const int lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
+    for (uint32_t j = 0; j + 2 < a.rank; ++j)
+      for (const int* corner : {im->pixel_box_lower_corner, im->pixel_box_upper_corner})
+        if (corner[j] < lo || corner[j] > hi)
+          return Invalid(absl::StrCat(
+              corner == im->pixel_box_lower_corner ? "pixelBoxLowerCorner[" : "pixelBoxUpperCorner[", j, "] = ",
+              corner[j], " is not in [", lo, ", ", hi, "] for tensorRank ", a.rank));
+  }
   const uint32_t t = a.data_type;
   const bool packed16 = IsPacked16B(t);
   const uint64_t address = reinterpret_cast<uintptr_t>(a.global_address);
@@ -98,7 +127,7 @@ absl::Status EncodeTiled(void* out, const TiledArgs& a) {
   for (uint32_t i = 0; i < a.rank; ++i) {
     if (a.global_dim[i] == 0 || a.global_dim[i] > (uint64_t{1} << 32))
       return Invalid(absl::StrCat("globalDim[", i, "] = ", a.global_dim[i], " is not in (0, 2^32]"));
-    if (a.box_dim[i] == 0 || a.box_dim[i] > 256)
+    if (im == nullptr && (a.box_dim[i] == 0 || a.box_dim[i] > 256))
       return Invalid(absl::StrCat("boxDim[", i, "] = ", a.box_dim[i], " is not in (0, 256]"));
     if (a.element_strides[i] == 0 || a.element_strides[i] > 8)
       return Invalid(absl::StrCat("elementStrides[", i, "] = ", a.element_strides[i], " is not in (0, 8]"));
@@ -112,10 +141,11 @@ absl::Status EncodeTiled(void* out, const TiledArgs& a) {
       return Invalid(absl::StrCat("globalStrides[", i, "] = ", s, " is not a multiple of ", stride_align,
                                   " below 2^40"));
   }
-  const uint64_t inner = RunBytes(t, a.box_dim[0]);
+  const char* box0_name = im == nullptr ? "boxDim[0]" : "channelsPerPixel";
+  const uint64_t inner = RunBytes(t, box0);
   if (a.interleave == kInterleaveNone && inner % 16 != 0)
-    return Invalid(absl::StrCat("boxDim[0] * element size = ", inner, " bytes is not a multiple of 16"));
-  if (packed16 && a.box_dim[0] != 128) return Invalid("boxDim[0] must be 128 for this type");
+    return Invalid(absl::StrCat(box0_name, " * element size = ", inner, " bytes is not a multiple of 16"));
+  if (packed16 && box0 != 128) return Invalid(absl::StrCat(box0_name, " must be 128 for this type"));
   if (a.interleave == kInterleaveNone && a.swizzle != kSwizzleNone && inner > SwizzleSpan(a.swizzle))
     return Invalid(absl::StrCat("the box inner dimension (", inner, " bytes) exceeds the swizzle span (",
                                 SwizzleSpan(a.swizzle), " bytes)"));
@@ -142,8 +172,16 @@ absl::Status EncodeTiled(void* out, const TiledArgs& a) {
   m[8] = static_cast<uint8_t>(a.l2_promotion);
   m[9] = static_cast<uint8_t>(a.oob_fill);
   m[10] = static_cast<uint8_t>(ElementBytes(t));
+  m[11] = im != nullptr ? 1 : 0;
+  if (im != nullptr) {
+    Put<uint16_t>(m, 22, static_cast<uint16_t>(im->pixels_per_column - 1));
+    for (uint32_t j = 0; j + 2 < a.rank; ++j) {
+      Put<int16_t>(m, 88 + 2 * j, static_cast<int16_t>(im->pixel_box_lower_corner[j]));
+      Put<int16_t>(m, 94 + 2 * j, static_cast<int16_t>(im->pixel_box_upper_corner[j]));
+    }
+  }
   for (uint32_t i = 0; i < a.rank; ++i) {
-    m[12 + i] = static_cast<uint8_t>(a.box_dim[i] - 1);
+    m[12 + i] = static_cast<uint8_t>(im != nullptr ? (i == 0 ? box0 - 1 : 0) : a.box_dim[i] - 1);
     m[17 + i] = static_cast<uint8_t>(a.element_strides[i]);
     Put<uint32_t>(m, 32 + 4 * i, static_cast<uint32_t>(a.global_dim[i] - 1));
   }
@@ -152,6 +190,12 @@ absl::Status EncodeTiled(void* out, const TiledArgs& a) {
   std::memcpy(out, m, kBytes);
   return absl::OkStatus();
 }
+
+}  // namespace
+
+absl::Status EncodeTiled(void* out, const TiledArgs& a) { return Encode(out, a, nullptr); }
+
+absl::Status EncodeIm2col(void* out, const Im2colArgs& a) { return Encode(out, a, &a); }
 
 absl::Status ReplaceAddress(void* map, const void* global_address) {
   if (map == nullptr || reinterpret_cast<uintptr_t>(map) % kAlign != 0)
@@ -172,8 +216,8 @@ absl::Status ReplaceAddress(void* map, const void* global_address) {
 absl::StatusOr<TensorMap> Decode(const uint8_t* m) {
   if (Get<uint32_t>(m, 0) != kMagic)
     return absl::InvalidArgumentError(
-        "not a tensor map made by the emulator's cuTensorMapEncodeTiled (the emulator reads only its own "
-        "encoding)");
+        "not a tensor map made by the emulator's cuTensorMapEncodeTiled or cuTensorMapEncodeIm2col (the "
+        "emulator reads only its own encoding)");
   TensorMap t;
   t.data_type = m[4];
   t.rank = m[5];
@@ -182,6 +226,15 @@ absl::StatusOr<TensorMap> Decode(const uint8_t* m) {
   t.l2_promotion = m[8];
   t.oob_fill = m[9];
   t.element_bytes = m[10];
+  t.im2col = m[11] == 1;
+  if (m[11] > 1 || (t.im2col && t.rank < 3)) return absl::InvalidArgumentError("corrupt tensor map");
+  if (t.im2col) {
+    t.pixels = uint32_t{Get<uint16_t>(m, 22)} + 1;
+    for (uint32_t j = 0; j + 2 < t.rank; ++j) {
+      t.lower[j] = Get<int16_t>(m, 88 + 2 * j);
+      t.upper[j] = Get<int16_t>(m, 94 + 2 * j);
+    }
+  }
   if (t.rank == 0 || t.rank > kMaxRank || t.data_type > k16U6Align16B || t.element_bytes != ElementBytes(t.data_type))
     return absl::InvalidArgumentError("corrupt tensor map");
   t.address = Get<uint64_t>(m, 24);

@@ -16,18 +16,21 @@
 //    8  u8   L2 promotion (CUtensorMapL2promotion value)
 //    9  u8   out-of-bound fill (CUtensorMapFloatOOBfill value)
 //   10  u8   element size in bytes (0 for the packed sub-byte types)
-//   11  u8   reserved
-//   12  u8   boxDim[i] - 1, i < 5
+//   11  u8   mode: 0 tiled (cuTensorMapEncodeTiled), 1 im2col (cuTensorMapEncodeIm2col)
+//   12  u8   boxDim[i] - 1, i < 5 (im2col: channelsPerPixel - 1 in [0], the rest 0)
 //   17  u8   elementStrides[i], i < 5
-//   22  u16  reserved
+//   22  u16  im2col: pixelsPerColumn - 1 (tiled: 0)
 //   24  u64  global address
 //   32  u32  globalDim[i] - 1, i < 5 (globalDim is at most 2^32)
 //   52  u32  reserved
 //   56  u64  globalStrides[i], i < 4 (bytes, dimension i + 1)
-//   88  ...  reserved up to 128
+//   88  s16  im2col: pixelBoxLowerCorner[j], j < 3 (spatial dimension j + 1: W, H, D)
+//   94  s16  im2col: pixelBoxUpperCorner[j], j < 3
+//  100  ...  reserved up to 128
 //
 // Validation follows the CUDA driver API documentation of
-// cuTensorMapEncodeTiled (cuda.h, "Tensor Map Object Management").
+// cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col (cuda.h, "Tensor Map
+// Object Management").
 #ifndef BARRACUDA_PTX_EMULATOR_OPS_TENSOR_MAP_H_
 #define BARRACUDA_PTX_EMULATOR_OPS_TENSOR_MAP_H_
 
@@ -78,6 +81,19 @@ struct TiledArgs {
 // nothing is written then.
 absl::Status EncodeTiled(void* out, const TiledArgs& args);
 
+// What cuTensorMapEncodeIm2col is given: the tiled arguments without boxDim
+// (rank 3..5), the bounding box's corners (rank - 2 signed offsets each,
+// spatial dimensions innermost first: W, H, D; the lower one from the
+// tensor's origin, the upper one from its last element) and the box's
+// channels per pixel and pixels.
+struct Im2colArgs : TiledArgs {
+  const int* pixel_box_lower_corner = nullptr;
+  const int* pixel_box_upper_corner = nullptr;
+  uint32_t channels_per_pixel = 0;
+  uint32_t pixels_per_column = 0;
+};
+absl::Status EncodeIm2col(void* out, const Im2colArgs& args);
+
 // cuTensorMapReplaceAddress: a new global address for a map EncodeTiled
 // wrote, with its alignment rule (16 bytes; 32 with INTERLEAVE_32B or the
 // packed ALIGN16B types).
@@ -95,8 +111,11 @@ struct TensorMap {
   uint64_t address = 0;
   uint64_t dim[kMaxRank] = {};
   uint64_t stride[kMaxRank] = {};  // bytes; stride[0] = element_bytes
-  uint32_t box[kMaxRank] = {};
+  uint32_t box[kMaxRank] = {};  // im2col: box[0] = channelsPerPixel, the rest 1
   uint32_t element_stride[kMaxRank] = {};
+  bool im2col = false;
+  uint32_t pixels = 0;  // im2col: pixelsPerColumn
+  int32_t lower[kMaxRank - 2] = {}, upper[kMaxRank - 2] = {};  // im2col: the bounding box's corners
 };
 
 // Reads a map written by EncodeTiled; InvalidArgument when the bytes are not

@@ -1,7 +1,8 @@
 // cudaGetDriverEntryPoint{,ByVersion}{,_ptsz}: the driver functions a
 // program may fetch through the runtime. The emulator has no CUDA driver, so
 // the table holds the emulator's own implementations: the TMA tensor-map
-// functions (cuTensorMapEncodeTiled, cuTensorMapReplaceAddress), whose maps
+// functions (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col,
+// cuTensorMapReplaceAddress), whose maps
 // only the emulator's cp.async.bulk.tensor understands (ops/tensor_map.h),
 // and cuGetErrorString / cuGetErrorName, which programs fetch beside them to
 // print the CUresults these return.
@@ -39,24 +40,52 @@ static_assert(sizeof(CUtensorMap) == tmap::kBytes);
 // The driver (and runtime) version the emulator reports (cudaDriverGetVersion).
 constexpr unsigned kDriverVersion = 13000;
 
-CUresult CUDAAPI EncodeTiled(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
-                             void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
-                             const cuuint32_t* boxDim, const cuuint32_t* elementStrides,
-                             CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
-                             CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+// What cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col both take.
+tmap::TiledArgs Common(CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void* globalAddress,
+                       const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+                       const cuuint32_t* elementStrides, CUtensorMapInterleave interleave,
+                       CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                       CUtensorMapFloatOOBfill oobFill) {
   tmap::TiledArgs a;
   a.data_type = static_cast<uint32_t>(tensorDataType);
   a.rank = tensorRank;
   a.global_address = globalAddress;
   a.global_dim = globalDim;
   a.global_strides = globalStrides;
-  a.box_dim = boxDim;
   a.element_strides = elementStrides;
   a.interleave = static_cast<uint32_t>(interleave);
   a.swizzle = static_cast<uint32_t>(swizzle);
   a.l2_promotion = static_cast<uint32_t>(l2Promotion);
   a.oob_fill = static_cast<uint32_t>(oobFill);
+  return a;
+}
+
+CUresult CUDAAPI EncodeTiled(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                             void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+                             const cuuint32_t* boxDim, const cuuint32_t* elementStrides,
+                             CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                             CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  tmap::TiledArgs a = Common(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, elementStrides,
+                             interleave, swizzle, l2Promotion, oobFill);
+  a.box_dim = boxDim;
   return tmap::EncodeTiled(tensorMap, a).ok() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI EncodeIm2col(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                              void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+                              const int* pixelBoxLowerCorner, const int* pixelBoxUpperCorner,
+                              cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+                              const cuuint32_t* elementStrides, CUtensorMapInterleave interleave,
+                              CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                              CUtensorMapFloatOOBfill oobFill) {
+  tmap::Im2colArgs a;
+  static_cast<tmap::TiledArgs&>(a) = Common(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides,
+                                            elementStrides, interleave, swizzle, l2Promotion, oobFill);
+  a.pixel_box_lower_corner = pixelBoxLowerCorner;
+  a.pixel_box_upper_corner = pixelBoxUpperCorner;
+  a.channels_per_pixel = channelsPerPixel;
+  a.pixels_per_column = pixelsPerColumn;
+  return tmap::EncodeIm2col(tensorMap, a).ok() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI ReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) {
@@ -118,6 +147,7 @@ struct Entry {
 };
 const Entry kEntries[] = {
     {"cuTensorMapEncodeTiled", 12000, reinterpret_cast<void*>(&EncodeTiled)},
+    {"cuTensorMapEncodeIm2col", 12000, reinterpret_cast<void*>(&EncodeIm2col)},
     {"cuTensorMapReplaceAddress", 12000, reinterpret_cast<void*>(&ReplaceAddress)},
     {"cuGetErrorString", 6000, reinterpret_cast<void*>(&ResultString<false>)},
     {"cuGetErrorName", 6000, reinterpret_cast<void*>(&ResultString<true>)},

@@ -327,7 +327,8 @@ $L_wait:
 
 TEST_CASE("cp.reduce.async.bulk forms the emulator does not implement are refused at load", "[async][bulk][reduce]") {
   for (const char* inst : {"cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16 [%rd1], [%r1], 64;",
-                           "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [%r1];"}) {
+                           "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.im2col_no_offs.bulk_group [%rd1, "
+                           "{%r1}], [%r1];"}) {
     INFO(inst);
     const std::string body = std::string(R"(
   .reg .b32 %r<4>;

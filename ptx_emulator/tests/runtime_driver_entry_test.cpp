@@ -1,9 +1,10 @@
 // cudaGetDriverEntryPoint{,ByVersion} of the replacement runtime, through the
 // built library: the query results, and the emulator's cuTensorMapEncodeTiled
-// / cuTensorMapReplaceAddress reached through them.
+// / cuTensorMapEncodeIm2col / cuTensorMapReplaceAddress reached through them.
 #include <catch2/catch.hpp>
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include <cstdint>
 #include <cstring>
@@ -83,6 +84,32 @@ TEST_CASE("cuTensorMapEncodeTiled / ReplaceAddress through the entry point", "[r
   CHECK(replace(&map, static_cast<char*>(g) + 8) == CUDA_ERROR_INVALID_VALUE);
   CUtensorMap junk{};
   CHECK(replace(&junk, g) == CUDA_ERROR_INVALID_VALUE);
+  cudaFree(g);
+}
+
+TEST_CASE("cuTensorMapEncodeIm2col through the entry point", "[runtime][tma][im2col]") {
+  void* e = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+  REQUIRE(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &e, 12000, 0, &q) == cudaSuccess);
+  CHECK(q == cudaDriverEntryPointSuccess);
+  REQUIRE(e != nullptr);
+  // The driver API's own prototype (cuda.h).
+  auto encode = reinterpret_cast<PFN_cuTensorMapEncodeIm2col_v12000>(e);
+  void* g = nullptr;
+  REQUIRE(cudaMalloc(&g, 2 * 5 * 6 * 8 * 4) == cudaSuccess);
+  const cuuint64_t dim[4] = {8, 6, 5, 2}, stride[3] = {32, 32 * 6, 32 * 30};
+  const cuuint32_t es[4] = {1, 1, 1, 1};
+  const int lower[2] = {-1, -1}, upper[2] = {-1, -1}, far[2] = {-1, 200};
+  alignas(64) CUtensorMap map;
+  CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, g, dim, stride, lower, upper, 8, 64, es,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
+  CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, g, dim, stride, lower, far, 8, 64, es,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_ERROR_INVALID_VALUE);  // 4d corners are 8-bit
+  CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, dim, stride, lower, upper, 8, 64, es,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_ERROR_INVALID_VALUE);  // rank 3..5 only
   cudaFree(g);
 }
 
