@@ -2,10 +2,14 @@
 # Checks the built replacement runtime against the real one's interface:
 # soname libcudart.so.13, version node libcudart.so.13, and every function in
 # cudart_exports.txt exported (defined) under that node.
-#   usage: runtime_exports_test.sh LIBRARY EXPORTS_LIST
+# With UNIMPLEMENTED_LIST, also that the list of functions still served by the
+# generated "not supported" stubs (weak definitions) is the checked-in one, so
+# that the README's figure and list stay true (regenerate: see the README).
+#   usage: runtime_exports_test.sh LIBRARY EXPORTS_LIST [UNIMPLEMENTED_LIST]
 set -eu
 lib=$1
 list=$2
+unimplemented=${3:-}
 fail=0
 soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 if [ "$soname" != "libcudart.so.13" ]; then
@@ -43,6 +47,14 @@ if [ "$extra" -ne 0 ]; then
   nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | LC_ALL=C sort -u |
     LC_ALL=C comm -23 - "$list" | head -10
   fail=1
+fi
+if [ -n "$unimplemented" ]; then
+  nm -D --defined-only "$lib" | awk '$2 == "W" { print $3 }' | sed 's/@.*//' | LC_ALL=C sort -u > "$tmp/stubs"
+  if ! LC_ALL=C sort -u "$unimplemented" | grep -v '^#' | cmp -s - "$tmp/stubs"; then
+    echo "FAIL: $unimplemented is not the list of stubbed functions; differences (< listed, > stubbed):"
+    LC_ALL=C sort -u "$unimplemented" | grep -v '^#' | diff - "$tmp/stubs" | head -20
+    fail=1
+  fi
 fi
 [ "$fail" -eq 0 ] && echo "PASS: $(wc -l < "$list") functions exported under libcudart.so.13"
 exit "$fail"
