@@ -14,7 +14,7 @@ for f in barracuda barracudad barracuda-ptx; do strip -o "$b/bin/$f" "$build/bin
 strip -o "$b/lib/libbarracuda_gpu.so" "$build/lib/libbarracuda_gpu.so"
 strip -o "$b/ptx_emulator/libcudart.so.13" "$build/ptx_emulator/libcudart.so.13"
 # Programs: the suite, the library corpus, the example, the emulator benchmarks.
-(cd "$build" && find test_suite/programs test_suite/library examples ptx_emulator/bench \
+(cd "$build" && find test_suite/programs test_suite/library test_suite/memcheck test_suite/streams examples ptx_emulator/bench \
    -type f -perm -u+x ! -name '*.d' ! -path '*CMakeFiles*' -print0 | \
    while IFS= read -r -d '' f; do mkdir -p "$b/$(dirname "$f")"; strip -o "$b/$f" "$f" 2>/dev/null || cp "$f" "$b/$f"; done)
 cp "$build"/examples/*.ptx "$b/examples/" 2>/dev/null || true
