@@ -10,6 +10,7 @@
 // coordinate or at a global address not 16-byte aligned (x = 2, 5 of u32), and
 // wrote whole 16-byte chunks past globalDim[0] when that is not a multiple of
 // 16 bytes, so the tensor's rows here are exactly 16-byte multiples.
+// barracuda-corpus: arch 90 (TMA, mbarrier phases and cp.reduce.async.bulk.tensor need sm_90)
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
