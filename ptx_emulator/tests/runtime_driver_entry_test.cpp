@@ -100,7 +100,7 @@ TEST_CASE("cuTensorMapEncodeIm2col through the entry point", "[runtime][tma][im2
   const cuuint64_t dim[4] = {8, 6, 5, 2}, stride[3] = {32, 32 * 6, 32 * 30};
   const cuuint32_t es[4] = {1, 1, 1, 1};
   const int lower[2] = {-1, -1}, upper[2] = {-1, -1}, far[2] = {-1, 200};
-  alignas(64) CUtensorMap map;
+  CUtensorMap map;
   CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, g, dim, stride, lower, upper, 8, 64, es,
                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
