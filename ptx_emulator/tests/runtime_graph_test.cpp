@@ -286,7 +286,8 @@ TEST_CASE("graphs: calls that the capture rules forbid", "[runtime][graph]") {
   cudaStreamCaptureStatus status{};
 
   CHECK(cudaStreamBeginCapture(nullptr, cudaStreamCaptureModeGlobal) == cudaErrorStreamCaptureUnsupported);
-  CHECK(cudaStreamBeginCapture(s, static_cast<cudaStreamCaptureMode>(7)) == cudaErrorInvalidValue);
+  // 3: not a mode, yet within the enum's value range (7 would be undefined behaviour to pass).
+  CHECK(cudaStreamBeginCapture(s, static_cast<cudaStreamCaptureMode>(3)) == cudaErrorInvalidValue);
   CHECK(cudaStreamEndCapture(s, &graph) == cudaErrorIllegalState);
 
   SECTION("synchronising the capturing stream invalidates the capture") {
