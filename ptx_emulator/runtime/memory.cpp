@@ -102,6 +102,8 @@ thread_local bool in_synchronous_call = false;
 // writes; a synchronous call is waited for by the host, and one that copies
 // within device memory is a device-wide barrier (implicit synchronisation).
 void NoteStreamCopy(void* dst, const void* src, size_t count, cudaStream_t stream) {
+  // Untraced (no session, or one stream only): no lookups on every copy.
+  if (!StreamOpsTraced()) return;
   Runtime& rt = Runtime::Get();
   std::vector<transport::StreamOpInfo::Range> ranges;
   const bool src_device = DeviceRange(src, count), dst_device = DeviceRange(dst, count);
@@ -199,7 +201,7 @@ cudaError_t SetElements(void* dst, size_t pitch, unsigned value, unsigned elemen
   if (!DeviceRange(dst, pitch * (height - 1) + row_bytes)) return rt.Fail(cudaErrorInvalidValue);
   if (in_synchronous_call) {
     StreamOrder::Get().Barrier();  // a synchronous device memory set: implicit synchronisation
-  } else {
+  } else if (StreamOpsTraced()) {
     std::vector<transport::StreamOpInfo::Range> ranges;
     for (size_t row = 0; row < height; ++row)
       ranges.push_back({reinterpret_cast<uint64_t>(dst) + row * pitch, row_bytes, true});

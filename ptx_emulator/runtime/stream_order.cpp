@@ -180,9 +180,11 @@ void Send(transport::StreamOpInfo& op) {
 }
 }  // namespace
 
+bool StreamOpsTraced() { return Runtime::Get().session_sink() != nullptr && StreamOrder::Get().active(); }
+
 void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id) {
   StreamOrder& order = StreamOrder::Get();
-  if (!order.active() || Runtime::Get().session_sink() == nullptr) return;
+  if (!StreamOpsTraced()) return;
   transport::StreamOpInfo op;
   op.kind = transport::StreamOpKind::kKernel;
   op.launch_id = launch_id;
@@ -194,7 +196,7 @@ void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id) {
 void NoteMemoryOp(transport::StreamOpKind kind, const char* api, uint64_t stream_id, bool non_blocking,
                   std::vector<transport::StreamOpInfo::Range> ranges) {
   StreamOrder& order = StreamOrder::Get();
-  if (!order.active() || Runtime::Get().session_sink() == nullptr) return;
+  if (!StreamOpsTraced()) return;
   transport::StreamOpInfo op;
   op.kind = kind;
   op.api = api;

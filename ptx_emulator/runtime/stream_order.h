@@ -103,6 +103,10 @@ class StreamOrder {
 // library: "module+0xoffset" each (addr2line -e module offset names the line).
 std::string HostCallSite();
 
+// Whether operations are sent: the order is active and a session traces.
+// Callers check it before computing what an operation touched.
+bool StreamOpsTraced();
+
 // Session hooks: send the operation when a session traces and the order is
 // active. `sync_call`: a synchronous API call (the host waits for it).
 void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id);
