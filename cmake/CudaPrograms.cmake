@@ -5,8 +5,11 @@
 #   barracuda_cuda_program(NAME n SOURCE f.cu [ARCH 75|90] [OUTPUT_DIR d]
 #                          [NVCC_FLAGS ...] [SOURCES more.cu ...] [INCLUDE_DIRS ...]
 #                          [ARGS ...] [PASS_REGEX re] [REFUSAL_REGEX re] [TIMEOUT s]
-#                          [NO_TEST] [TEST_NAME t])
+#                          [NO_TEST] [TEST_NAME t] [STATIC_TWIN_DIR d])
 # The executable lands in OUTPUT_DIR (default: the current binary dir) as `n`.
+# STATIC_TWIN_DIR (one SOURCE only): the source is compiled once and linked
+# twice, as `n` with -cudart shared and as d/n with -cudart static (nvcc's
+# default), for the checks that both builds give the same verdicts.
 # The test passes when the program exits 0 (and prints PASS_REGEX if given).
 set(BARRACUDA_EMU_LIB_DIR ${CMAKE_BINARY_DIR}/ptx_emulator)
 if(NOT TARGET cuda_programs)
@@ -14,7 +17,7 @@ if(NOT TARGET cuda_programs)
 endif()
 
 function(barracuda_cuda_program)
-  cmake_parse_arguments(P "NO_TEST" "NAME;SOURCE;ARCH;OUTPUT_DIR;PASS_REGEX;REFUSAL_REGEX;TIMEOUT;TEST_NAME" "NVCC_FLAGS;SOURCES;ARGS;INCLUDE_DIRS" ${ARGN})
+  cmake_parse_arguments(P "NO_TEST" "NAME;SOURCE;ARCH;OUTPUT_DIR;PASS_REGEX;REFUSAL_REGEX;TIMEOUT;TEST_NAME;STATIC_TWIN_DIR" "NVCC_FLAGS;SOURCES;ARGS;INCLUDE_DIRS" ${ARGN})
   if(NOT P_ARCH)
     set(P_ARCH 75)
   endif()
@@ -33,15 +36,35 @@ function(barracuda_cuda_program)
     list(APPEND _includes -I${d})
   endforeach()
   set(srcs ${P_SOURCE} ${P_SOURCES})
-  add_custom_command(OUTPUT ${exe}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTPUT_DIR}
-    COMMAND ${NVCC_EXECUTABLE} -cudart shared -lineinfo
-      -gencode "arch=compute_${P_ARCH},code=[sm_${P_ARCH},compute_${P_ARCH}]"
-      ${P_NVCC_FLAGS} ${_includes} ${srcs} -o ${exe} -MD -MF ${exe}.d
-    DEPENDS ${srcs} DEPFILE ${exe}.d
-    COMMENT "nvcc ${P_NAME}" VERBATIM)
+  set(_gencode -gencode "arch=compute_${P_ARCH},code=[sm_${P_ARCH},compute_${P_ARCH}]")
+  set(outputs ${exe})
+  if(P_STATIC_TWIN_DIR)
+    set(obj ${exe}.o)
+    set(twin ${P_STATIC_TWIN_DIR}/${P_NAME})
+    add_custom_command(OUTPUT ${obj}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTPUT_DIR}
+      COMMAND ${NVCC_EXECUTABLE} -c -lineinfo ${_gencode} ${P_NVCC_FLAGS} ${_includes} ${P_SOURCE}
+        -o ${obj} -MD -MF ${obj}.d
+      DEPENDS ${P_SOURCE} DEPFILE ${obj}.d
+      COMMENT "nvcc -c ${P_NAME}" VERBATIM)
+    add_custom_command(OUTPUT ${exe}
+      COMMAND ${NVCC_EXECUTABLE} -cudart shared ${_gencode} ${P_NVCC_FLAGS} ${obj} -o ${exe}
+      DEPENDS ${obj} COMMENT "nvcc -cudart shared ${P_NAME}" VERBATIM)
+    add_custom_command(OUTPUT ${twin}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${P_STATIC_TWIN_DIR}
+      COMMAND ${NVCC_EXECUTABLE} -cudart static ${_gencode} ${P_NVCC_FLAGS} ${obj} -o ${twin}
+      DEPENDS ${obj} COMMENT "nvcc -cudart static ${P_NAME}" VERBATIM)
+    list(APPEND outputs ${twin})
+  else()
+    add_custom_command(OUTPUT ${exe}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${P_OUTPUT_DIR}
+      COMMAND ${NVCC_EXECUTABLE} -cudart shared -lineinfo ${_gencode}
+        ${P_NVCC_FLAGS} ${_includes} ${srcs} -o ${exe} -MD -MF ${exe}.d
+      DEPENDS ${srcs} DEPFILE ${exe}.d
+      COMMENT "nvcc ${P_NAME}" VERBATIM)
+  endif()
   string(MAKE_C_IDENTIFIER "cuda_program_${P_TEST_NAME}" target)
-  add_custom_target(${target} DEPENDS ${exe})
+  add_custom_target(${target} DEPENDS ${outputs})
   add_dependencies(cuda_programs ${target})
   if(P_NO_TEST OR NOT TARGET barracuda_cudart)
     return()

@@ -6,6 +6,8 @@
 #                                    must print PASS, a seeded bug PASS_REGEX
 #   "<prefix>: <topic>/<stem>"      label suite: check_verdicts.py --root <dir>
 #                                    (findings must equal the header's)
+#   "<prefix>: static cudart builds" label suite: the same with every program
+#                                    linked -cudart static (<prefix>-static/)
 include(${PROJECT_SOURCE_DIR}/cmake/CudaPrograms.cmake)
 
 function(barracuda_expected_programs)
@@ -18,6 +20,7 @@ function(barracuda_expected_programs)
     set(outdir ${CMAKE_CURRENT_BINARY_DIR}/${E_PREFIX}/${topic})
     # -g: host debug information, so that reports name the host line of an API call.
     barracuda_cuda_program(NAME ${stem} SOURCE ${E_DIR}/${rel} ARCH 75 OUTPUT_DIR ${outdir}
+      STATIC_TWIN_DIR ${CMAKE_CURRENT_BINARY_DIR}/${E_PREFIX}-static/${topic}
       NVCC_FLAGS -g TEST_NAME ${E_PREFIX}/${topic}/${stem} NO_TEST)
     if(NOT TARGET barracuda_cudart)
       continue()
@@ -37,4 +40,12 @@ function(barracuda_expected_programs)
         --timeout 110 --program ${outdir}/${stem})
     set_tests_properties("${E_PREFIX}: ${topic}/${stem}" PROPERTIES LABELS suite TIMEOUT 240)
   endforeach()
+  # The -cudart static builds (nvcc's default) give the same findings.
+  if(TARGET barracuda_cudart)
+    add_test(NAME "${E_PREFIX}: static cudart builds"
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test_suite/programs/check_verdicts.py
+        --root ${E_DIR} --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda>
+        --timeout 110 --jobs 2 --quiet --programs-dir ${CMAKE_CURRENT_BINARY_DIR}/${E_PREFIX}-static)
+    set_tests_properties("${E_PREFIX}: static cudart builds" PROPERTIES LABELS suite TIMEOUT 600)
+  endif()
 endfunction()

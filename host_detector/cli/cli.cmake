@@ -6,7 +6,7 @@ add_library(barracuda_cli STATIC
   ${CMAKE_CURRENT_LIST_DIR}/schedule_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/supervisor.cpp)
 target_include_directories(barracuda_cli PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(barracuda_cli PUBLIC barracuda_ptx barracuda_transport nlohmann_json::nlohmann_json
+target_link_libraries(barracuda_cli PUBLIC barracuda_ptx barracuda_static_cudart_core barracuda_transport nlohmann_json::nlohmann_json
   ${CMAKE_DL_LIBS})
 
 # With the report writers, suppression files are parsed before the app runs.
@@ -18,7 +18,7 @@ endif()
 add_executable(barracuda ${CMAKE_CURRENT_LIST_DIR}/main.cpp)
 target_compile_definitions(barracuda PRIVATE BARRACUDA_VERSION="${PROJECT_VERSION}")
 target_link_libraries(barracuda PRIVATE barracuda_cli CLI11::CLI11)
-add_dependencies(barracuda barracudad)
+add_dependencies(barracuda barracudad barracuda_static_cudart)
 
 # A stand-in app for supervisor tests: attaches through the emulator's
 # ShmRecordSink as the replacement libcudart would, emits a known racy stream,
@@ -84,6 +84,23 @@ if(BARRACUDA_CUDA_TESTS)
       DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/${_prog}.cu
       COMMENT "nvcc ${_prog}.cu (CLI end-to-end tests)" VERBATIM)
     list(APPEND _cli_programs ${_cli_out}/${_prog})
+  endforeach()
+  # -cudart static (nvcc's default): stripped (refused: no symbol table to find
+  # the runtime by), and the bundled racy example and its fix built nvcc's
+  # default way (taken over at start: static_cudart/).
+  add_custom_command(OUTPUT ${_cli_out}/tiny_static_stripped
+    COMMAND ${NVCC_EXECUTABLE} ${_flags_static_cudart} ${_cli_cu} -o ${_cli_out}/tiny_static_stripped
+    COMMAND strip ${_cli_out}/tiny_static_stripped
+    DEPENDS ${_cli_cu}
+    COMMENT "nvcc tiny_kernel.cu -> tiny_static_stripped (CLI refusal tests)" VERBATIM)
+  list(APPEND _cli_programs ${_cli_out}/tiny_static_stripped)
+  foreach(_example racy_reduction racy_reduction_fixed)
+    add_custom_command(OUTPUT ${_cli_out}/${_example}_static
+      COMMAND ${NVCC_EXECUTABLE} -lineinfo -gencode "arch=compute_75,code=[sm_75,compute_75]"
+        ${PROJECT_SOURCE_DIR}/examples/${_example}.cu -o ${_cli_out}/${_example}_static
+      DEPENDS ${PROJECT_SOURCE_DIR}/examples/${_example}.cu
+      COMMENT "nvcc ${_example}.cu -> ${_example}_static (static CUDA runtime)" VERBATIM)
+    list(APPEND _cli_programs ${_cli_out}/${_example}_static)
   endforeach()
   add_custom_target(cli_test_programs DEPENDS ${_cli_programs})
   add_dependencies(cli_tests cli_test_programs)

@@ -291,6 +291,14 @@ int main(int argc, char** argv) {
     std::cerr << "build the target barracuda_cudart, or set " << kEmuLibEnv << "\n";
     return kExitInternal;
   }
+  const Found static_cudart = program_check.static_runtime ? FindStaticCudartLibrary(self) : Found{};
+  if (program_check.static_runtime && static_cudart.path.empty()) {
+    std::cerr << "barracuda: " << program << " links the CUDA runtime statically, and " << kStaticCudartName
+              << ", which takes it over, was not found; looked for:\n";
+    for (const std::string& s : static_cudart.searched) std::cerr << "  " << s << "\n";
+    std::cerr << "build the target barracuda_static_cudart, or set " << kStaticCudartEnv << "\n";
+    return kExitInternal;
+  }
   Found daemon = FindDaemon(self);
   if (daemon.path.empty()) {
     std::cerr << "barracuda: barracudad not found (looked for " << daemon.searched.front() << "); set "
@@ -368,17 +376,29 @@ int main(int argc, char** argv) {
     if (const std::string args = schedule_plan.SingleArguments(); !args.empty()) schedule_json["arguments"] = args;
     d.insert(d.end(), {"--schedule-json", schedule_json.dump()});
   }
+  std::vector<std::string> preloads;
   if (use_gpu) {
     // The agent is preloaded; records come from its queues, so the emulator
     // (when it plays the GPU) must not trace as well. One ring per GPU queue:
     // up to 256 queues (~1.25 per SM).
-    const char* preload = std::getenv("LD_PRELOAD");
-    plan.app_env.emplace_back("LD_PRELOAD", preload != nullptr && *preload != '\0'
-                                                ? agent.path + ":" + preload : agent.path);
+    preloads.push_back(agent.path);
     plan.app_env.emplace_back("BARRACUDA_BACKEND", "gpu");
     if (verbose) plan.app_env.emplace_back("BARRACUDA_GPU_VERBOSE", "1");
     if (gpu_queue_mb != 0) plan.app_env.emplace_back("BARRACUDA_GPU_QUEUE_MB", std::to_string(gpu_queue_mb));
     plan.layout.rings_per_process = 256;
+  }
+  if (program_check.static_runtime) {
+    // After the agent: the redirection sends the static runtime's entry
+    // points to the agent's hooks where it has them, else to libcudart.so.13.
+    preloads.push_back(static_cudart.path);
+    if (emulated_runtime) plan.app_env.emplace_back("BARRACUDA_CUDART", lib.path + "/" + kEmulatorLibraryName);
+    if (verbose) plan.app_env.emplace_back("BARRACUDA_STATIC_CUDART_VERBOSE", "1");
+  }
+  if (!preloads.empty()) {
+    std::string value;
+    for (const std::string& p : preloads) value += (value.empty() ? "" : ":") + p;
+    if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') value += std::string(":") + old;
+    plan.app_env.emplace_back("LD_PRELOAD", value);
   }
 
   RunOutcome run = RunSession(plan);

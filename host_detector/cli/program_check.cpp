@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
 #include "host_detector/cli/exit_codes.h"
+#include "host_detector/static_cudart/runtime_linkage.h"
 #include "ptx_rewriter/fatbin/elf_fatbins.h"
 #include "ptx_rewriter/fatbin/elf_reader.h"
 
@@ -25,8 +27,9 @@ std::string Cat(const A&... parts) {
 CheckResult Fail(int code, std::string message) { return CheckResult{code, std::move(message), {}}; }
 
 constexpr const char* kNvccAdvice =
-    "build it with nvcc -cudart shared -gencode arch=compute_XX,code=[sm_XX,compute_XX] "
-    "(e.g. arch=compute_75,code=[sm_75,compute_75]; add -lineinfo for source lines in reports)";
+    "build it so that it embeds PTX: nvcc -gencode arch=compute_XX,code=[sm_XX,compute_XX] "
+    "(e.g. arch=compute_75,code=[sm_75,compute_75]; CMake's CUDA_ARCHITECTURES embed PTX by default; "
+    "add -lineinfo for source lines in reports)";
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st{};
@@ -92,25 +95,41 @@ CheckResult CheckProgram(const std::string& path) {
     return Fail(kExitNotCudaProgram, Cat(path, ": malformed CUDA fat binary: ", fatbins.status().message()));
   const bool registers = elf->ImportsSymbol("__cudaRegisterFatBinary");
   bool imports_cuda_api = false;
-  for (const std::string& name : elf->dynamic_imports())
-    if (name.rfind("cuda", 0) == 0 || name.rfind("__cuda", 0) == 0) imports_cuda_api = true;
+  for (const std::string& name : elf->dynamic_imports()) {
+    // The runtime (cuda*, __cuda*), the driver (cuInit, cuModuleLoadData, ...) or NVRTC.
+    const bool driver = name.size() > 2 && name.rfind("cu", 0) == 0 && std::isupper(static_cast<unsigned char>(name[2]));
+    if (name.rfind("cuda", 0) == 0 || name.rfind("__cuda", 0) == 0 || driver || name.rfind("nvrtc", 0) == 0)
+      imports_cuda_api = true;
+  }
   CheckResult ok;
   if (fatbins->fatbins.empty()) {
     if (imports_cuda_api) {
-      // Kernels may live in a shared library the program loads; its PTX is
-      // checked by the runtime when it registers.
-      ok.notes.push_back(Cat(path, " embeds no CUDA kernels but calls the CUDA runtime: kernels in its "
-                                   "shared libraries must embed PTX too"));
+      // Kernels may live in a shared library the program loads, or come as PTX
+      // at run time (driver API, NVRTC); their PTX is checked when loaded.
+      ok.notes.push_back(Cat(path, " embeds no CUDA kernels but calls CUDA: kernels in its shared libraries "
+                                   "or loaded at run time must be PTX"));
       return ok;
     }
     return Fail(kExitNotCudaProgram,
-                Cat(path, ": not a CUDA program (no CUDA fat binary, no CUDA runtime import)"));
+                Cat(path, ": not a CUDA program (no CUDA fat binary, no CUDA runtime or driver import)"));
   }
-  if (!registers)
-    return Fail(kExitStaticCudart,
-                Cat(path, ": the CUDA runtime is linked statically (no dynamic __cudaRegisterFatBinary "
-                          "import; nvcc's default is -cudart static); rebuild with -cudart shared, e.g. ",
-                    kNvccAdvice));
+  if (!registers) {
+    // -cudart static (nvcc's and CMake's default): the runtime is inside the
+    // executable; barracuda redirects its entry points by name (static_cudart/).
+    absl::StatusOr<static_cudart::RuntimeLinkage> linkage = static_cudart::InspectRuntimeLinkage(*elf);
+    if (!linkage.ok())
+      return Fail(kExitNotCudaProgram, Cat(path, ": unreadable symbol table: ", linkage.status().message()));
+    if (linkage->static_runtime && linkage->stripped)
+      return Fail(kExitStaticCudart,
+                  Cat(path, ": the CUDA runtime is linked statically and the executable is stripped (no symbol "
+                            "table), so barracuda cannot find the runtime's functions to take them over; build "
+                            "without stripping (or with -cudart shared)"));
+    if (linkage->static_runtime) {
+      ok.static_runtime = true;
+      ok.notes.push_back(Cat(path, ": CUDA runtime linked statically (", linkage->entry_points.size(),
+                             " entry points): redirected to the shared runtime at start"));
+    }
+  }
   if (fatbins->ptx_count() == 0)
     return Fail(kExitNoPtx, Cat(path, ": embeds no PTX (only GPU machine code, e.g. from code=sm_XX "
                                       "alone); the emulator runs PTX: ", kNvccAdvice));

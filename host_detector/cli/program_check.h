@@ -1,8 +1,9 @@
 // Checks that run before the app: can barracuda run this program at all?
-// The program must be an executable, dynamically linked ELF that imports the
-// CUDA runtime (-cudart shared: a dynamic `__cudaRegisterFatBinary` import) and
+// The program must be an executable, dynamically linked ELF that uses CUDA and
 // embeds PTX (a compute_XX code), because the emulator runs PTX through its own
-// libcudart.so.13 found first on LD_LIBRARY_PATH.
+// libcudart.so.13 found first on LD_LIBRARY_PATH. A statically linked CUDA
+// runtime (-cudart static) is fine when the executable keeps its symbol table:
+// its entry points are redirected at start (host_detector/static_cudart/).
 #ifndef BARRACUDA_HOST_DETECTOR_CLI_PROGRAM_CHECK_H_
 #define BARRACUDA_HOST_DETECTOR_CLI_PROGRAM_CHECK_H_
 
@@ -15,6 +16,7 @@ struct CheckResult {
   int exit_code = 0;    // 0 = fine; else one of exit_codes.h
   std::string message;  // why, and what to do about it
   std::vector<std::string> notes;  // informational (printed with --verbose)
+  bool static_runtime = false;     // -cudart static: preload the redirection library
   bool ok() const { return exit_code == 0; }
 };
 

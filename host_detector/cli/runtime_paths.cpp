@@ -70,15 +70,18 @@ Found FindDaemon(const std::string& self_dir) {
   return f;
 }
 
-Found FindGpuAgent(const std::string& self_dir) {
+namespace {
+
+// A preload library: $env, else <bin>/../lib/<name>, else <bin>/../lib/barracuda/<name>.
+Found FindPreloadLibrary(const std::string& self_dir, const char* env_name, const char* name) {
   Found f;
-  if (const char* env = std::getenv(kGpuAgentEnv); env != nullptr && *env != '\0') {
-    f.searched.push_back(std::string(env) + " ($" + kGpuAgentEnv + ")");
+  if (const char* env = std::getenv(env_name); env != nullptr && *env != '\0') {
+    f.searched.push_back(std::string(env) + " ($" + env_name + ")");
     if (IsFile(env)) f.path = env;
     return f;
   }
   for (const std::string& dir : {self_dir + "/../lib", self_dir + "/../lib/barracuda"}) {
-    const std::string p = dir + "/" + kGpuAgentName;
+    const std::string p = dir + "/" + name;
     f.searched.push_back(p);
     if (IsFile(p)) {
       char real[4096];
@@ -87,6 +90,14 @@ Found FindGpuAgent(const std::string& self_dir) {
     }
   }
   return f;
+}
+
+}  // namespace
+
+Found FindGpuAgent(const std::string& self_dir) { return FindPreloadLibrary(self_dir, kGpuAgentEnv, kGpuAgentName); }
+
+Found FindStaticCudartLibrary(const std::string& self_dir) {
+  return FindPreloadLibrary(self_dir, kStaticCudartEnv, kStaticCudartName);
 }
 
 bool NvidiaGpuPresent() {

@@ -14,6 +14,8 @@ inline constexpr const char* kDaemonEnv = "BARRACUDA_DAEMON";   // path of barra
 inline constexpr const char* kEmulatorLibraryName = "libcudart.so.13";
 inline constexpr const char* kGpuAgentEnv = "BARRACUDA_GPU_AGENT";  // path of libbarracuda_gpu.so
 inline constexpr const char* kGpuAgentName = "libbarracuda_gpu.so";
+inline constexpr const char* kStaticCudartEnv = "BARRACUDA_STATIC_CUDART_LIB";  // path of libbarracuda_static_cudart.so
+inline constexpr const char* kStaticCudartName = "libbarracuda_static_cudart.so";
 
 // Directory of the running executable (/proc/self/exe).
 std::string SelfDirectory();
@@ -33,6 +35,9 @@ Found FindDaemon(const std::string& self_dir);
 // <bin>/../lib/libbarracuda_gpu.so (build tree and install tree), else
 // <bin>/../lib/barracuda/libbarracuda_gpu.so.
 Found FindGpuAgent(const std::string& self_dir);
+// The library preloaded into a -cudart static program (static_cudart/):
+// $BARRACUDA_STATIC_CUDART_LIB, else found like the GPU agent.
+Found FindStaticCudartLibrary(const std::string& self_dir);
 
 // A usable NVIDIA driver and device: /dev/nvidia0 exists and libcuda.so.1 loads.
 bool NvidiaGpuPresent();

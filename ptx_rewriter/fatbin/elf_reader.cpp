@@ -153,6 +153,32 @@ absl::Status ElfFile::ParseDynamicSymbols() {
   return absl::OkStatus();
 }
 
+bool ElfFile::has_symbol_table() const {
+  return std::any_of(sections_.begin(), sections_.end(), [](const ElfSection& s) { return s.type == SHT_SYMTAB; });
+}
+
+absl::StatusOr<std::vector<ElfFunction>> ElfFile::DefinedFunctions() const {
+  std::vector<ElfFunction> out;
+  for (const ElfSection& s : sections_) {
+    if (s.type != SHT_SYMTAB) continue;
+    if (s.link >= sections_.size() || !sections_[s.link].has_file_bytes()) {
+      return Corrupt(absl::StrCat("symbol table links to invalid string table ", s.link));
+    }
+    std::span<const uint8_t> strtab = SectionBytes(sections_[s.link]);
+    std::span<const uint8_t> symtab = SectionBytes(s);
+    for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= symtab.size(); off += sizeof(Elf64_Sym)) {
+      auto sym = Load<Elf64_Sym>(symtab, off);
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC) continue;  // not IFUNC: its value is the resolver
+      if (sym.st_shndx == SHN_UNDEF || sym.st_name == 0) continue;
+      auto name = TableString(strtab, sym.st_name);
+      if (!name) return Corrupt("symbol name is outside the string table");
+      const unsigned bind = ELF64_ST_BIND(sym.st_info);
+      out.push_back(ElfFunction{std::string(*name), sym.st_value, sym.st_size, bind == STB_GLOBAL || bind == STB_WEAK});
+    }
+  }
+  return out;
+}
+
 absl::Status ElfFile::ParseRelativeRelocations() {
   uint32_t relative_type = 0;
   if (machine_ == EM_X86_64) relative_type = R_X86_64_RELATIVE;

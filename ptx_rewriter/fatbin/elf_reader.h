@@ -29,6 +29,14 @@ struct ElfSection {
   bool has_file_bytes() const;  // not SHT_NOBITS / SHT_NULL
 };
 
+// A defined function of the static symbol table (.symtab).
+struct ElfFunction {
+  std::string name;
+  uint64_t value = 0;  // link-time virtual address (add the load base for PIE)
+  uint64_t size = 0;   // st_size: 0 when the assembler did not record it
+  bool global = false; // STB_GLOBAL / STB_WEAK, else STB_LOCAL
+};
+
 struct ElfSegment {
   uint32_t type = 0;  // PT_*
   uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0;
@@ -65,6 +73,12 @@ class ElfFile {
   // Undefined symbols of the dynamic symbol table (the imports).
   const std::vector<std::string>& dynamic_imports() const { return imports_; }
   bool ImportsSymbol(std::string_view name) const;
+
+  // Whether the file keeps its static symbol table (`strip` removes it).
+  bool has_symbol_table() const;
+  // The defined functions of .symtab, in table order; read on demand (large
+  // programs have large tables). Empty when stripped.
+  absl::StatusOr<std::vector<ElfFunction>> DefinedFunctions() const;
 
  private:
   ElfFile() = default;

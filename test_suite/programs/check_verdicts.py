@@ -49,6 +49,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 ROOT = HERE   # the folder of <topic>/<stem>.cu programs (--root)
+PROGRAMS_DIR = None  # where the executables are (--programs-dir), else BUILD/test_suite/<ROOT name>
 HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
 MODELS = ('its', 'lockstep')
 WARNING_KINDS = {'DEPENDENCY_ORDERED', 'SAME_VALUE'}
@@ -122,7 +123,7 @@ def resolve_program(arg, build):
     if p.exists() and not str(p).endswith('.cu'):
         exe = p.resolve()
     else:
-        exe = build / 'test_suite' / ROOT.name / topic / stem
+        exe = (PROGRAMS_DIR or build / 'test_suite' / ROOT.name) / topic / stem
     if not exe.is_file():
         raise UsageError(f'{arg}: executable {exe} not found (build target cuda_programs)')
     return Program(rel, exe)
@@ -440,6 +441,9 @@ def main():
                     help='check only this program (executable, .cu or <topic>/<stem>); may be repeated')
     ap.add_argument('--root', type=pathlib.Path, default=HERE,
                     help='folder of <topic>/<stem>.cu programs (default: %(default)s)')
+    ap.add_argument('--programs-dir', type=pathlib.Path, default=None,
+                    help='executables as <dir>/<topic>/<stem> (default: BUILD/test_suite/<root name>), '
+                         'e.g. the -cudart static builds in BUILD/test_suite/programs-static')
     ap.add_argument('--arg', action='append', default=[], metavar='ARG',
                     help='argument passed to every program, e.g. --arg sort (repeatable)')
     ap.add_argument('--models', default=None,
@@ -455,8 +459,9 @@ def main():
     ap.add_argument('--quiet', '-q', action='store_true', help='print only mismatches and the score')
     args = ap.parse_args()
 
-    global ROOT
+    global ROOT, PROGRAMS_DIR
     ROOT = args.root.resolve()
+    PROGRAMS_DIR = args.programs_dir.resolve() if args.programs_dir else None
     try:
         if args.jobs < 1:
             raise UsageError('--jobs must be at least 1')

@@ -34,6 +34,16 @@ foreach(prog ${_debug_programs})
     ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
 endforeach()
 
+# The same programs linked with -cudart static (nvcc's and CMake's default;
+# test_suite/CMakeLists.txt): barracuda takes the static runtime over
+# (host_detector/static_cudart/) and the verdicts must be the headers' too.
+add_test(NAME "suite: static cudart builds"
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_verdicts.py
+    --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55 --jobs 2 --quiet
+    --programs-dir ${CMAKE_CURRENT_BINARY_DIR}/programs-static)
+set_tests_properties("suite: static cudart builds" PROPERTIES LABELS suite TIMEOUT 900
+  ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+
 # The GPU backend's path on a machine without a GPU (issue 7): the whole suite
 # through `barracuda --backend=gpu --gpu-runtime=emulator`: the preloaded agent
 # instruments each module and drains the logger's queues, the emulator runs

@@ -100,9 +100,9 @@ TEST_CASE("barracuda: refusals", "[cli]") {
   CHECK(Barracuda({"/bin/sh", "-c", "true"}).status == kExitNotCudaProgram);
 #ifdef BARRACUDA_CLI_CUDA_PROGRAMS
   const std::string dir = BARRACUDA_CLI_CUDA_PROGRAMS;
-  Result st = Barracuda({dir + "/tiny_static_cudart"});
+  Result st = Barracuda({dir + "/tiny_static_stripped"});
   CHECK(st.status == kExitStaticCudart);
-  CHECK_THAT(st.err, Catch::Contains("-cudart shared"));
+  CHECK_THAT(st.err, Catch::Contains("stripped"));
   Result np = Barracuda({dir + "/tiny_no_ptx"});
   CHECK(np.status == kExitNoPtx);
   CHECK_THAT(np.err, Catch::Contains("compute_XX"));
@@ -764,6 +764,41 @@ TEST_CASE("barracuda --schedules: a program that fails under some schedules gets
   Result usage = Barracuda({"--schedules", "3", "--schedule-policy", "round-robin", app, "check"});
   CHECK(usage.status == kExitUsage);
   CHECK_THAT(usage.err, Catch::Contains("round-robin is one schedule"));
+}
+
+// nvcc's default build (-cudart static): the runtime inside the executable is
+// taken over at start (static_cudart/), with the same findings as -cudart
+// shared, on the emulator and through the GPU agent (on the emulator here).
+TEST_CASE("barracuda: programs linked with the static CUDA runtime are analysed like shared builds",
+          "[cli][e2e][static-cudart]") {
+  const std::string dir = BARRACUDA_CLI_CUDA_PROGRAMS;
+  std::vector<std::vector<std::string>> backends = {{}};
+  const std::string cli = BARRACUDA_CLI_PATH;
+  if (!FindGpuAgent(cli.substr(0, cli.rfind('/'))).path.empty())
+    backends.push_back({"--backend=gpu", "--gpu-runtime=emulator"});
+  for (const std::vector<std::string>& backend : backends) {
+    std::vector<std::string> args = backend;
+    args.insert(args.end(), {"-v", "--report-json", "-", dir + "/racy_reduction_static"});
+    Result racy = Barracuda(args);
+    INFO(racy.err);
+    CHECK(racy.status == kDefaultErrorExitCode);
+    CHECK_THAT(racy.err, Catch::Contains("CUDA runtime linked statically"));
+    CHECK_THAT(racy.err, Catch::Contains("static CUDA runtime redirected"));
+    CHECK_THAT(racy.err, Catch::Contains("racy_reduction.cu:38"));
+    const size_t brace = racy.out.find('{');
+    REQUIRE(brace != std::string::npos);
+    const nlohmann::json report = nlohmann::json::parse(racy.out.substr(brace));
+    CHECK(report["run"]["complete"] == true);
+    CHECK(report["summary"]["races"] == 1);
+
+    std::vector<std::string> fixed_args = backend;
+    fixed_args.push_back(dir + "/racy_reduction_fixed_static");
+    Result fixed = Barracuda(fixed_args);
+    INFO(fixed.err);
+    CHECK(fixed.status == 0);
+    CHECK_THAT(fixed.out, Catch::Contains("PASS"));
+    CHECK_THAT(fixed.err, Catch::Contains("0 races"));
+  }
 }
 
 TEST_CASE("barracuda: a clean CUDA program is complete and exits 0", "[cli][e2e][not-run]") {

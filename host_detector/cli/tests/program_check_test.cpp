@@ -58,15 +58,24 @@ TEST_CASE("program check: scripts, non-ELF files and non-CUDA programs are refus
 #ifdef BARRACUDA_CLI_CUDA_PROGRAMS
 TEST_CASE("program check: static cudart, no PTX, and a good build (nvcc)", "[cli]") {
   const std::string dir = BARRACUDA_CLI_CUDA_PROGRAMS;
+  // -cudart static: accepted (taken over at start), unless stripped.
   CheckResult st = CheckProgram(dir + "/tiny_static_cudart");
-  CHECK(st.exit_code == kExitStaticCudart);
-  CHECK_THAT(st.message, Catch::Contains("-cudart shared"));
+  INFO(st.message);
+  CHECK(st.ok());
+  CHECK(st.static_runtime);
+  REQUIRE(!st.notes.empty());
+  CHECK_THAT(st.notes[0], Catch::Contains("CUDA runtime linked statically"));
+  CheckResult stripped = CheckProgram(dir + "/tiny_static_stripped");
+  CHECK(stripped.exit_code == kExitStaticCudart);
+  CHECK_THAT(stripped.message, Catch::Contains("stripped"));
+  CHECK_THAT(stripped.message, Catch::Contains("-cudart shared"));
   CheckResult np = CheckProgram(dir + "/tiny_no_ptx");
   CHECK(np.exit_code == kExitNoPtx);
   CHECK_THAT(np.message, Catch::Contains("code=[sm_XX,compute_XX]"));
   CheckResult good = CheckProgram(dir + "/tiny_good");
   INFO(good.message);
   CHECK(good.ok());
+  CHECK_FALSE(good.static_runtime);
   REQUIRE(good.notes.size() == 1);
   CHECK_THAT(good.notes[0], Catch::Contains("1 PTX entry"));
 }
