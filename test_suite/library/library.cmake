@@ -11,6 +11,8 @@
 #   "library: <topic>/<stem> [arg]"          label library: barracuda under each warp model
 #                                            of the header, races must equal the header's
 #                                            (programs/check_verdicts.py --root library)
+#   "library static cudart: <topic>/<stem> [arg]" label library: the -cudart static build,
+#                                            first argument only
 #   "library gpu path: <topic>/<stem> [arg]" labels library;gpu_emulated: the same through
 #                                            the GPU backend's path with the emulator as
 #                                            the GPU (instrumented PTX, device logger);
@@ -54,14 +56,16 @@ foreach(rel ${_library_programs})
   _library_header_list("${_json}" args args)
   _library_header_list("${_json}" long_args long_args)
   set(outdir ${CMAKE_CURRENT_BINARY_DIR}/library/${topic})
+  set(static_outdir ${CMAKE_CURRENT_BINARY_DIR}/library-static/${topic})
   barracuda_cuda_program(NAME ${stem} SOURCE ${src} ARCH ${arch} OUTPUT_DIR ${outdir}
-    TEST_NAME library/${topic}/${stem} NO_TEST)
+    STATIC_TWIN_DIR ${static_outdir} TEST_NAME library/${topic}/${stem} NO_TEST)
   if(NOT TARGET barracuda_cudart)
     continue()
   endif()
   if(NOT args)
     set(args "-")   # one run without an argument
   endif()
+  set(first_arg TRUE)
   foreach(a ${args})
     if(a STREQUAL "-")
       set(name "${topic}/${stem}")
@@ -92,6 +96,17 @@ foreach(rel ${_library_programs})
         --timeout 280 --program ${outdir}/${stem} ${checkargs})
     set_tests_properties("library: ${name}" PROPERTIES LABELS ${label} TIMEOUT 600
       ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+    # The -cudart static build (nvcc's default), taken over at start: the same
+    # races, checked once per program (its first algorithm).
+    if(first_arg)
+      add_test(NAME "library static cudart: ${name}"
+        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test_suite/programs/check_verdicts.py
+          --root ${CMAKE_CURRENT_LIST_DIR} --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda>
+          --timeout 280 --program ${static_outdir}/${stem} ${checkargs})
+      set_tests_properties("library static cudart: ${name}" PROPERTIES LABELS ${label} TIMEOUT 600
+        ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+      set(first_arg FALSE)
+    endif()
     # Known gap of the GPU path: an extra not-morally-strong race on the lock word
     # (host_detector/gpu_agent/README.md, "Not done").
     if(NOT topic STREQUAL "thrust" AND NOT name STREQUAL "libcupp/atomic_ref_block_scope_lock_racy")
