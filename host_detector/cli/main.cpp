@@ -60,13 +60,15 @@ Exit status:
   117 with --schedules: no races, but the program ended differently under some
       schedules (exit status or signal); the report names them;
   119 backend not available, 120 usage error, 121 not a dynamically linked CUDA program,
-  122 static CUDA runtime (rebuild with -cudart shared), 123 no PTX embedded,
+  122 static CUDA runtime in a stripped executable (don't strip, or -cudart shared), 123 no PTX embedded,
   124 report or suppressions path not usable, 125 internal error (daemon, emulator
   library, lost records), 126 program not executable, 127 program not found.
 
-Build apps with:  nvcc -cudart shared -lineinfo -gencode arch=compute_75,code=[sm_75,compute_75] ...
+Build apps so that they embed PTX:  nvcc -lineinfo -gencode arch=compute_75,code=[sm_75,compute_75] ...
+  (the static CUDA runtime, nvcc's and CMake's default, is taken over at start; -cudart shared works too)
 Environment: BARRACUDA_EMU_LIB (directory of the emulator's libcudart.so.13),
-  BARRACUDA_DAEMON (path of barracudad), BARRACUDA_GPU_AGENT (path of libbarracuda_gpu.so).)";
+  BARRACUDA_DAEMON (path of barracudad), BARRACUDA_GPU_AGENT (path of libbarracuda_gpu.so),
+  BARRACUDA_STATIC_CUDART_LIB (path of libbarracuda_static_cudart.so).)";
 
 // A temporary file name, removed at scope exit (what a cd/pct exploration's
 // first run records).
