@@ -102,6 +102,18 @@ if(BARRACUDA_CUDA_TESTS)
       COMMENT "nvcc ${_example}.cu -> ${_example}_static (static CUDA runtime)" VERBATIM)
     list(APPEND _cli_programs ${_cli_out}/${_example}_static)
   endforeach()
+  # A program calling into a shared library that carries machine code only.
+  add_custom_command(OUTPUT ${_cli_out}/libnoptx_library.so
+    COMMAND ${NVCC_EXECUTABLE} -cudart shared -shared -Xcompiler -fPIC -gencode arch=compute_75,code=sm_75
+      ${CMAKE_CURRENT_LIST_DIR}/tests/noptx_library.cu -o ${_cli_out}/libnoptx_library.so
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/noptx_library.cu
+    COMMENT "nvcc noptx_library.cu -> libnoptx_library.so (no PTX)" VERBATIM)
+  add_custom_command(OUTPUT ${_cli_out}/uses_noptx_library
+    COMMAND ${NVCC_EXECUTABLE} ${_flags_good} -lineinfo ${CMAKE_CURRENT_LIST_DIR}/tests/uses_noptx_library.cu
+      -L${_cli_out} -lnoptx_library -Xlinker -rpath=${_cli_out} -o ${_cli_out}/uses_noptx_library
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/uses_noptx_library.cu ${_cli_out}/libnoptx_library.so
+    COMMENT "nvcc uses_noptx_library.cu (CLI end-to-end tests)" VERBATIM)
+  list(APPEND _cli_programs ${_cli_out}/libnoptx_library.so ${_cli_out}/uses_noptx_library)
   add_custom_target(cli_test_programs DEPENDS ${_cli_programs})
   add_dependencies(cli_tests cli_test_programs)
   target_compile_definitions(cli_tests PRIVATE BARRACUDA_CLI_CUDA_PROGRAMS="${_cli_out}")

@@ -134,8 +134,14 @@ void** Agent::RegisterFatbin(void* wrapper) {
       }
     }
   }
-  if (!m.skip_reason.empty())
-    Note(absl::StrCat("module ", m.id, " is not analysed (its kernels run uninstrumented): ", m.skip_reason));
+  if (!m.skip_reason.empty()) {
+    // Name the file: a closed library (cuBLAS ships machine code only for many
+    // kernels) is what the user has to recognise.
+    Dl_info info{};
+    const std::string origin = dladdr(wrapper, &info) != 0 && info.dli_fname != nullptr
+                                   ? absl::StrCat(" of ", info.dli_fname) : std::string();
+    Note(absl::StrCat("module ", m.id, origin, " is not analysed (its kernels run uninstrumented): ", m.skip_reason));
+  }
   m.handle = real(to_register);
   if (m.skip_reason.empty() && real_var != nullptr) {
     m.queue_set_shadow = std::make_unique<uint64_t>(0);

@@ -2,6 +2,8 @@
 
 #include "ptx_emulator/runtime/stream_order.h"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +39,8 @@ void TakePtx(FatbinModule& m, const fatbin::Fatbin& fb, size_t object_index) {
   const auto chosen = fatbin::ChoosePtxEntry(fb, PreferredSm());
   if (!chosen) {
     if (m.no_ptx_reason.empty())
-      m.no_ptx_reason = absl::StrCat("fat binary ", m.id, " object ", object_index, " holds only ",
+      m.no_ptx_reason = absl::StrCat("fat binary ", m.id, " object ", object_index,
+                                     m.origin.empty() ? "" : absl::StrCat(" of ", m.origin), " holds only ",
                                      DescribeEntries(fb), " and no PTX");
     return;
   }
@@ -128,6 +131,9 @@ FatbinModule* Runtime::RegisterFatbin(const void* wrapper) {
   std::lock_guard<std::mutex> lock(mu_);
   raw->handle_slot = raw;
   raw->id = static_cast<uint32_t>(modules_.size());
+  // Which file registered it: a closed library that ships machine code only
+  // (cuBLAS, for many kernels) is named in the message, not "fat binary N".
+  if (Dl_info info{}; dladdr(wrapper, &info) != 0 && info.dli_fname != nullptr) raw->origin = info.dli_fname;
   modules_.push_back(std::move(m));
   auto parsed = fatbin::ParseRegisteredFatbin(wrapper);
   if (!parsed.ok()) {
@@ -193,8 +199,9 @@ cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
     return fail(cudaErrorNoKernelImageForDevice,
                 absl::StrCat(m->no_ptx_reason.empty() ? absl::StrCat("fat binary ", m->id, " holds no PTX")
                                                       : m->no_ptx_reason,
-                             ": the emulator runs PTX only. Rebuild with PTX embedded, e.g. nvcc -cudart shared "
-                             "-gencode arch=compute_75,code=[sm_75,compute_75] (or -arch=compute_75)."));
+                             ": the emulator runs PTX only. Rebuild with PTX embedded, e.g. nvcc "
+                             "-gencode arch=compute_75,code=[sm_75,compute_75] (or -arch=compute_75); a closed "
+                             "library's kernels cannot be analysed on the emulator."));
   }
   auto unit = device_->LoadLinkUnit(m->sources);
   if (!unit.ok()) {

@@ -69,6 +69,7 @@ struct FatbinModule {
   std::vector<emu::PtxSource> sources;  // one chosen PTX per object (several with -rdc)
   uint32_t sm_target = 0;               // SM of the chosen PTX (first source)
   std::string no_ptx_reason;            // non-empty when an object has no PTX entry
+  std::string origin;                   // the executable or shared library that registered it
   std::string parse_error;              // the fat binary could not be read
   std::vector<RegisteredKernel*> kernels;
   std::vector<RegisteredVar*> vars;

@@ -801,6 +801,25 @@ TEST_CASE("barracuda: programs linked with the static CUDA runtime are analysed 
   }
 }
 
+// Kernels of a library that ships machine code only (as cuBLAS does for many):
+// the emulator cannot run them, so the run is incomplete and the library is
+// named; the GPU agent lets them run uninstrumented and names the library too.
+TEST_CASE("barracuda: kernels of a library without PTX are named, and the run is incomplete",
+          "[cli][e2e][not-run]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/uses_noptx_library";
+  Result emu = Barracuda({app});
+  INFO(emu.err);
+  CHECK(emu.status == kExitKernelNotRun);
+  CHECK_THAT(emu.out, Catch::Contains("library launch: cudaErrorNoKernelImageForDevice"));
+  CHECK_THAT(emu.err, Catch::Contains("libnoptx_library.so holds only sm_75 and no PTX"));
+  CHECK_THAT(emu.err, Catch::Contains("analysis INCOMPLETE"));
+  const std::string cli = BARRACUDA_CLI_PATH;
+  if (FindGpuAgent(cli.substr(0, cli.rfind('/'))).path.empty()) return;
+  Result gpu = Barracuda({"--backend=gpu", "--gpu-runtime=emulator", app});
+  INFO(gpu.err);
+  CHECK_THAT(gpu.err, Catch::Contains("libnoptx_library.so is not analysed (its kernels run uninstrumented)"));
+}
+
 TEST_CASE("barracuda: a clean CUDA program is complete and exits 0", "[cli][e2e][not-run]") {
   Result r = Barracuda({"--report-json", "-", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/tiny_good"});
   INFO(r.err);
