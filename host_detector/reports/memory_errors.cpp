@@ -111,12 +111,9 @@ std::vector<ResolvedMemoryError> ResolveMemoryErrors(const ReportContext& contex
       a.site_id = m.info.site;
       a.site = context.FindSite(m.pid, m.info.site, &a.module);
       if (const LaunchInfo* launch = context.FindLaunch(m.pid, m.info.launch_id); launch != nullptr) {
-        const uint64_t tpb = launch->block.Volume();
-        a.block_linear = static_cast<uint32_t>(a.block->x + uint64_t{a.block->y} * launch->grid.x +
-                                               uint64_t{a.block->z} * launch->grid.x * launch->grid.y);
-        const uint64_t in_block = a.thread->x + uint64_t{a.thread->y} * launch->block.x +
-                                  uint64_t{a.thread->z} * launch->block.x * launch->block.y;
-        a.thread_linear = a.block_linear * tpb + in_block;
+        a.block_linear = static_cast<uint32_t>(Linearize(*a.block, launch->grid));
+        const uint64_t in_block = Linearize(*a.thread, launch->block);
+        a.thread_linear = a.block_linear * launch->block.Volume() + in_block;
         a.warp = static_cast<uint32_t>(in_block / 32);
         a.lane = static_cast<uint32_t>(in_block % 32);
       }

@@ -22,6 +22,10 @@ Dim3 Unlinearize(uint64_t linear, Dim3 shape) {
               static_cast<uint32_t>(linear / x / y)};
 }
 
+uint64_t Linearize(Dim3 index, Dim3 shape) {
+  return index.x + uint64_t{index.y} * shape.x + uint64_t{index.z} * shape.x * shape.y;
+}
+
 std::string Demangle(std::string_view mangled) {
   // Only Itanium names ("_Z...") are demangled: __cxa_demangle also accepts
   // bare type encodings, which would turn an extern "C" kernel named "i" into "int".

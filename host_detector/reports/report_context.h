@@ -37,6 +37,8 @@ struct Dim3 {
 };
 // (x,y,z) of a linear index in a shape, x fastest (CUDA's order).
 Dim3 Unlinearize(uint64_t linear, Dim3 shape);
+// Its inverse: the linear index of (x,y,z) in a shape.
+uint64_t Linearize(Dim3 index, Dim3 shape);
 
 // Itanium demangling (abi::__cxa_demangle); the input unchanged when it is not
 // a mangled name (extern "C" kernels).

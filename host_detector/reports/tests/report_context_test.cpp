@@ -19,6 +19,8 @@ TEST_CASE("Unlinearize: x fastest, then y, then z", "[reports][context]") {
   CHECK(Unlinearize(52, {16, 4, 1}) == Dim3{4, 3, 0});
   CHECK(Unlinearize(16 * 4 + 17, {16, 4, 2}) == Dim3{1, 1, 1});
   CHECK(Unlinearize(5, {0, 0, 0}) == Dim3{0, 0, 5});  // degenerate shape: no division by zero
+  for (const uint64_t i : {uint64_t{0}, uint64_t{52}, uint64_t{16 * 4 + 17}, uint64_t{127}})
+    CHECK(Linearize(Unlinearize(i, {16, 4, 2}), {16, 4, 2}) == i);
 }
 
 TEST_CASE("Demangle: Itanium names only", "[reports][context]") {
