@@ -94,6 +94,12 @@ if(BARRACUDA_CUDA_TESTS)
     DEPENDS ${_cli_cu}
     COMMENT "nvcc tiny_kernel.cu -> tiny_static_stripped (CLI refusal tests)" VERBATIM)
   list(APPEND _cli_programs ${_cli_out}/tiny_static_stripped)
+  add_custom_command(OUTPUT ${_cli_out}/static_fork_exec
+    COMMAND ${NVCC_EXECUTABLE} -lineinfo -gencode "arch=compute_75,code=[sm_75,compute_75]"
+      ${CMAKE_CURRENT_LIST_DIR}/tests/static_fork_exec.cu -o ${_cli_out}/static_fork_exec
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/static_fork_exec.cu
+    COMMENT "nvcc static_fork_exec.cu (static CUDA runtime, children)" VERBATIM)
+  list(APPEND _cli_programs ${_cli_out}/static_fork_exec)
   foreach(_example racy_reduction racy_reduction_fixed)
     add_custom_command(OUTPUT ${_cli_out}/${_example}_static
       COMMAND ${NVCC_EXECUTABLE} -lineinfo -gencode "arch=compute_75,code=[sm_75,compute_75]"

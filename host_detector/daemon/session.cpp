@@ -680,8 +680,18 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
     if (!busy) break;
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+  // A process whose pid attached again later (a higher slot: slots are taken
+  // in order and never reused) was replaced by exec (a fork that re-executes
+  // itself or runs another CUDA program): its image ended without an exit,
+  // which is not an abnormal end.
+  absl::flat_hash_map<uint32_t, uint32_t> last_slot_of_pid;
+  for (const auto& p : processes_) {
+    uint32_t& last = last_slot_of_pid[p->result.pid];
+    last = std::max(last, p->result.slot);
+  }
   for (auto& p : processes_) {
     ProcessResult& res = p->result;
+    const bool replaced_by_exec = last_slot_of_pid[res.pid] != res.slot;
     if (auto it = process_ends_.find(res.pid); it != process_ends_.end()) res.end = it->second;
     const std::string who = Who(*p);
     const bool alive = ProcessAlive(res.pid);
@@ -709,7 +719,7 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
     if (res.memory_errors_dropped != 0)
       incomplete_.push_back(Cat(who, ": ", res.memory_errors_dropped, " more memory errors not kept (at most ",
                                 kMaxMemoryErrors, " per process)"));
-    if (!p->exit_seen) {
+    if (!p->exit_seen && !replaced_by_exec) {
       if (alive)
         incomplete_.push_back(Cat(who, " was still running when the report was written"));
       else

@@ -11,7 +11,9 @@ absl::StatusOr<RuntimeLinkage> InspectRuntimeLinkage(const fatbin::ElfFile& elf)
   const bool imports_registration = elf.ImportsSymbol("__cudaRegisterFatBinary");
   if (!elf.has_symbol_table()) {
     out.stripped = true;
-    out.static_runtime = !imports_registration;
+    // Without symbols, a registration wrapper segment and no dynamic
+    // registration import say it (a stripped /bin/sh has neither).
+    out.static_runtime = !imports_registration && elf.FindSection(".nvFatBinSegment") != nullptr;
     return out;
   }
   absl::StatusOr<std::vector<fatbin::ElfFunction>> functions = elf.DefinedFunctions();

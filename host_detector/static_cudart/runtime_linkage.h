@@ -19,7 +19,8 @@ struct RuntimeLinkage {
   // dynamic one): the CUDA runtime is linked in statically.
   bool static_runtime = false;
   // No .symtab: a static runtime can be neither recognised with certainty nor
-  // redirected. `static_runtime` is then a guess from the missing import.
+  // redirected. `static_runtime` is then a guess: a fat-binary wrapper
+  // segment (.nvFatBinSegment) and no dynamic registration import.
   bool stripped = false;
   // The executable's functions named like CUDA runtime entry points (cuda*,
   // __cuda*); which of them are redirected is decided by the target runtime's

@@ -801,6 +801,18 @@ TEST_CASE("barracuda: programs linked with the static CUDA runtime are analysed 
   }
 }
 
+TEST_CASE("barracuda: children of a static-runtime program (a shell and itself again) run as they are",
+          "[cli][e2e][static-cudart]") {
+  Result r = Barracuda({std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/static_fork_exec"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("shell-ok"));
+  CHECK_THAT(r.out, Catch::Contains("child: no error"));
+  CHECK_THAT(r.out, Catch::Contains("parent: rc=0 child=0"));
+  CHECK_THAT(r.err, Catch::Contains("BARRACUDA SUMMARY: 0 races"));
+  CHECK_THAT(r.err, !Catch::Contains("INCOMPLETE"));
+}
+
 // Kernels of a library that ships machine code only (as cuBLAS does for many):
 // the emulator cannot run them, so the run is incomplete and the library is
 // named; the GPU agent lets them run uninstrumented and names the library too.
