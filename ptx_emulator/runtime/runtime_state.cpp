@@ -39,7 +39,8 @@ void TakePtx(FatbinModule& m, const fatbin::Fatbin& fb, size_t object_index) {
   const auto chosen = fatbin::ChoosePtxEntry(fb, PreferredSm());
   if (!chosen) {
     if (m.no_ptx_reason.empty())
-      m.no_ptx_reason = absl::StrCat("fat binary ", m.id, " object ", object_index, " holds only ",
+      m.no_ptx_reason = absl::StrCat(m.library ? "library " : "fat binary ", m.id, m.library ? " (a fat binary)" : "",
+                                     " object ", object_index, " holds only ",
                                      DescribeEntries(fb), " and no PTX");
     return;
   }
