@@ -56,6 +56,18 @@ CUresult CheckDevice(CUdevice dev) {
   return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
+// Checks `dev` and the output `out`, then hands the runtime's properties of
+// the device to `use`.
+template <typename Use>
+CUresult WithProperties(CUdevice dev, const void* out, Use use) {
+  if (CUresult r = CheckDevice(dev)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  cudaDeviceProp prop;
+  if (cudaError_t e = cudaGetDeviceProperties(&prop, 0)) return ToResult(e);
+  use(prop);
+  return CUDA_SUCCESS;
+}
+
 CUresult Create(CUcontext* pctx, unsigned flags, CUdevice dev) {
   if (CUresult r = CheckDevice(dev)) return r;
   if (!pctx) return CUDA_ERROR_INVALID_VALUE;
@@ -86,6 +98,7 @@ using barracuda::cuda_driver::Live;
 using barracuda::cuda_driver::Stack;
 using barracuda::cuda_driver::State;
 using barracuda::cuda_driver::ToResult;
+using barracuda::cuda_driver::WithProperties;
 
 CUresult cuInit(unsigned int flags) {
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
@@ -116,33 +129,21 @@ CUresult cuDeviceGetCount(int* count) {
 }
 
 CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
-  if (CUresult r = CheckDevice(dev)) return r;
-  if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-  cudaDeviceProp prop;
-  if (cudaError_t e = cudaGetDeviceProperties(&prop, 0)) return ToResult(e);
-  std::strncpy(name, prop.name, static_cast<size_t>(len));
-  name[len - 1] = '\0';
-  return CUDA_SUCCESS;
+  return WithProperties(dev, len > 0 ? name : nullptr, [&](const cudaDeviceProp& prop) {
+    std::strncpy(name, prop.name, static_cast<size_t>(len));
+    name[len - 1] = '\0';
+  });
 }
 
 CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
-  if (CUresult r = CheckDevice(dev)) return r;
-  if (!uuid) return CUDA_ERROR_INVALID_VALUE;
-  cudaDeviceProp prop;
-  if (cudaError_t e = cudaGetDeviceProperties(&prop, 0)) return ToResult(e);
-  static_assert(sizeof(*uuid) == sizeof(prop.uuid));
-  std::memcpy(uuid, &prop.uuid, sizeof(*uuid));
-  return CUDA_SUCCESS;
+  return WithProperties(dev, uuid, [&](const cudaDeviceProp& prop) {
+    static_assert(sizeof(*uuid) == sizeof(prop.uuid));
+    std::memcpy(uuid, &prop.uuid, sizeof(*uuid));
+  });
 }
 
-
 CUresult cuDeviceTotalMem(size_t* bytes, CUdevice dev) {
-  if (CUresult r = CheckDevice(dev)) return r;
-  if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-  cudaDeviceProp prop;
-  if (cudaError_t e = cudaGetDeviceProperties(&prop, 0)) return ToResult(e);
-  *bytes = prop.totalGlobalMem;
-  return CUDA_SUCCESS;
+  return WithProperties(dev, bytes, [&](const cudaDeviceProp& prop) { *bytes = prop.totalGlobalMem; });
 }
 
 // CUdevice_attribute and cudaDeviceAttr have the same values.

@@ -24,32 +24,20 @@ import re
 import sys
 
 
-def c_string(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+# The helpers the runtime's generator has: C string literals, enumerator
+# documentation, writes that keep an unchanged file's time stamp.
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime"))
+from generate_runtime_tables import c_string, documented_enumerators, write_if_changed  # noqa: E402
 
 
 def parse_results(header_text):
     start = header_text.index("typedef enum cudaError_enum")
     body = header_text[start:header_text.index("} CUresult;", start)]
-    rows = []
-    for m in re.finditer(r"/\*\*(.*?)\*/\s*(CUDA_\w+)\s*=\s*(\d+)", body, re.S):
-        doc, name, value = m.group(1), m.group(2), int(m.group(3))
-        text = " ".join(line.strip().lstrip("*").strip() for line in doc.splitlines()).strip()
-        text = re.sub(r"\s+", " ", text.replace("\\deprecated", "")).replace("::", "").strip()
-        first = re.split(r"(?<=[a-z0-9)])\.\s", text + " ", maxsplit=1)[0].rstrip(". ")
-        rows.append((value, name, first or name))
+    rows = documented_enumerators(body, r"CUDA_\w+")
     if not any(name == "CUDA_ERROR_ILLEGAL_ADDRESS" for _, name, _ in rows):
         raise SystemExit("generate_driver_tables.py: could not parse enum cudaError_enum")
     return rows
-
-
-def write_if_changed(path, text):
-    if os.path.exists(path):
-        with open(path) as f:
-            if f.read() == text:
-                return
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def main():
