@@ -24,11 +24,11 @@ import re
 import sys
 
 
-# The helpers the runtime's generator has: C string literals, enumerator
-# documentation, writes that keep an unchanged file's time stamp.
+# The helpers the runtime's generator has: export lists, C string literals,
+# enumerator documentation, writes that keep an unchanged file's time stamp.
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime"))
-from generate_runtime_tables import c_string, documented_enumerators, write_if_changed  # noqa: E402
+from generate_runtime_tables import c_string, documented_enumerators, read_names, write_if_changed  # noqa: E402
 
 
 def parse_results(header_text):
@@ -44,11 +44,7 @@ def main():
     if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     exports_path, header_path, out_dir = sys.argv[1:]
-    with open(exports_path) as f:
-        names = [line.strip() for line in f if line.strip() and not line.startswith("#")]
-    for n in names:
-        if not re.fullmatch(r"cu[A-Za-z0-9_]+", n):
-            raise SystemExit(f"generate_driver_tables.py: bad name {n!r} in {exports_path}")
+    names = read_names(exports_path, r"cu[A-Za-z0-9_]+", "generate_driver_tables.py")
     with open(header_path) as f:
         results = parse_results(f.read())
 

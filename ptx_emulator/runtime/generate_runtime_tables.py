@@ -105,6 +105,17 @@ def parse_errors(header_text):
     return rows
 
 
+def read_names(path, pattern, program):
+    """The names of an export list (one per line, # comments), each checked
+    against pattern. Shared with the driver's generator."""
+    with open(path) as f:
+        names = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    for n in names:
+        if not re.fullmatch(pattern, n):
+            raise SystemExit(f"{program}: bad name {n!r} in {path}")
+    return names
+
+
 def write_if_changed(path, text):
     if os.path.exists(path):
         with open(path) as f:
@@ -118,11 +129,7 @@ def main():
     if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     exports_path, header_path, out_dir = sys.argv[1:]
-    with open(exports_path) as f:
-        names = [line.strip() for line in f if line.strip() and not line.startswith("#")]
-    for n in names:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n):
-            raise SystemExit(f"generate_runtime_tables.py: bad name {n!r} in {exports_path}")
+    names = read_names(exports_path, r"[A-Za-z_][A-Za-z0-9_]*", "generate_runtime_tables.py")
     with open(header_path) as f:
         errors = parse_errors(f.read())
 

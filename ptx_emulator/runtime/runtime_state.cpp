@@ -440,6 +440,7 @@ void Runtime::Reset() {
     m->load_attempted = false;
     m->load_error = cudaSuccess;
     m->load_message.clear();
+    m->reported_globals.clear();  // a library's globals get new addresses at the reload
     for (RegisteredVar* v : m->vars) {
       if (v->managed && v->device_address) var_by_symbol_.erase(v->device_address);
       v->device_address = nullptr;
