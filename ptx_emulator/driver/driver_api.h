@@ -36,6 +36,14 @@ CUresult ToResult(cudaError_t e);
 // CUDA_ERROR_NOT_INITIALIZED until cuInit(0) succeeded, as the driver does.
 CUresult CheckInit();
 
+// A call carried out by the runtime: CUDA_ERROR_NOT_INITIALIZED before
+// cuInit, else `call`'s cudaError_t as a CUresult.
+template <typename Call>
+CUresult Run(Call call) {
+  if (CUresult r = CheckInit()) return r;
+  return ToResult(call());
+}
+
 inline void* Ptr(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
 inline CUdeviceptr DevPtr(const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
 inline cudaStream_t Stream(CUstream s) { return reinterpret_cast<cudaStream_t>(s); }

@@ -15,6 +15,7 @@ using barracuda::cuda_driver::CheckInit;
 using barracuda::cuda_driver::DevPtr;
 using barracuda::cuda_driver::PerThread;
 using barracuda::cuda_driver::Ptr;
+using barracuda::cuda_driver::Run;
 using barracuda::cuda_driver::Stream;
 using barracuda::cuda_driver::ToResult;
 
@@ -24,9 +25,10 @@ namespace {
 // synchronous _ptds variants).
 template <typename Op>
 CUresult OnStream(cudaStream_t stream, bool sync, Op op) {
-  if (CUresult r = CheckInit()) return r;
-  if (cudaError_t e = op(stream)) return ToResult(e);
-  return sync ? ToResult(cudaStreamSynchronize(stream)) : CUDA_SUCCESS;
+  return Run([&] {
+    const cudaError_t e = op(stream);
+    return e == cudaSuccess && sync ? cudaStreamSynchronize(stream) : e;
+  });
 }
 
 // `height` rows of `width` elements of `element_size` bytes, `pitch` bytes apart.

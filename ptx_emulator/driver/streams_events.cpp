@@ -4,19 +4,8 @@
 // == cudaStreamNonBlocking, CU_EVENT_DISABLE_TIMING == cudaEventDisableTiming...).
 #include "ptx_emulator/driver/driver_api.h"
 
-using barracuda::cuda_driver::CheckInit;
 using barracuda::cuda_driver::PerThread;
-using barracuda::cuda_driver::Stream;
-using barracuda::cuda_driver::ToResult;
-
-namespace {
-// Every call here: initialised, then the runtime's answer.
-template <typename Call>
-CUresult Run(Call call) {
-  if (CUresult r = CheckInit()) return r;
-  return ToResult(call());
-}
-}  // namespace
+using barracuda::cuda_driver::Run;
 
 // ---------------------------------------------------------------- streams
 
