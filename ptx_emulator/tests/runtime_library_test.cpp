@@ -189,3 +189,41 @@ TEST_CASE("library: what the emulator cannot run is refused at load", "[runtime]
   cudaGetLastError();
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
+
+TEST_CASE("library: kernels in graphs, and after a device reset", "[runtime][library]") {
+  cudaLibrary_t library = LoadText(kLibraryPtx);
+  cudaKernel_t kernel = nullptr;
+  REQUIRE(cudaLibraryGetKernel(&kernel, library, "add_offset") == cudaSuccess);
+  uint32_t* out = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&out), 8 * sizeof(uint32_t)) == cudaSuccess);
+  uint32_t n = 8;
+  void* args[] = {&out, &n};
+  // A kernel node of a library kernel.
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+  cudaKernelNodeParams params{};
+  params.func = reinterpret_cast<void*>(kernel);
+  params.gridDim = dim3(1);
+  params.blockDim = dim3(8);
+  params.kernelParams = args;
+  cudaGraphNode_t node = nullptr;
+  REQUIRE(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &params) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  std::vector<uint32_t> host(8);
+  REQUIRE(cudaMemcpy(host.data(), out, sizeof(uint32_t) * 8, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(host[5] == 105);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+
+  // A reset takes the loaded code and globals; the library reloads on its
+  // next use, its kernel handles still valid, its globals initialised again.
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  void* offset = nullptr;
+  size_t bytes = 0;
+  REQUIRE(cudaLibraryGetGlobal(&offset, &bytes, library, "offset") == cudaSuccess);
+  const std::vector<uint32_t> after = RunAddOffset(library);
+  CHECK(after[4] == 104);
+  CHECK(cudaLibraryUnload(library) == cudaSuccess);
+}
