@@ -6,8 +6,14 @@
 // only the emulator's cp.async.bulk.tensor understands (ops/tensor_map.h),
 // and cuGetErrorString / cuGetErrorName, which programs fetch beside them to
 // print the CUresults these return.
-// Every other symbol is answered as the real runtime answers an unknown one:
-// cudaSuccess, a null pointer and cudaDriverEntryPointSymbolNotFound.
+// Any other symbol comes from the emulator's libcuda.so.1 (ptx_emulator/driver)
+// when the process has loaded it (a program linked with -lcuda, or one that
+// dlopened it): its cuGetProcAddress, after its cuInit as the real runtime
+// initialises the driver. Without it, or when it does not know the name,
+// the answer is the real runtime's for an unknown symbol: cudaSuccess, a
+// null pointer and cudaDriverEntryPointSymbolNotFound.
+#include <dlfcn.h>
+
 #include <cstring>
 
 #include <cuda.h>
@@ -153,6 +159,20 @@ const Entry kEntries[] = {
     {"cuGetErrorName", 6000, reinterpret_cast<void*>(&ResultString<true>)},
 };
 
+// The loaded libcuda.so.1's cuGetProcAddress_v2 (initialised), or nullptr. Not
+// loaded here: a runtime program gets no driver it did not ask for (and on a
+// machine with a GPU driver, LD_LIBRARY_PATH might find NVIDIA's).
+using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+GetProcAddress LoadedDriver() {
+  void* library = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (library == nullptr) return nullptr;
+  auto get = reinterpret_cast<GetProcAddress>(dlsym(library, "cuGetProcAddress_v2"));
+  auto init = reinterpret_cast<CUresult (*)(unsigned)>(dlsym(library, "cuInit"));
+  dlclose(library);  // still loaded: NOLOAD took a reference to a library already there
+  if (get == nullptr || init == nullptr || init(0) != CUDA_SUCCESS) return nullptr;
+  return get;
+}
+
 cudaError_t Lookup(const char* symbol, void** funcPtr, unsigned version, unsigned long long flags,
                    cudaDriverEntryPointQueryResult* status) {
   if (symbol == nullptr || funcPtr == nullptr) return Runtime::Get().Fail(cudaErrorInvalidValue);
@@ -170,6 +190,17 @@ cudaError_t Lookup(const char* symbol, void** funcPtr, unsigned version, unsigne
     } else {
       *funcPtr = e.fn;
       result = cudaDriverEntryPointSuccess;
+    }
+  }
+  if (result == cudaDriverEntryPointSymbolNotFound) {
+    // cudaEnable* flags and the query results have the driver's values.
+    static_assert(cudaEnablePerThreadDefaultStream == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM &&
+                  static_cast<int>(cudaDriverEntryPointVersionNotSufficent) ==
+                      static_cast<int>(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT));
+    if (GetProcAddress get = LoadedDriver()) {
+      CUdriverProcAddressQueryResult driver = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+      get(symbol, funcPtr, static_cast<int>(version), flags, &driver);
+      result = static_cast<cudaDriverEntryPointQueryResult>(driver);
     }
   }
   if (status != nullptr) *status = result;

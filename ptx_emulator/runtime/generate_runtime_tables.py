@@ -81,19 +81,39 @@ def c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def parse_errors(header_text):
-    start = header_text.index("enum __device_builtin__ cudaError")
-    body = header_text[start:header_text.index("};", start)]
+def documented_enumerators(body, name_pattern):
+    """(value, name, first sentence of its /** */ comment) of each enumerator
+    matching name_pattern in an enum body. Shared with the driver's generator
+    (ptx_emulator/driver/generate_driver_tables.py: CUresult)."""
     rows = []
-    for m in re.finditer(r"/\*\*(.*?)\*/\s*,?\s*(cuda(?:Success|Error\w*))\s*=\s*(\d+)", body, re.S):
+    for m in re.finditer(r"/\*\*(.*?)\*/\s*,?\s*(" + name_pattern + r")\s*=\s*(\d+)", body, re.S):
         doc, name, value = m.group(1), m.group(2), int(m.group(3))
         text = " ".join(line.strip().lstrip("*").strip() for line in doc.splitlines()).strip()
         text = re.sub(r"\s+", " ", text.replace("\\deprecated", "")).replace("::", "").strip()
         first = re.split(r"(?<=[a-z0-9)])\.\s", text + " ", maxsplit=1)[0].rstrip(". ")
-        rows.append((value, name, KNOWN_STRINGS.get(name, first or name)))
+        rows.append((value, name, first or name))
+    return rows
+
+
+def parse_errors(header_text):
+    start = header_text.index("enum __device_builtin__ cudaError")
+    body = header_text[start:header_text.index("};", start)]
+    rows = [(v, n, KNOWN_STRINGS.get(n, s)) for v, n, s in
+            documented_enumerators(body, r"cuda(?:Success|Error\w*)")]
     if not any(name == "cudaErrorIllegalAddress" for _, name, _ in rows):
         raise SystemExit("generate_runtime_tables.py: could not parse enum cudaError")
     return rows
+
+
+def read_names(path, pattern, program):
+    """The names of an export list (one per line, # comments), each checked
+    against pattern. Shared with the driver's generator."""
+    with open(path) as f:
+        names = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    for n in names:
+        if not re.fullmatch(pattern, n):
+            raise SystemExit(f"{program}: bad name {n!r} in {path}")
+    return names
 
 
 def write_if_changed(path, text):
@@ -109,11 +129,7 @@ def main():
     if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     exports_path, header_path, out_dir = sys.argv[1:]
-    with open(exports_path) as f:
-        names = [line.strip() for line in f if line.strip() and not line.startswith("#")]
-    for n in names:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n):
-            raise SystemExit(f"generate_runtime_tables.py: bad name {n!r} in {exports_path}")
+    names = read_names(exports_path, r"[A-Za-z_][A-Za-z0-9_]*", "generate_runtime_tables.py")
     with open(header_path) as f:
         errors = parse_errors(f.read())
 

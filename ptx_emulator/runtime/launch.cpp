@@ -407,6 +407,21 @@ CUDART_EXPORT cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribu
   }
 }
 
+// Where parameter `paramIndex` lies in the kernel's parameter buffer: what a
+// driver-API caller needs to lay out cuLaunchKernel's `extra` buffer (and
+// what the replacement libcuda.so.1 uses to unpack it).
+CUDART_EXPORT cudaError_t cudaFuncGetParamInfo(const void* func, size_t paramIndex, size_t* paramOffset,
+                                               size_t* paramSize) {
+  Runtime& rt = Runtime::Get();
+  RegisteredKernel* k = nullptr;
+  const barracuda::emu::Function* f = nullptr;
+  if (cudaError_t e = ResolveFunction(func, &k, &f); e != cudaSuccess) return rt.Fail(e);
+  if (paramIndex >= f->params.size()) return rt.Fail(cudaErrorInvalidValue);
+  if (paramOffset) *paramOffset = f->params[paramIndex].offset;
+  if (paramSize) *paramSize = f->params[paramIndex].size;
+  return cudaSuccess;
+}
+
 CUDART_EXPORT cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache) {
   return FindKernel(func) ? cudaSuccess : Runtime::Get().Fail(cudaErrorInvalidDeviceFunction);
 }

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <span>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -39,7 +41,8 @@ void TakePtx(FatbinModule& m, const fatbin::Fatbin& fb, size_t object_index) {
   const auto chosen = fatbin::ChoosePtxEntry(fb, PreferredSm());
   if (!chosen) {
     if (m.no_ptx_reason.empty())
-      m.no_ptx_reason = absl::StrCat("fat binary ", m.id, " object ", object_index,
+      m.no_ptx_reason = absl::StrCat(m.library ? "library " : "fat binary ", m.id, m.library ? " (a fat binary)" : "",
+                                     " object ", object_index,
                                      m.origin.empty() ? "" : absl::StrCat(" of ", m.origin), " holds only ",
                                      DescribeEntries(fb), " and no PTX");
     return;
@@ -182,6 +185,78 @@ void Runtime::Unregister(FatbinModule* module) {
   module->unregistered = true;
 }
 
+// ---------------------------------------------------------------- libraries
+
+FatbinModule* Runtime::AddLibrary(const void* code) {
+  auto m = std::make_unique<FatbinModule>();
+  FatbinModule* raw = m.get();
+  std::lock_guard<std::mutex> lock(mu_);
+  raw->handle_slot = raw;
+  raw->id = static_cast<uint32_t>(modules_.size());
+  raw->library = true;
+  modules_.push_back(std::move(m));
+  library_handles_.insert(raw);
+  uint32_t magic = 0;
+  std::memcpy(&magic, code, sizeof magic);
+  const auto* bytes = static_cast<const uint8_t*>(code);
+  if (magic == fatbin::kWrapperMagic) {
+    auto parsed = fatbin::ParseRegisteredFatbin(code);
+    if (!parsed.ok()) raw->parse_error = std::string(parsed.status().message());
+    else TakePtx(*raw, parsed->fatbin, 0);
+  } else if (magic == fatbin::kFatbinMagic) {
+    // A bare fat binary states its own size in its header.
+    auto size = fatbin::PeekFatbinSize(std::span<const uint8_t>(bytes, sizeof(fatbin::FatbinHeaderRaw)));
+    auto parsed = size.ok() && *size <= fatbin::kMaxInProcessFatbinSize
+                      ? fatbin::ParseFatbin(std::span<const uint8_t>(bytes, *size))
+                      : absl::StatusOr<fatbin::Fatbin>(size.ok() ? absl::InvalidArgumentError("fat binary too large")
+                                                                 : size.status());
+    if (!parsed.ok()) raw->parse_error = std::string(parsed.status().message());
+    else TakePtx(*raw, *parsed, 0);
+  } else if (std::memcmp(code, "\x7f" "ELF", 4) == 0) {
+    raw->no_ptx_reason = absl::StrCat("library ", raw->id, " is an ELF cubin");
+  } else {
+    // Anything else is taken as PTX text; the loader says what is wrong with it.
+    std::string text(static_cast<const char*>(code));
+    const size_t target = text.find(".target sm_");
+    if (target != std::string::npos)
+      raw->sm_target = static_cast<uint32_t>(std::strtoul(text.c_str() + target + 11, nullptr, 10));
+    raw->sources.push_back(emu::PtxSource{std::move(text), absl::StrCat("library ", raw->id, " (PTX text)")});
+  }
+  return raw;
+}
+
+cudaError_t Runtime::LoadLibrary(FatbinModule* m) {
+  if (cudaError_t e = EnsureLoaded(m); e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (m->library_kernels_made) return cudaSuccess;
+  m->library_kernels_made = true;
+  for (uint32_t i = 0; i < device_->function_count(); ++i) {
+    const emu::Function& f = device_->function(i);
+    if (!f.is_entry || device_->module(f.module).link_unit != m->link_unit) continue;
+    auto k = std::make_unique<RegisteredKernel>();
+    k->module = m;
+    k->name = f.name;
+    k->function = i;
+    m->kernels.push_back(k.get());
+    kernel_handles_.insert(k.get());
+    kernels_.push_back(std::move(k));
+  }
+  return cudaSuccess;
+}
+
+FatbinModule* Runtime::LibraryByHandle(const void* handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return library_handles_.contains(handle) ? static_cast<FatbinModule*>(const_cast<void*>(handle)) : nullptr;
+}
+
+bool Runtime::UnloadLibrary(FatbinModule* m) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (library_handles_.erase(m) != 1) return false;
+  m->unregistered = true;
+  for (RegisteredKernel* k : m->kernels) kernel_handles_.erase(k);
+  return true;
+}
+
 cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
   std::lock_guard<std::mutex> lock(mu_);
   if (m->load_attempted) return m->load_error;
@@ -196,12 +271,18 @@ cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
     return fail(cudaErrorInvalidKernelImage,
                 absl::StrCat("cannot read registered fat binary ", m->id, ": ", m->parse_error));
   if (!m->no_ptx_reason.empty() || m->sources.empty()) {
+    const std::string what =
+        m->no_ptx_reason.empty() ? absl::StrCat("fat binary ", m->id, " holds no PTX") : m->no_ptx_reason;
+    // A library's code comes from the program at run time (a file, NVRTC, an
+    // embedded image): say what to load instead of how to rebuild.
+    if (m->library)
+      return fail(cudaErrorNoKernelImageForDevice,
+                  absl::StrCat(what, ": module has no PTX: the emulator runs PTX only (load PTX text, e.g. from "
+                                     "nvcc -ptx or NVRTC, or a fat binary with compute_XX PTX)"));
     return fail(cudaErrorNoKernelImageForDevice,
-                absl::StrCat(m->no_ptx_reason.empty() ? absl::StrCat("fat binary ", m->id, " holds no PTX")
-                                                      : m->no_ptx_reason,
-                             ": the emulator runs PTX only. Rebuild with PTX embedded, e.g. nvcc "
-                             "-gencode arch=compute_75,code=[sm_75,compute_75] (or -arch=compute_75); a closed "
-                             "library's kernels cannot be analysed on the emulator."));
+                absl::StrCat(what, ": the emulator runs PTX only. Rebuild with PTX embedded, e.g. nvcc "
+                                   "-gencode arch=compute_75,code=[sm_75,compute_75] (or -arch=compute_75); a "
+                                   "closed library's kernels cannot be analysed on the emulator."));
   }
   auto unit = device_->LoadLinkUnit(m->sources);
   if (!unit.ok()) {
@@ -366,6 +447,7 @@ void Runtime::Reset() {
     m->load_attempted = false;
     m->load_error = cudaSuccess;
     m->load_message.clear();
+    m->reported_globals.clear();  // a library's globals get new addresses at the reload
     for (RegisteredVar* v : m->vars) {
       if (v->managed && v->device_address) var_by_symbol_.erase(v->device_address);
       v->device_address = nullptr;

@@ -74,6 +74,12 @@ struct FatbinModule {
   std::vector<RegisteredKernel*> kernels;
   std::vector<RegisteredVar*> vars;
   bool unregistered = false;
+  // Loaded by the program at run time (cudaLibraryLoadData & co., the
+  // driver's cuModuleLoad* through them), not registered by nvcc's code: its
+  // kernels are every .entry of the PTX, made at the first successful load.
+  bool library = false;
+  bool library_kernels_made = false;
+  absl::flat_hash_set<std::string> reported_globals;  // told to the session once each
   // Lazy load (first launch or symbol access), under Runtime::mu_.
   bool load_attempted = false;
   cudaError_t load_error = cudaSuccess;
@@ -124,6 +130,21 @@ class Runtime {
   // an instruction or feature the emulator does not implement),
   // cudaErrorInvalidPtx (PTX the emulator cannot parse or link).
   cudaError_t EnsureLoaded(FatbinModule* module, bool quiet = false);
+
+  // ---- libraries (library_api.cpp): modules the program loads itself
+  // `code`: NUL-terminated PTX text, a fat binary wrapper (__fatBinC_Wrapper_t)
+  // or a bare fat binary (its header states its size); an ELF cubin or a fat
+  // binary without PTX makes a module whose load fails with
+  // cudaErrorNoKernelImageForDevice. Not loaded yet.
+  FatbinModule* AddLibrary(const void* code);
+  // Loads the library (EnsureLoaded, printing its error) and makes one kernel
+  // per .entry of its PTX, in PTX order.
+  cudaError_t LoadLibrary(FatbinModule* library);
+  // A live library handle, or nullptr.
+  FatbinModule* LibraryByHandle(const void* handle);
+  // Its kernel handles stop being valid; its globals stay allocated (the
+  // emulator's device memory has no per-module release).
+  bool UnloadLibrary(FatbinModule* library);
 
   // ---- lookups (nullptr when unknown)
   RegisteredKernel* KernelByHostFunction(const void* host_function);
@@ -179,6 +200,7 @@ class Runtime {
   std::deque<std::unique_ptr<RegisteredVar>> vars_;
   absl::flat_hash_map<const void*, RegisteredKernel*> kernel_by_host_;
   absl::flat_hash_set<const void*> kernel_handles_;
+  absl::flat_hash_set<const void*> library_handles_;
   absl::flat_hash_map<const void*, RegisteredVar*> var_by_symbol_;
   absl::flat_hash_map<const void*, std::unique_ptr<StreamState>> streams_;
   absl::flat_hash_map<const void*, std::unique_ptr<EventState>> events_;
