@@ -1,0 +1,174 @@
+// tex / txq / suld / sust / suq run as PTX on the emulator (ops/texture_ops.cpp):
+// results, surface out-of-range modes, memcheck faults and the records the
+// detector gets (texture reads and surface writes are ordinary global
+// accesses).
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ptx_emulator/core/record_sink.h"
+#include "ptx_emulator/ops/texture_objects.h"
+#include "ptx_emulator/tests/kernel_runner.h"
+
+namespace barracuda::emu::testing {
+namespace {
+
+tex::Object Array2D(void* base, uint32_t width, uint32_t height, tex::Format format) {
+  tex::Object o;
+  o.resource.base = reinterpret_cast<uint64_t>(base);
+  o.resource.width = width;
+  o.resource.height = height;
+  o.resource.dims = 2;
+  o.resource.format = format;
+  o.resource.pitch = uint64_t{width} * format.element_bytes();
+  o.resource.slice_pitch = o.resource.pitch * height;
+  return o;
+}
+
+// Lane l fetches at (l % 4 + 0.5 + dx, l / 4 + 0.5) and stores result x and
+// the texture's width (txq).
+const char* kFetch = R"(
+  .reg .b32 %r<8>;
+  .reg .f32 %f<12>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [tex];
+  ld.param.u64 %rd2, [out];
+  ld.param.f32 %f9, [dx];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 3;
+  shr.u32 %r3, %r1, 2;
+  cvt.rn.f32.u32 %f1, %r2;
+  cvt.rn.f32.u32 %f2, %r3;
+  add.f32 %f1, %f1, 0f3F000000;
+  add.f32 %f1, %f1, %f9;
+  add.f32 %f2, %f2, 0f3F000000;
+  tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];
+  txq.width.b32 %r4, [%rd1];
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.f32 [%rd4], %f3;
+  st.global.u32 [%rd4+4], %r4;
+  ret;
+)";
+
+TEST_CASE("tex.2d: point and linear fetches, txq, and one read record per tap", "[texture][e2e]") {
+  KernelRunner r(WrapKernel("fetch", ".param .u64 tex, .param .u64 out, .param .f32 dx", kFetch));
+  std::vector<float> init(16);
+  for (int i = 0; i < 16; ++i) init[i] = static_cast<float>(i % 4 + 10 * (i / 4));
+  auto texels = r.Alloc<float>(16, init);
+  auto out = r.Alloc<uint32_t>(16 * 2);
+  tex::Object o = Array2D(texels.device, 4, 4, tex::Format{1, 32, tex::ChannelKind::kFloat});
+  const uint64_t point = tex::Register(o);
+  REQUIRE(r.Launch("fetch", {1, 1, 1}, {16, 1, 1}, point, out.device, 0.0f).ok());
+  auto v = r.Read(out);
+  for (int l = 0; l < 16; ++l) {
+    CHECK(std::bit_cast<float>(v[2 * l]) == init[l]);
+    CHECK(v[2 * l + 1] == 4);
+  }
+  o.sampler.filter = tex::Filter::kLinear;
+  const uint64_t linear = tex::Register(o);
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  // dx = 0.25: a quarter of the way to the next column, clamped at the edge.
+  REQUIRE(r.Launch("fetch", {1, 1, 1}, {16, 1, 1}, linear, out.device, 0.25f).ok());
+  v = r.Read(out);
+  for (int l = 0; l < 16; ++l) {
+    const float expect = (l % 4 == 3 ? 3.0f : l % 4 + 0.25f) + 10 * (l / 4);
+    CHECK(std::bit_cast<float>(v[2 * l]) == expect);
+  }
+  std::vector<protocol::Record> reads;
+  for (const auto& rec : sink.Flatten(0))
+    if (protocol::OpOf(rec.header) == protocol::Op::kRead) reads.push_back(rec);
+  REQUIRE(reads.size() == 4);  // the bilinear footprint, one record per tap
+  CHECK(reads[0].header.active_mask == 0xffffu);
+  CHECK(reads[0].header.access_size == 4);
+  CHECK(reads[0].addr[5] == reinterpret_cast<uint64_t>(texels.device + 5));
+  CHECK(reads[1].addr[5] == reinterpret_cast<uint64_t>(texels.device + 6));
+  CHECK(tex::Unregister(point, false));
+  CHECK(tex::Unregister(linear, false));
+  CHECK_FALSE(tex::Unregister(linear, false));
+}
+
+TEST_CASE("tex on a destroyed texture object faults", "[texture][e2e]") {
+  KernelRunner r(WrapKernel("fetch", ".param .u64 tex, .param .u64 out, .param .f32 dx", kFetch));
+  auto texels = r.Alloc<float>(16);
+  auto out = r.Alloc<uint32_t>(32);
+  const uint64_t h = tex::Register(Array2D(texels.device, 4, 4, tex::Format{}));
+  REQUIRE(tex::Unregister(h, false));
+  CHECK_FALSE(r.Launch("fetch", {1, 1, 1}, {16, 1, 1}, h, out.device, 0.0f).ok());
+}
+
+// Lane l copies element (l, y) of surface `src` to `dst` with the .b32 load
+// and store of the given out-of-range mode, x = 4 l bytes.
+std::string SurfaceCopy(const std::string& mode) {
+  return R"(
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [dst];
+  ld.param.u32 %r5, [y];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  suld.b.2d.b32)" + mode + R"( {%r3}, [%rd1, {%r2, %r5}];
+  add.u32 %r3, %r3, 100;
+  sust.b.2d.b32)" + mode + R"( [%rd2, {%r2, %r5}], {%r3};
+  suq.height.b32 %r6, [%rd1];
+  ret;
+)";
+}
+
+TEST_CASE("suld / sust: trap faults, zero drops, clamp clamps; writes are recorded", "[texture][e2e][surface]") {
+  const tex::Format u32{1, 32, tex::ChannelKind::kUnsigned};
+  for (const std::string mode : {".trap", ".zero", ".clamp"}) {
+    DYNAMIC_SECTION(mode) {
+      KernelRunner r(WrapKernel("copy", ".param .u64 src, .param .u64 dst, .param .u32 y", SurfaceCopy(mode)));
+      std::vector<uint32_t> init(8);
+      for (uint32_t i = 0; i < 8; ++i) init[i] = i;
+      auto a = r.Alloc<uint32_t>(8, init);
+      auto b = r.Alloc<uint32_t>(8);
+      tex::Object sa = Array2D(a.device, 4, 2, u32), sb = Array2D(b.device, 4, 2, u32);
+      sa.surface = sb.surface = true;
+      const uint64_t ha = tex::Register(sa), hb = tex::Register(sb);
+      CollectingSink sink;
+      r.device().SetSink(&sink);
+      // Row 1, lanes 0..4: lane 4 is one element past the row.
+      const absl::Status s = r.Launch("copy", {1, 1, 1}, {5, 1, 1}, ha, hb, 1u);
+      auto v = r.Read(b);
+      if (mode == ".trap") {
+        CHECK_FALSE(s.ok());
+        REQUIRE(r.device().last_fault().has_value());
+        CHECK(r.device().last_fault()->fault.memory == MemoryError::kOutOfBounds);
+      } else {
+        REQUIRE(s.ok());
+        for (uint32_t x = 0; x < 4; ++x) CHECK(v[4 + x] == (mode == ".clamp" && x == 3 ? 107u : 104u + x));
+        std::vector<protocol::Record> writes;
+        for (const auto& rec : sink.Flatten(0))
+          if (protocol::OpOf(rec.header) == protocol::Op::kWrite) writes.push_back(rec);
+        REQUIRE(writes.size() == 1);
+        // .zero drops lane 4's store; .clamp stores it to the last element.
+        CHECK(writes[0].header.active_mask == (mode == ".zero" ? 0xfu : 0x1fu));
+        CHECK(writes[0].addr[1] == reinterpret_cast<uint64_t>(b.device + 5));
+      }
+      tex::Unregister(ha, true);
+      tex::Unregister(hb, true);
+    }
+  }
+}
+
+TEST_CASE("a texture read of freed memory is a use-after-free", "[texture][e2e]") {
+  KernelRunner r(WrapKernel("fetch", ".param .u64 tex, .param .u64 out, .param .f32 dx", kFetch));
+  auto texels = r.Alloc<float>(16);
+  auto out = r.Alloc<uint32_t>(32);
+  const uint64_t h = tex::Register(Array2D(texels.device, 4, 4, tex::Format{}));
+  REQUIRE(r.device().memory().Free(texels.device).ok());
+  CHECK_FALSE(r.Launch("fetch", {1, 1, 1}, {16, 1, 1}, h, out.device, 0.0f).ok());
+  REQUIRE(r.device().last_fault().has_value());
+  CHECK(r.device().last_fault()->fault.memory == MemoryError::kUseAfterFree);
+  tex::Unregister(h, false);
+}
+
+}  // namespace
+}  // namespace barracuda::emu::testing
