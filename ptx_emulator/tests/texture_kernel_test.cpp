@@ -120,7 +120,7 @@ std::string SurfaceCopy(const std::string& mode) {
 )";
 }
 
-TEST_CASE("suld / sust: trap faults, zero drops, clamp clamps; writes are recorded", "[texture][e2e][surface]") {
+TEST_CASE("suld / sust: trap faults, zero drops, clamp clamps, writes are recorded", "[texture][e2e][surface]") {
   const tex::Format u32{1, 32, tex::ChannelKind::kUnsigned};
   for (const std::string mode : {".trap", ".zero", ".clamp"}) {
     DYNAMIC_SECTION(mode) {
