@@ -379,6 +379,9 @@ absl::StatusOr<bool> SelectTex(const ptx::Instruction& ir, Inst& inst, bool gath
     return mem::UnimplementedForm(ir, "coordinate type .f32 or .s32 expected");
   if (c == ptx::Type::kF32) inst.imm |= kFloatCoords;
   inst.imm |= uint64_t{4} << kCountShift;
+  // [texref, {...}]: a module-scope .texref (removed from CUDA 12's API).
+  if (inst.ops[1].kind == Opnd::Kind::kAddress && inst.ops[1].base == Opnd::AddrBase::kAbsolute)
+    return mem::UnimplementedForm(ir, "texture references (.texref) are not implemented, only texture objects");
   if (inst.ops[0].kind != Opnd::Kind::kVector || inst.ops[0].count != 4 || !HandleAndCoordinates(inst, 1))
     return mem::UnimplementedForm(ir, "operands {d0, d1, d2, d3}, [texobj, {coordinates}] expected");
   const bool lod = HasModifier(ir, ".level");

@@ -87,6 +87,7 @@ TEST_CASE("tex.2d: point and linear fetches, txq, and one read record per tap", 
   CHECK(reads[0].header.access_size == 4);
   CHECK(reads[0].addr[5] == reinterpret_cast<uint64_t>(texels.device + 5));
   CHECK(reads[1].addr[5] == reinterpret_cast<uint64_t>(texels.device + 6));
+  CHECK(reads[0].header.site_id != protocol::kNoSite);  // a load site of the site table
   CHECK(tex::Unregister(point, false));
   CHECK(tex::Unregister(linear, false));
   CHECK_FALSE(tex::Unregister(linear, false));
@@ -167,6 +168,34 @@ TEST_CASE("a texture read of freed memory is a use-after-free", "[texture][e2e]"
   CHECK_FALSE(r.Launch("fetch", {1, 1, 1}, {16, 1, 1}, h, out.device, 0.0f).ok());
   REQUIRE(r.device().last_fault().has_value());
   CHECK(r.device().last_fault()->fault.memory == MemoryError::kUseAfterFree);
+  tex::Unregister(h, false);
+}
+
+}  // namespace
+}  // namespace barracuda::emu::testing
+
+namespace barracuda::emu::testing {
+namespace {
+
+TEST_CASE("tld4 gathers the bilinear footprint counter-clockwise from the lower left", "[texture][e2e]") {
+  KernelRunner r(WrapKernel("gather", ".param .u64 tex, .param .u64 out", R"(
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [tex];
+  ld.param.u64 %rd2, [out];
+  mov.f32 %f1, 0f3F800000;
+  tld4.r.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f1}];
+  st.global.v4.f32 [%rd2], {%f3, %f4, %f5, %f6};
+  ret;
+)"));
+  std::vector<float> init(16);
+  for (int i = 0; i < 16; ++i) init[i] = static_cast<float>(i % 4 + 10 * (i / 4));
+  auto texels = r.Alloc<float>(16, init);
+  auto out = r.Alloc<float>(4);
+  const uint64_t h = tex::Register(Array2D(texels.device, 4, 4, tex::Format{}));
+  // (1, 1): xB = yB = 0.5, the footprint is elements (0..1, 0..1); y grows downwards.
+  REQUIRE(r.Launch("gather", {1, 1, 1}, {1, 1, 1}, h, out.device).ok());
+  CHECK(r.Read(out) == std::vector<float>{10, 11, 1, 0});
   tex::Unregister(h, false);
 }
 

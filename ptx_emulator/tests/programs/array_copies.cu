@@ -7,14 +7,8 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(e_), __LINE__);   \
-      return 1;                                                                            \
-    }                                                                                      \
-  } while (0)
+#include "texture_programs.h"
+
 
 // A kernel that sees the 3D array through a texture (point fetch at (x, y, z)).
 __global__ void Fetch3D(cudaTextureObject_t t, int* out, int w, int h, int d) {
@@ -62,11 +56,10 @@ int main() {
   CHECK(cudaStreamSynchronize(stream));
   if (dst != src) ++failures;
   // Leaving the array is an error.
-  if (cudaMemcpy2DToArray(a, 2, 0, src.data(), w * 2, w * 2, h, cudaMemcpyHostToDevice) != cudaErrorInvalidValue)
-    ++failures;
-  if (cudaMemcpy2DFromArray(dst.data(), w * 2, a, 0, 1, w * 2, h, cudaMemcpyDeviceToHost) != cudaErrorInvalidValue)
-    ++failures;
-  cudaGetLastError();
+  ExpectError(cudaMemcpy2DToArray(a, 2, 0, src.data(), w * 2, w * 2, h, cudaMemcpyHostToDevice),
+              cudaErrorInvalidValue, failures);
+  ExpectError(cudaMemcpy2DFromArray(dst.data(), w * 2, a, 0, 1, w * 2, h, cudaMemcpyDeviceToHost),
+              cudaErrorInvalidValue, failures);
 
   // cudaMemcpy3D into a 3D int array (extent in elements), read by a texture.
   const int d = 3;
@@ -138,15 +131,9 @@ int main() {
   CHECK(cudaFreeArray(b));
   CHECK(cudaFreeArray(v));
   CHECK(cudaFreeArray(l));
-  if (cudaFreeArray(a) != cudaErrorInvalidValue) ++failures;
-  cudaGetLastError();
+  ExpectError(cudaFreeArray(a), cudaErrorInvalidValue, failures);
   CHECK(cudaFree(d_out));
   CHECK(cudaFree(d_lay));
   CHECK(cudaStreamDestroy(stream));
-  if (failures) {
-    std::printf("FAIL: %d checks\n", failures);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+  return Finish(failures);
 }

@@ -7,14 +7,8 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(e_), __LINE__);   \
-      return 1;                                                                            \
-    }                                                                                      \
-  } while (0)
+#include "texture_programs.h"
+
 
 constexpr int kW = 20, kH = 7;
 
@@ -88,18 +82,12 @@ int main() {
   CHECK(cudaMallocArray(&plain, &fdesc, 4, 4));
   res.res.array.array = plain;
   cudaSurfaceObject_t none;
-  if (cudaCreateSurfaceObject(&none, &res) != cudaErrorInvalidValue) ++failures;
-  cudaGetLastError();
+  ExpectError(cudaCreateSurfaceObject(&none, &res), cudaErrorInvalidValue, failures);
 
   CHECK(cudaDestroySurfaceObject(s));
   CHECK(cudaDestroySurfaceObject(sb));
   CHECK(cudaFreeArray(fa));
   CHECK(cudaFreeArray(ba));
   CHECK(cudaFreeArray(plain));
-  if (failures) {
-    std::printf("FAIL: %d mismatches\n", failures);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+  return Finish(failures);
 }

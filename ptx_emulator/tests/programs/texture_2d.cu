@@ -11,14 +11,8 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(e_), __LINE__);   \
-      return 1;                                                                            \
-    }                                                                                      \
-  } while (0)
+#include "texture_programs.h"
+
 
 constexpr int kW = 8, kH = 5, kSamples = 64;
 
@@ -171,8 +165,7 @@ int main() {
   bad.filterMode = cudaFilterModeLinear;
   bad.readMode = cudaReadModeElementType;
   cudaTextureObject_t none;
-  if (cudaCreateTextureObject(&none, &cres, &bad, nullptr) != cudaErrorInvalidFilterSetting) ++failures;
-  cudaGetLastError();
+  ExpectError(cudaCreateTextureObject(&none, &cres, &bad, nullptr), cudaErrorInvalidFilterSetting, failures);
 
   CHECK(cudaDestroyTextureObject(ct));
   CHECK(cudaFreeArray(colours));
@@ -180,10 +173,6 @@ int main() {
   CHECK(cudaFree(d_at));
   CHECK(cudaFree(d_out));
   CHECK(cudaFree(d_c));
-  if (failures) {
-    std::printf("FAIL: %d mismatches\n", failures);
-    return 1;
-  }
-  std::printf("PASS: %d filter/address/coordinate cases, normalized uchar4\n", cases);
-  return 0;
+  std::printf("%d filter/address/coordinate cases, normalized uchar4\n", cases);
+  return Finish(failures);
 }

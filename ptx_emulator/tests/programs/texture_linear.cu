@@ -6,14 +6,8 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(e_), __LINE__);   \
-      return 1;                                                                            \
-    }                                                                                      \
-  } while (0)
+#include "texture_programs.h"
+
 
 constexpr int kN = 100;
 
@@ -114,8 +108,7 @@ int main() {
   CHECK(cudaDestroyTextureObject(tp));
   // A linear texture outside device memory is refused.
   res.res.linear.devPtr = bytes;
-  if (cudaCreateTextureObject(&tb, &res, &td, nullptr) != cudaErrorInvalidValue) ++failures;
-  cudaGetLastError();
+  ExpectError(cudaCreateTextureObject(&tb, &res, &td, nullptr), cudaErrorInvalidValue, failures);
 
   CHECK(cudaFree(d_values));
   CHECK(cudaFree(d_out));
@@ -123,10 +116,5 @@ int main() {
   CHECK(cudaFree(d_bout));
   CHECK(cudaFree(d_img));
   CHECK(cudaFree(d_fout));
-  if (failures) {
-    std::printf("FAIL: %d mismatches\n", failures);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+  return Finish(failures);
 }
