@@ -21,6 +21,17 @@ __global__ void FetchLayers(cudaTextureObject_t t, short* out, int w, int h) {
   out[(layer * h + y) * w + x] = tex2DLayered<short>(t, x + 0.5f, y + 0.5f, layer);
 }
 
+// cudaMemcpy3D of dense host rows `pitch` bytes apart into a whole array
+// (the extent counts elements when an array takes part).
+cudaError_t HostToArray3D(cudaArray_t array, void* host, size_t pitch, cudaExtent extent) {
+  cudaMemcpy3DParms p{};
+  p.srcPtr = make_cudaPitchedPtr(host, pitch, extent.width, extent.height);
+  p.dstArray = array;
+  p.extent = extent;
+  p.kind = cudaMemcpyHostToDevice;
+  return cudaMemcpy3D(&p);
+}
+
 int main() {
   int failures = 0;
   const int w = 9, h = 6;
@@ -68,12 +79,7 @@ int main() {
   cudaChannelFormatDesc idesc = cudaCreateChannelDesc<int>();
   cudaArray_t v;
   CHECK(cudaMalloc3DArray(&v, &idesc, make_cudaExtent(w, h, d)));
-  cudaMemcpy3DParms p{};
-  p.srcPtr = make_cudaPitchedPtr(vol.data(), w * sizeof(int), w, h);
-  p.dstArray = v;
-  p.extent = make_cudaExtent(w, h, d);
-  p.kind = cudaMemcpyHostToDevice;
-  CHECK(cudaMemcpy3D(&p));
+  CHECK(HostToArray3D(v, vol.data(), w * sizeof(int), make_cudaExtent(w, h, d)));
   cudaResourceDesc res{};
   res.resType = cudaResourceTypeArray;
   res.res.array.array = v;
@@ -109,12 +115,7 @@ int main() {
   cudaChannelFormatDesc sdesc = cudaCreateChannelDesc<short>();
   cudaArray_t l;
   CHECK(cudaMalloc3DArray(&l, &sdesc, make_cudaExtent(lw, lh, layers), cudaArrayLayered));
-  cudaMemcpy3DParms pl{};
-  pl.srcPtr = make_cudaPitchedPtr(lay.data(), lw * sizeof(short), lw, lh);
-  pl.dstArray = l;
-  pl.extent = make_cudaExtent(lw, lh, layers);
-  pl.kind = cudaMemcpyHostToDevice;
-  CHECK(cudaMemcpy3D(&pl));
+  CHECK(HostToArray3D(l, lay.data(), lw * sizeof(short), make_cudaExtent(lw, lh, layers)));
   res.res.array.array = l;
   cudaTextureObject_t tl;
   CHECK(cudaCreateTextureObject(&tl, &res, &td, nullptr));
