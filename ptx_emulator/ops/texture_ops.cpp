@@ -15,6 +15,7 @@
 // mipmapped arrays.
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string>
 
 #include "ptx_emulator/core/handlers.h"
@@ -90,11 +91,41 @@ LaneCoords CoordsOf(const Inst& inst, const WarpCtx& ctx, int op, uint32_t lane)
   return c;
 }
 
-// Reads `size` bytes of device memory at `address` for every lane of `mask`
-// (one element per lane, aligned): memcheck, store buffer, a record when
-// tracing. False after a fault.
-bool ReadElements(const Inst& inst, WarpCtx& ctx, uint32_t mask, const uint64_t* address, uint32_t size,
-                  bool write, uint8_t** ptr) {
+// A surface store's bytes per lane (at most 16, little-endian).
+struct StoreValues {
+  uint64_t word[kLanes][2];
+};
+
+// The same-value flags of a store record, as st sets them: kFlagSameValue
+// when no two lanes store different bytes to one address (accesses are
+// aligned and of one size, so they overlap only when equal), kFlagValue with
+// the value in `stamp` when every lane stores one value of at most 8 bytes.
+void SameValueFlags(const StoreValues& v, uint32_t size, protocol::Record& r) {
+  const uint32_t mask = r.header.active_mask;
+  if (mask == 0) return;
+  bool same = true, uniform = size <= 8;
+  const uint32_t first = Lane(mask);
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint32_t a = Lane(m);
+    uniform = uniform && v.word[a][0] == v.word[first][0];
+    for (uint32_t n = m & (m - 1); n && same; n &= n - 1) {
+      const uint32_t b = Lane(n);
+      same = r.addr[a] != r.addr[b] || (v.word[a][0] == v.word[b][0] && v.word[a][1] == v.word[b][1]);
+    }
+  }
+  if (same) r.header.flags |= protocol::kFlagSameValue;
+  if (uniform) {
+    r.header.flags |= protocol::kFlagValue;
+    r.stamp = v.word[first][0];
+  }
+}
+
+// Resolves `size` bytes of device memory at `address` for every lane of
+// `mask` (one element per lane, aligned): memcheck, store buffer, a record
+// when tracing (a store's with its same-value flags from `stored`). False
+// after a fault.
+bool AccessElements(const Inst& inst, WarpCtx& ctx, uint32_t mask, const uint64_t* address, uint32_t size,
+                  bool write, uint8_t** ptr, const StoreValues* stored = nullptr) {
   if (mask == 0) return true;
   protocol::Record r{};
   uint32_t logged = 0;
@@ -123,6 +154,7 @@ bool ReadElements(const Inst& inst, WarpCtx& ctx, uint32_t mask, const uint64_t*
                                          write ? protocol::Op::kWrite : protocol::Op::kRead, 0,
                                          protocol::Scope::kNone);
     std::copy(std::begin(r.addr), std::end(r.addr), std::begin(h.addr));
+    if (stored != nullptr) SameValueFlags(*stored, size, h);
     ctx.tracer->Emit(h);
   }
   return true;
@@ -198,7 +230,7 @@ void Fetch(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
         if (obj[l]->resource.format.element_bytes() == size0) same |= 1u << l;
       });
       uint8_t* ptr[kLanes];
-      if (!ReadElements(inst, ctx, same, address, size0, false, ptr)) return;
+      if (!AccessElements(inst, ctx, same, address, size0, false, ptr)) return;
       ForLanes(same, [&](uint32_t l) {
         uint8_t bytes[16];
         LoadElement(ptr[l], size0, bytes);
@@ -320,9 +352,20 @@ void SurfaceAccess(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     }
   });
   if (!ok) return;
-  uint8_t* ptr[kLanes];
-  if (!ReadElements(inst, ctx, mask, address, size, kStore, ptr)) return;
   const ValueRef* v = mem::ValueRefs(inst.ops[kStore ? 1 : 0], ctx);
+  StoreValues stored;
+  if (kStore && ctx.tracer != nullptr) {
+    ForLanes(mask, [&](uint32_t l) {
+      uint8_t bytes[16] = {};
+      for (uint32_t k = 0; k < count; ++k) {
+        const uint64_t x = ctx.Src(v[k])[l];
+        std::memcpy(bytes + k * elem, &x, elem);  // little-endian: the low `elem` bytes
+      }
+      std::memcpy(stored.word[l], bytes, 16);
+    });
+  }
+  uint8_t* ptr[kLanes];
+  if (!AccessElements(inst, ctx, mask, address, size, kStore, ptr, kStore ? &stored : nullptr)) return;
   ForLanes(exec, [&](uint32_t l) {
     const bool inside = (mask >> l) & 1;
     for (uint32_t k = 0; k < count; ++k) {

@@ -152,6 +152,10 @@ TEST_CASE("suld / sust: trap faults, zero drops, clamp clamps, writes are record
         // .zero drops lane 4's store; .clamp stores it to the last element.
         CHECK(writes[0].header.active_mask == (mode == ".zero" ? 0xfu : 0x1fu));
         CHECK(writes[0].addr[1] == reinterpret_cast<uint64_t>(b.device + 5));
+        // Distinct values: no single value; where .clamp makes lanes 3 and 4
+        // collide they store the same one.
+        CHECK((writes[0].header.flags & protocol::kFlagSameValue) != 0);
+        CHECK((writes[0].header.flags & protocol::kFlagValue) == 0);
       }
       tex::Unregister(ha, true);
       tex::Unregister(hb, true);
@@ -197,6 +201,41 @@ TEST_CASE("tld4 gathers the bilinear footprint counter-clockwise from the lower 
   REQUIRE(r.Launch("gather", {1, 1, 1}, {1, 1, 1}, h, out.device).ok());
   CHECK(r.Read(out) == std::vector<float>{10, 11, 1, 0});
   tex::Unregister(h, false);
+}
+
+}  // namespace
+}  // namespace barracuda::emu::testing
+
+namespace barracuda::emu::testing {
+namespace {
+
+TEST_CASE("sust of one value by every lane carries it (kFlagValue), as st does", "[texture][e2e][surface]") {
+  KernelRunner r(WrapKernel("fill", ".param .u64 dst", R"(
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [dst];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 7;
+  sust.b.2d.b32.trap [%rd1, {%r2, %r3}], {%r4};
+  ret;
+)"));
+  auto b = r.Alloc<uint32_t>(4, std::vector<uint32_t>{9, 9, 9, 9});
+  tex::Object o = Array2D(b.device, 4, 1, tex::Format{1, 32, tex::ChannelKind::kUnsigned});
+  o.surface = true;
+  const uint64_t h = tex::Register(o);
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  REQUIRE(r.Launch("fill", {1, 1, 1}, {4, 1, 1}, h).ok());
+  CHECK(r.Read(b) == std::vector<uint32_t>{7, 7, 7, 7});
+  std::vector<protocol::Record> writes;
+  for (const auto& rec : sink.Flatten(0))
+    if (protocol::OpOf(rec.header) == protocol::Op::kWrite) writes.push_back(rec);
+  REQUIRE(writes.size() == 1);
+  CHECK((writes[0].header.flags & protocol::kFlagValue) != 0);
+  CHECK(protocol::StoredValue(writes[0]) == 7);
+  tex::Unregister(h, true);
 }
 
 }  // namespace
