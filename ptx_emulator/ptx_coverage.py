@@ -38,7 +38,7 @@ NOTES = {
     'wgmma': 'fence, commit_group, wait_group; mma_async m64nNk16 .f32.f16.f16 / .f32.bf16.bf16 (A in registers or shared memory, trans, scale), m64nNk8 .f32.tf32.tf32, m64nNk32 .s32.{s8,u8}.{s8,u8}{.satfinite}, every swizzle mode; not .f16 accumulators, fp8, .b1, wgmma.mma_async.sp, descriptor base offsets',
     'tcgen05': 'not implemented (sm_100a)',
     'tensormap': 'not implemented (tensormap.replace; maps come from cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col)',
-    'tex': 'texture objects: .1d/.2d/.3d/.a1d/.a2d .v4.{f32,s32,u32}.{f32,s32}, .level (level 0); point and linear filtering (1.8 fixed-point weights), wrap/clamp/mirror/border, normalized coordinates; not .cube/.acube/.2dms/.grad, depth compare, texture references',
+    'tex': 'texture objects: .1d/.2d/.3d/.a1d/.a2d .v4.{f32,s32,u32}.{f32,s32}, .level and .grad (level 0); point and linear filtering (1.8 fixed-point weights), wrap/clamp/mirror/border, normalized coordinates; not .cube/.acube/.2dms, depth compare, texture references',
     'tld4': '.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 on texture objects',
     'txq': 'width, height, depth, array_size, normalized_coords, filter_mode, num_mipmap_levels (0)',
     'suld': '.b.{1d,2d,3d,a1d,a2d}[.v2,.v4].{b8,b16,b32,b64}.{trap,clamp,zero} on surface objects; not .p (formatted)',

@@ -1,6 +1,6 @@
 // Texture and surface instructions on texture/surface objects (handles in
 // 64-bit registers, ops/texture_objects.h):
-//   tex[.level].{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [h, {c}] [, lod]
+//   tex[.level,.grad].{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [h, {c}] [, lod]
 //   tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 d, [h, {x, y}]
 //   txq.{width,height,depth,array_size,normalized_coords,filter_mode,num_mipmap_levels}.b32 d, [h]
 //   suld.b.{1d,2d,3d,a1d,a2d}[.v2,.v4].{b8,b16,b32,b64}.{trap,clamp,zero} d, [h, {c}]
@@ -11,8 +11,8 @@
 // lane: checked against the live allocations (memcheck), through the slot's
 // store buffer in deterministic rounds, and recorded like ld/st (kRead /
 // kWrite, weak) so that the detector sees texture reads and surface writes of
-// one array race. `.level` (explicit LOD) reads level 0: the emulator has no
-// mipmapped arrays.
+// one array race. `.level` (explicit LOD) and `.grad` (gradients) read level
+// 0: the emulator has no mipmapped arrays.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -411,8 +411,8 @@ bool HandleOnly(const Inst& inst, int op) {
 absl::StatusOr<bool> SelectTex(const ptx::Instruction& ir, Inst& inst, bool gather) {
   if (!Geometry(ir, inst)) return mem::UnimplementedForm(ir, "geometry (.1d/.2d/.3d/.a1d/.a2d) expected");
   if (HasModifier(ir, ".cube") || HasModifier(ir, ".acube") || HasModifier(ir, ".2dms") ||
-      HasModifier(ir, ".a2dms") || HasModifier(ir, ".grad"))
-    return mem::UnimplementedForm(ir, "cube, multisample and gradient fetches are not implemented");
+      HasModifier(ir, ".a2dms"))
+    return mem::UnimplementedForm(ir, "cube and multisample fetches are not implemented");
   if (ir.info.vector_width != 4 || ir.info.num_types != 2)
     return mem::UnimplementedForm(ir, "only the .v4.dtype.ctype forms are implemented");
   const ptx::Type d = ir.info.types[0], c = ir.info.types[1];
@@ -427,8 +427,11 @@ absl::StatusOr<bool> SelectTex(const ptx::Instruction& ir, Inst& inst, bool gath
     return mem::UnimplementedForm(ir, "texture references (.texref) are not implemented, only texture objects");
   if (inst.ops[0].kind != Opnd::Kind::kVector || inst.ops[0].count != 4 || !HandleAndCoordinates(inst, 1))
     return mem::UnimplementedForm(ir, "operands {d0, d1, d2, d3}, [texobj, {coordinates}] expected");
-  const bool lod = HasModifier(ir, ".level");
-  if (inst.num_ops != (lod ? 3 : 2)) return mem::UnimplementedForm(ir, "unexpected operands (depth compare?)");
+  // .level (an LOD) and .grad (two gradient vectors) choose a mipmap level:
+  // the emulator's textures have only level 0, so they read it (anisotropic
+  // filtering, which gradients also steer, is not modelled).
+  const int extra = HasModifier(ir, ".level") ? 1 : HasModifier(ir, ".grad") ? 2 : 0;
+  if (inst.num_ops != 2 + extra) return mem::UnimplementedForm(ir, "unexpected operands (depth compare?)");
   if (gather) {
     if (Dims(inst) != 2 || Layered(inst) || c != ptx::Type::kF32)
       return mem::UnimplementedForm(ir, "tld4 .2d with .f32 coordinates expected");

@@ -240,3 +240,34 @@ TEST_CASE("sust of one value by every lane carries it (kFlagValue), as st does",
 
 }  // namespace
 }  // namespace barracuda::emu::testing
+
+namespace barracuda::emu::testing {
+namespace {
+
+TEST_CASE("tex.level and tex.grad read level 0 (no mipmaps)", "[texture][e2e]") {
+  KernelRunner r(WrapKernel("lod", ".param .u64 tex, .param .u64 out", R"(
+  .reg .f32 %f<16>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [tex];
+  ld.param.u64 %rd2, [out];
+  mov.f32 %f1, 0f40200000;
+  mov.f32 %f2, 0f3FC00000;
+  mov.f32 %f3, 0f40400000;
+  tex.level.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}], %f3;
+  tex.grad.2d.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%f1, %f2}], {%f3, %f2}, {%f2, %f3};
+  st.global.v2.f32 [%rd2], {%f4, %f8};
+  ret;
+)"));
+  std::vector<float> init(16);
+  for (int i = 0; i < 16; ++i) init[i] = static_cast<float>(i % 4 + 10 * (i / 4));
+  auto texels = r.Alloc<float>(16, init);
+  auto out = r.Alloc<float>(2);
+  const uint64_t h = tex::Register(Array2D(texels.device, 4, 4, tex::Format{}));
+  // (2.5, 1.5): the centre of element (2, 1) whatever the LOD or gradients.
+  REQUIRE(r.Launch("lod", {1, 1, 1}, {1, 1, 1}, h, out.device).ok());
+  CHECK(r.Read(out) == std::vector<float>{12, 12});
+  tex::Unregister(h, false);
+}
+
+}  // namespace
+}  // namespace barracuda::emu::testing
