@@ -28,6 +28,21 @@ tex::Object Array2D(void* base, uint32_t width, uint32_t height, tex::Format for
   return o;
 }
 
+// A 4 x 4 f32 texture T[y][x] = x + 10 y in device memory.
+struct Ramp {
+  Buffer<float> texels;
+  uint64_t handle = 0;
+  std::vector<float> values;
+};
+Ramp RampTexture(KernelRunner& r) {
+  Ramp t;
+  t.values.resize(16);
+  for (int i = 0; i < 16; ++i) t.values[i] = static_cast<float>(i % 4 + 10 * (i / 4));
+  t.texels = r.Alloc<float>(16, t.values);
+  t.handle = tex::Register(Array2D(t.texels.device, 4, 4, tex::Format{}));
+  return t;
+}
+
 // Lane l fetches at (l % 4 + 0.5 + dx, l / 4 + 0.5) and stores result x and
 // the texture's width (txq).
 const char* kFetch = R"(
@@ -56,12 +71,12 @@ const char* kFetch = R"(
 
 TEST_CASE("tex.2d: point and linear fetches, txq, and one read record per tap", "[texture][e2e]") {
   KernelRunner r(WrapKernel("fetch", ".param .u64 tex, .param .u64 out, .param .f32 dx", kFetch));
-  std::vector<float> init(16);
-  for (int i = 0; i < 16; ++i) init[i] = static_cast<float>(i % 4 + 10 * (i / 4));
-  auto texels = r.Alloc<float>(16, init);
+  const Ramp ramp = RampTexture(r);
+  const std::vector<float>& init = ramp.values;
+  const Buffer<float>& texels = ramp.texels;
   auto out = r.Alloc<uint32_t>(16 * 2);
-  tex::Object o = Array2D(texels.device, 4, 4, tex::Format{1, 32, tex::ChannelKind::kFloat});
-  const uint64_t point = tex::Register(o);
+  tex::Object o = *tex::Find(ramp.handle);
+  const uint64_t point = ramp.handle;
   REQUIRE(r.Launch("fetch", {1, 1, 1}, {16, 1, 1}, point, out.device, 0.0f).ok());
   auto v = r.Read(out);
   for (int l = 0; l < 16; ++l) {
@@ -175,12 +190,6 @@ TEST_CASE("a texture read of freed memory is a use-after-free", "[texture][e2e]"
   tex::Unregister(h, false);
 }
 
-}  // namespace
-}  // namespace barracuda::emu::testing
-
-namespace barracuda::emu::testing {
-namespace {
-
 TEST_CASE("tld4 gathers the bilinear footprint counter-clockwise from the lower left", "[texture][e2e]") {
   KernelRunner r(WrapKernel("gather", ".param .u64 tex, .param .u64 out", R"(
   .reg .f32 %f<8>;
@@ -192,22 +201,13 @@ TEST_CASE("tld4 gathers the bilinear footprint counter-clockwise from the lower 
   st.global.v4.f32 [%rd2], {%f3, %f4, %f5, %f6};
   ret;
 )"));
-  std::vector<float> init(16);
-  for (int i = 0; i < 16; ++i) init[i] = static_cast<float>(i % 4 + 10 * (i / 4));
-  auto texels = r.Alloc<float>(16, init);
+  const uint64_t h = RampTexture(r).handle;
   auto out = r.Alloc<float>(4);
-  const uint64_t h = tex::Register(Array2D(texels.device, 4, 4, tex::Format{}));
   // (1, 1): xB = yB = 0.5, the footprint is elements (0..1, 0..1); y grows downwards.
   REQUIRE(r.Launch("gather", {1, 1, 1}, {1, 1, 1}, h, out.device).ok());
   CHECK(r.Read(out) == std::vector<float>{10, 11, 1, 0});
   tex::Unregister(h, false);
 }
-
-}  // namespace
-}  // namespace barracuda::emu::testing
-
-namespace barracuda::emu::testing {
-namespace {
 
 TEST_CASE("sust of one value by every lane carries it (kFlagValue), as st does", "[texture][e2e][surface]") {
   KernelRunner r(WrapKernel("fill", ".param .u64 dst", R"(
@@ -238,12 +238,6 @@ TEST_CASE("sust of one value by every lane carries it (kFlagValue), as st does",
   tex::Unregister(h, true);
 }
 
-}  // namespace
-}  // namespace barracuda::emu::testing
-
-namespace barracuda::emu::testing {
-namespace {
-
 TEST_CASE("tex.level and tex.grad read level 0 (no mipmaps)", "[texture][e2e]") {
   KernelRunner r(WrapKernel("lod", ".param .u64 tex, .param .u64 out", R"(
   .reg .f32 %f<16>;
@@ -258,11 +252,8 @@ TEST_CASE("tex.level and tex.grad read level 0 (no mipmaps)", "[texture][e2e]") 
   st.global.v2.f32 [%rd2], {%f4, %f8};
   ret;
 )"));
-  std::vector<float> init(16);
-  for (int i = 0; i < 16; ++i) init[i] = static_cast<float>(i % 4 + 10 * (i / 4));
-  auto texels = r.Alloc<float>(16, init);
+  const uint64_t h = RampTexture(r).handle;
   auto out = r.Alloc<float>(2);
-  const uint64_t h = tex::Register(Array2D(texels.device, 4, 4, tex::Format{}));
   // (2.5, 1.5): the centre of element (2, 1) whatever the LOD or gradients.
   REQUIRE(r.Launch("lod", {1, 1, 1}, {1, 1, 1}, h, out.device).ok());
   CHECK(r.Read(out) == std::vector<float>{12, 12});
