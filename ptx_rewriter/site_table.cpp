@@ -81,6 +81,9 @@ StateSpace SpaceOf(const Instruction& inst, SiteKind kind) {
                          (inst.op == Opcode::kCp && kind == SiteKind::kBarrier);
   if (!addressed) return StateSpace::kNone;
   if (inst.info.space != StateSpace::kNone) return inst.info.space;
+  // Texture and surface objects name global memory.
+  if (inst.op == Opcode::kTex || inst.op == Opcode::kTld4 || inst.op == Opcode::kSuld || inst.op == Opcode::kSust)
+    return StateSpace::kGlobal;
   // multimem addresses are always global multicast addresses.
   if (inst.op == Opcode::kMultimem) return StateSpace::kGlobal;
   return StateSpace::kGeneric;
@@ -139,6 +142,15 @@ std::optional<SiteKind> ClassifySite(const Instruction& inst) {
       return SiteKind::kLoad;
     case Opcode::kSt:
     case Opcode::kStmatrix:
+      return SiteKind::kStore;
+    // Texture fetches and surface accesses read and write global memory (the
+    // emulator records them, ptx_emulator/ops/texture_ops.cpp); the GPU
+    // backend does not instrument them and reports them as not covered.
+    case Opcode::kTex:
+    case Opcode::kTld4:
+    case Opcode::kSuld:
+      return SiteKind::kLoad;
+    case Opcode::kSust:
       return SiteKind::kStore;
     case Opcode::kWmma: {
       // wmma.load / wmma.store move a matrix between memory and fragments;

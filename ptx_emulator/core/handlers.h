@@ -51,6 +51,8 @@ absl::StatusOr<bool> SelectHintOp(const ptx::Instruction& ir, Inst& inst);
 // ops/tensor_core_ops.cpp (+ tensor_*.cpp): wmma.load/.store/.mma, mma.sync,
 //   ldmatrix, stmatrix, movmatrix
 absl::StatusOr<bool> SelectTensorOp(const ptx::Instruction& ir, Inst& inst);
+// ops/texture_ops.cpp: tex tld4 txq suld sust suq on texture/surface objects
+absl::StatusOr<bool> SelectTextureOp(const ptx::Instruction& ir, Inst& inst);
 // exec/control_ops.cpp: bra brx call ret exit trap brkpt bar barrier
 //   (sync/arrive/red, not bar.warp.sync) nanosleep pmevent
 absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst);
@@ -59,7 +61,7 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst);
 inline constexpr Selector kSelectors[] = {
     SelectControlOp, SelectMemoryOp,  SelectWarpOp,      SelectIntegerOp,   SelectBitOp,
     SelectFloatOp,   SelectConversionOp, SelectAsyncCopyOp, SelectMbarrierOp, SelectTensorOp,
-    SelectHintOp,
+    SelectHintOp,    SelectTextureOp,
 };
 
 // Inst::aux for memory/fence instructions: the access classification from

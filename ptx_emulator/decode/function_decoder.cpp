@@ -409,7 +409,11 @@ absl::StatusOr<Opnd> Decoder::DecodeOperand(const Operand& o, size_t position, c
     case Operand::Kind::kAddress:
       // [tensorMap, {c0, ...}] of cp.async.bulk.tensor: the base address, with
       // the coordinates as a vector (Opnd::kAddress count/index).
-      if (ir.op == ptx::Opcode::kCp && o.elements.size() == 2 && o.elements[1].kind == Operand::Kind::kVector) {
+      // The same shape for [texobj, {c...}] / [surfobj, {c...}] of tex, tld4,
+      // suld and sust (ops/texture_ops.cpp).
+      if ((ir.op == ptx::Opcode::kCp || ir.op == ptx::Opcode::kTex || ir.op == ptx::Opcode::kTld4 ||
+           ir.op == ptx::Opcode::kSuld || ir.op == ptx::Opcode::kSust) &&
+          o.elements.size() == 2 && o.elements[1].kind == Operand::Kind::kVector) {
         Operand base = o;
         base.elements.resize(1);
         auto a = DecodeAddress(base, ir);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/functional/function_ref.h"
+#include "ptx_emulator/runtime/arrays.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
@@ -145,15 +146,24 @@ cudaError_t Copy2D(void* dst, size_t dpitch, const void* src, size_t spitch, siz
 
 }  // namespace
 
+// CUDA arrays are device allocations like cudaMalloc's (arrays.h).
+cudaError_t AllocateDevice(void** ptr, size_t size) { return Allocate(ptr, size, Kind::kDevice); }
+cudaError_t FreeDevice(void* ptr) { return Release(ptr, false); }
+
 // Shared with memcpy nodes (stream_work.h).
-cudaError_t Copy3D(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+cudaError_t Copy3D(const cudaMemcpy3DParms* given, cudaStream_t stream) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
-  if (!p) return rt.Fail(cudaErrorInvalidValue);
-  if (p->srcArray || p->dstArray) {
-    PrintDiagnostic("cudaMemcpy3D with CUDA arrays is not supported by the emulator backend");
-    return rt.Fail(cudaErrorNotSupported);
+  if (!given) return rt.Fail(cudaErrorInvalidValue);
+  // A CUDA array side becomes its pitched memory (arrays.h), positions and
+  // the extent's width then in bytes.
+  cudaMemcpy3DParms copy;
+  if (given->srcArray || given->dstArray) {
+    copy = *given;
+    if (cudaError_t e = ArraysAsPitched(copy)) return rt.Fail(e);
+    given = &copy;
   }
+  const cudaMemcpy3DParms* p = given;
   const cudaExtent e = p->extent;  // width in bytes for linear memory
   if (e.width == 0 || e.height == 0 || e.depth == 0) return cudaSuccess;
   const cudaPitchedPtr& s = p->srcPtr;
@@ -584,9 +594,10 @@ CUDART_EXPORT cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
   return cudaSuccess;
 }
 
-// A channel descriptor is plain data (CUDA arrays and textures themselves are
-// not emulated); legacy code builds one before binding a texture to linear
-// memory (host_detector/regress/manifests/rodinia/cuda13_compat.h).
+// A channel descriptor is plain data; CUDA arrays (arrays.cpp) and texture
+// objects (texture_api.cpp) take one, and legacy code builds one before
+// binding a texture to linear memory
+// (host_detector/regress/manifests/rodinia/cuda13_compat.h).
 CUDART_EXPORT cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
   return cudaChannelFormatDesc{x, y, z, w, f};
 }
