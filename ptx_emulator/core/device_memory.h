@@ -83,10 +83,10 @@ class DeviceMemory {
   // On every global access after InRange: one load of the map for an access
   // inside one granule.
   Access Check(uint64_t address, uint64_t size) const {
-    const uint64_t first = address - begin_, last = first + (size == 0 ? 0 : size - 1);
-    const uint16_t v = __atomic_load_n(&map_[first / kGranule], __ATOMIC_RELAXED);
-    if (first / kGranule == last / kGranule && last % kGranule < v && v <= kGranule) return Access::kOk;
-    return CheckSlow(first, last);
+    if (size == 0) size = 1;  // an empty access is checked as its first byte
+    if (QuickReject(address, size) == 0) return Access::kOk;
+    const uint64_t first = address - begin_;
+    return CheckSlow(first, first + size - 1);
   }
   // InRange and Check == kOk: what the emulator's global accesses require.
   bool Addressable(uint64_t address, uint64_t size) const {
