@@ -8,7 +8,9 @@ namespace barracuda::shadow {
 
 size_t SparseVc::HeapBytes() const {
   // flat_hash_map: one slot plus one control byte per unit of capacity.
-  return mid_capacity_ * sizeof(KeyedEntry) + map_.capacity() * (sizeof(decltype(map_)::value_type) + 1);
+  size_t bytes = mid_capacity_ * sizeof(Run);
+  if (map_ != nullptr) bytes += sizeof(Map) + map_->capacity() * (sizeof(Map::value_type) + 1);
+  return bytes;
 }
 
 void SparseVc::Account(size_t before) {
@@ -19,72 +21,163 @@ void SparseVc::Account(size_t before) {
   }
 }
 
-void SparseVc::GrowMid() {
+void SparseVc::GrowMid(uint32_t at_least) {
   const size_t before = HeapBytes();
-  const uint32_t capacity = mid_capacity_ == 0 ? 2 * kInline : 2 * mid_capacity_;
-  auto grown = std::make_unique_for_overwrite<KeyedEntry[]>(capacity);
-  for (uint32_t i = 0; i < mid_size_; ++i) grown[i] = mid_[i];
+  uint32_t capacity = mid_capacity_ == 0 ? 2 * kInline : 2 * mid_capacity_;
+  while (capacity < at_least) capacity *= 2;
+  auto grown = std::make_unique_for_overwrite<Run[]>(capacity);
+  const Run* from = RunsBegin();
+  for (uint32_t i = 0; i < runs_; ++i) grown[i] = from[i];
   mid_ = std::move(grown);
   mid_capacity_ = capacity;
   Account(before);
 }
 
-VcEntry& SparseVc::Slot(VcKey t, const VcEntry& e, bool& inserted) {
-  if (map_.empty()) {
-    for (uint32_t i = 0; i < small_size_; ++i) {
-      if (small_keys_[i] == t) {
-        inserted = false;
-        return small_[i];
-      }
-    }
-    if (mid_filter_ >> FilterBit(t) & 1) {
-      for (uint32_t i = 0; i < mid_size_; ++i) {
-        if (mid_[i].key == t) {
-          inserted = false;
-          return mid_[i].entry;
-        }
-      }
-    }
-    inserted = true;
-    if (mid_size_ == 0 && small_size_ < kInline) {
-      small_keys_[small_size_] = t;
-      small_[small_size_] = e;
-      return small_[small_size_++];
-    }
-    if (small_size_ + mid_size_ < kMid) {
-      if (small_size_ + mid_size_ + 1 > mid_capacity_) GrowMid();
-      for (uint32_t i = 0; i < small_size_; ++i) {
-        mid_[mid_size_++] = KeyedEntry{small_keys_[i], small_[i]};
-        mid_filter_ |= uint64_t{1} << FilterBit(small_keys_[i]);
-      }
-      small_size_ = 0;
-      mid_[mid_size_] = KeyedEntry{t, e};
-      mid_filter_ |= uint64_t{1} << FilterBit(t);
-      return mid_[mid_size_++].entry;
-    }
-    // Full: everything moves to the map (mid_ keeps its storage for a later
-    // life of this clock).
-    const size_t before = HeapBytes();
-    map_.reserve(2 * kMid);
-    for (uint32_t i = 0; i < mid_size_; ++i) map_.emplace(mid_[i].key, mid_[i].entry);
-    mid_size_ = 0;
-    mid_filter_ = 0;
-    Account(before);
-  }
+void SparseVc::ToMap() {
+  assert(map_ == nullptr);
   const size_t before = HeapBytes();
-  auto [it, was_inserted] = map_.try_emplace(t, e);
-  inserted = was_inserted;
+  auto map = std::make_unique<Map>();
+  map->reserve(2 * size_);
+  const Run* runs = RunsBegin();
+  for (uint32_t i = 0; i < runs_; ++i) {
+    VcKey k = runs[i].first;
+    for (uint32_t j = 0; j < runs[i].count; ++j, k += runs[i].stride) map->emplace(k, runs[i].entry);
+  }
+  map_ = std::move(map);
+  runs_ = 0;
+  size_ = 0;
   Account(before);
-  return it->second;
+}
+
+void SparseVc::AddRun(const Run& r) {
+  if (runs_ >= kMid) {
+    // Too fragmented for runs: every entry goes to the map (mid_ keeps its
+    // storage until the clock is freed).
+    ToMap();
+    const size_t before = HeapBytes();
+    VcKey k = r.first;
+    for (uint32_t j = 0; j < r.count; ++j, k += r.stride) map_->emplace(k, r.entry);
+    Account(before);
+    return;
+  }
+  if (runs_ == RunCapacity()) GrowMid(runs_ + 1);
+  RunsBegin()[runs_++] = r;
+  size_ += r.count;
+}
+
+void SparseVc::Insert(VcKey t, const VcEntry& e) {
+  if (map_ != nullptr) {
+    const size_t before = HeapBytes();
+    map_->emplace(t, e);
+    Account(before);
+    return;
+  }
+  if (size_ == 0) {
+    lo_ = hi_ = t;
+  } else {
+    lo_ = t < lo_ ? t : lo_;
+    hi_ = t > hi_ ? t : hi_;
+  }
+  // A run it continues (the newest runs first: readers arrive in order).
+  Run* runs = RunsBegin();
+  for (uint32_t i = runs_; i-- > 0;) {
+    Run& r = runs[i];
+    if (!(r.entry == e)) continue;
+    if (r.count == 1) {
+      const VcKey lo = t < r.first ? t : r.first, hi = t < r.first ? r.first : t;
+      if (hi - lo > UINT32_MAX) continue;
+      r.first = lo;
+      r.stride = static_cast<uint32_t>(hi - lo);
+      r.count = 2;
+      ++size_;
+      return;
+    }
+    if (r.count == UINT32_MAX) continue;
+    if (t > r.first && t - r.first == VcKey{r.stride} * r.count) {
+      ++r.count;
+      ++size_;
+      return;
+    }
+    if (t < r.first && r.first - t == r.stride) {
+      r.first = t;
+      ++r.count;
+      ++size_;
+      return;
+    }
+  }
+  AddRun(Run{t, 0, 1, e});
+}
+
+void SparseVc::RemoveFromRun(uint32_t i, VcKey t) {
+  Run* runs = RunsBegin();
+  Run& r = runs[i];
+  --size_;
+  if (r.count == 1) {
+    runs[i] = runs[--runs_];
+    return;
+  }
+  const uint32_t j = static_cast<uint32_t>((t - r.first) / r.stride);
+  if (j == 0) {
+    r.first += r.stride;
+    --r.count;
+  } else if (j == r.count - 1) {
+    --r.count;
+  } else {
+    // Inside: the run keeps [0, j), a new one takes (j, count).
+    const Run tail{t + r.stride, r.stride, r.count - j - 1, r.entry};
+    r.count = j;
+    size_ -= tail.count;  // AddRun counts the tail again
+    AddRun(tail);
+  }
+}
+
+void SparseVc::AssignRuns(const RunBuffer& runs) {
+  runs_ = 0;
+  size_ = 0;
+  if (runs.size() > kMid) {
+    ToMap();  // empty: makes the map
+    const size_t before = HeapBytes();
+    for (const Run& r : runs) {
+      VcKey k = r.first;
+      for (uint32_t j = 0; j < r.count; ++j, k += r.stride) map_->emplace(k, r.entry);
+    }
+    Account(before);
+    return;
+  }
+  if (runs.size() > RunCapacity()) GrowMid(static_cast<uint32_t>(runs.size()));
+  Run* to = RunsBegin();
+  for (const Run& r : runs) {
+    to[runs_++] = r;
+    size_ += r.count;
+  }
 }
 
 void SparseVc::Set(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
-  bool inserted;
-  VcEntry& slot = Slot(t, e, inserted);
-  if (!inserted) {
-    kept_writes_ -= IsKeptWrite(slot);
-    slot = e;
+  if (map_ != nullptr) {
+    const size_t before = HeapBytes();
+    auto [it, inserted] = map_->try_emplace(t, e);
+    if (!inserted) {
+      kept_writes_ -= IsKeptWrite(it->second);
+      it->second = e;
+    }
+    Account(before);
+  } else if (size_ != 0 && t >= lo_ && t <= hi_) {
+    Run* runs = RunsBegin();
+    uint32_t i = runs_;
+    while (i-- > 0 && !runs[i].Holds(t)) {
+    }
+    if (i != UINT32_MAX) {
+      if (runs[i].entry == e) {
+        NoteSummary(e);
+        return;
+      }
+      kept_writes_ -= IsKeptWrite(runs[i].entry);
+      RemoveFromRun(i, t);
+    }
+    Insert(t, e);
+  } else {
+    Insert(t, e);
   }
   kept_writes_ += IsKeptWrite(e);
   NoteSummary(e);
@@ -92,27 +185,19 @@ void SparseVc::Set(VcKey t, const VcEntry& e) {
 
 void SparseVc::Merge(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
-  bool inserted;
-  VcEntry& slot = Slot(t, e, inserted);
-  if (inserted) {
-    kept_writes_ += IsKeptWrite(e);
-    NoteSummary(e);
-  } else if (slot.clock < e.clock) {
-    kept_writes_ += IsKeptWrite(e) - IsKeptWrite(slot);
-    slot = e;
-    NoteSummary(e);
-  }
+  const VcEntry* old = Find(t);
+  if (old != nullptr && old->clock >= e.clock) return;
+  Set(t, e);
 }
 
 void SparseVc::ClearKeepingArray() {
-  small_size_ = 0;
-  mid_size_ = 0;
-  mid_filter_ = 0;
+  runs_ = 0;
+  size_ = 0;
   kept_writes_ = 0;
   ResetSummary();
-  if (map_.capacity() == 0) return;
+  if (map_ == nullptr) return;
   const size_t before = HeapBytes();
-  decltype(map_)().swap(map_);
+  map_.reset();
   Account(before);
 }
 
@@ -126,28 +211,32 @@ void SparseVc::Clear() {
 }
 
 void SparseVc::CopyFrom(const SparseVc& o) {
-  mid_size_ = 0;
-  while (mid_capacity_ < o.mid_size_) GrowMid();  // accounts for itself
+  ClearKeepingArray();
   const size_t before = HeapBytes();
-  small_size_ = o.small_size_;
   kept_writes_ = o.kept_writes_;
   min_clock_ = o.min_clock_;
   uniform_ = o.uniform_;
-  for (uint32_t i = 0; i < o.small_size_; ++i) {
-    small_keys_[i] = o.small_keys_[i];
-    small_[i] = o.small_[i];
-  }
-  for (uint32_t i = 0; i < o.mid_size_; ++i) mid_[i] = o.mid_[i];
-  mid_size_ = o.mid_size_;
-  mid_filter_ = o.mid_filter_;
-  if (mid_size_ == 0 && mid_capacity_ != 0) {  // like the map: a copy holds what it needs
-    mid_.reset();
-    mid_capacity_ = 0;
-  }
-  if (o.map_.empty()) {
-    if (map_.capacity() != 0) decltype(map_)().swap(map_);
+  lo_ = o.lo_;
+  hi_ = o.hi_;
+  if (o.map_ != nullptr) {
+    map_ = std::make_unique<Map>(*o.map_);
   } else {
-    map_ = o.map_;
+    // Like the map: a copy holds what it needs (inline when it fits).
+    if (o.runs_ <= kInline && mid_capacity_ != 0) {
+      mid_.reset();
+      mid_capacity_ = 0;
+    }
+    if (o.runs_ > RunCapacity()) {
+      mid_.reset();
+      mid_capacity_ = 0;
+      mid_ = std::make_unique_for_overwrite<Run[]>(o.runs_);
+      mid_capacity_ = o.runs_;
+    }
+    const Run* from = o.RunsBegin();
+    Run* to = RunsBegin();
+    for (uint32_t i = 0; i < o.runs_; ++i) to[i] = from[i];
+    runs_ = o.runs_;
+    size_ = o.size_;
   }
   Account(before);
 }

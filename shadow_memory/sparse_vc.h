@@ -2,7 +2,8 @@
 // READSHARED) or concurrent non-racing writers (host_detector/detector/SEMANTICS.md, "past
 // the paper"). A sparse map tid -> (clock, site, atomic): absent entries are 0,
 // which is nearly all of them. The paper keeps an unordered map too (§4.3.3);
-// per-location VCs are rare, so they are not compressed further.
+// per-location VCs are few, and their entries are compressed into runs of
+// threads that share one entry (below).
 //
 // A SparseVc lives in a SparseVcPool (vc_pool.h) and is reached from a cell by
 // its VcHandle. It is protected by the lock of the cell that refers to it.
@@ -14,6 +15,7 @@
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "shadow_memory/epoch.h"
 #include "shadow_memory/memory_accounting.h"
 
@@ -39,20 +41,24 @@ constexpr VcKey ReaderKey(Tid t, ReadKind kind, Strength strength = kWeak) {
          (static_cast<VcKey>(strength) << 40);
 }
 
-// Up to kInline entries are kept in the object itself (no heap, no
-// accounting traffic); past that they move to a heap array searched linearly
-// (up to kMid entries: a shared tile word read by the 16 threads of a row, a
-// global word read by one thread per block of a grid row), and past that to
-// a hash map. Most inflated cells have few concurrent readers (two or three
-// lanes reading a neighbour's word), and their clocks come and go every launch
-// or barrier phase: building a hash map for each of them (two resizes on the
-// way to 16 entries) was 40% of the analysis of a tiled matmul.
+// Entries are stored as runs: keys first, first + stride, ..., first +
+// stride * (count - 1) that share one VcEntry. The readers of a word are
+// mostly lanes or blocks that ran the same load at the same point of the same
+// code: consecutive threads of a row reading a shared tile word, or one thread
+// per block of a grid row reading a global word, each with the same clock and
+// site. One 32-byte run stands for all of them (tiled matmul 512: 32 entries
+// per input word became one or two runs; see shadow_memory/README.md
+// "Memory"). Up to kInline runs are kept in the object itself (no heap, no
+// accounting traffic), then up to kMid runs in a heap array searched linearly,
+// and past that the entries go one by one to a hash map. A key's presence is
+// decided without a scan when it lies outside the keys' range [lo_, hi_]
+// (appending in increasing thread order, the usual case).
 // Measured (detector_bench RunSerial/b_tiled, two readers per shared byte,
 // quiet 2-core machine): see shadow_memory/README.md "Performance".
 class SparseVc {
  public:
-  static constexpr size_t kInline = 4;
-  static constexpr uint32_t kMid = 32;
+  static constexpr size_t kInline = 2;  // runs
+  static constexpr uint32_t kMid = 32;  // runs
 
   SparseVc() = default;
   SparseVc(const SparseVc&) = delete;
@@ -62,26 +68,26 @@ class SparseVc {
   void Set(VcKey t, const VcEntry& e);
   // V[t] := max(V[t], e) by clock; the site/atomic of the larger clock win.
   void Merge(VcKey t, const VcEntry& e);
-  // nullptr when V[t] == 0.
+  // nullptr when V[t] == 0. The pointer is valid until the next change.
   const VcEntry* Find(VcKey t) const {
-    if (map_.empty()) {
-      for (uint32_t i = 0; i < small_size_; ++i) {
-        if (small_keys_[i] == t) return &small_[i];
-      }
-      if ((mid_filter_ >> FilterBit(t) & 1) == 0) return nullptr;
-      for (uint32_t i = 0; i < mid_size_; ++i) {
-        if (mid_[i].key == t) return &mid_[i].entry;
-      }
-      return nullptr;
+    if (map_ != nullptr) {
+      auto it = map_->find(t);
+      return it == map_->end() ? nullptr : &it->second;
     }
-    auto it = map_.find(t);
-    return it == map_.end() ? nullptr : &it->second;
+    if (size_ == 0 || t < lo_ || t > hi_) return nullptr;
+    const Run* runs = RunsBegin();
+    for (uint32_t i = runs_; i-- > 0;) {
+      if (runs[i].Holds(t)) return &runs[i].entry;
+    }
+    return nullptr;
   }
   Clock Get(VcKey t) const {
     const VcEntry* e = Find(t);
     return e ? e->clock : 0;
   }
-  size_t size() const { return small_size_ + mid_size_ + map_.size(); }
+  size_t size() const { return map_ != nullptr ? map_->size() : size_; }
+  // Runs held (the map tier: one per entry); for tests and statistics.
+  size_t runs() const { return map_ != nullptr ? map_->size() : runs_; }
   // Entries of kind kKeptWrite (read VCs): a plain read checks the readers only
   // for these, and a hot word's readers are otherwise all plain reads.
   uint32_t kept_writes() const { return kept_writes_; }
@@ -96,55 +102,62 @@ class SparseVc {
   // (a thread may appear once per ReadKind in a read VC).
   template <class F>
   void ForEach(F&& f) const {
-    for (uint32_t i = 0; i < small_size_; ++i) f(static_cast<Tid>(small_keys_[i]), small_[i]);
-    for (uint32_t i = 0; i < mid_size_; ++i) f(static_cast<Tid>(mid_[i].key), mid_[i].entry);
-    for (const auto& [t, e] : map_) f(static_cast<Tid>(t), e);
+    if (map_ != nullptr) {
+      for (const auto& [t, e] : *map_) f(static_cast<Tid>(t), e);
+      return;
+    }
+    const Run* runs = RunsBegin();
+    for (uint32_t i = 0; i < runs_; ++i) {
+      const Run& r = runs[i];
+      VcKey k = r.first;
+      for (uint32_t j = 0; j < r.count; ++j, k += r.stride) f(static_cast<Tid>(k), r.entry);
+    }
   }
   // Removes every entry for which pred(Tid, const VcEntry&) holds, in place
-  // (no rebuild: an atomic on a hot word keeps its concurrent atomics and drops
-  // only what it is ordered after, host_detector/detector/memory_access.cpp CheckAtomic).
+  // (no rebuild of what stays: an atomic on a hot word keeps its concurrent
+  // atomics and drops only what it is ordered after,
+  // host_detector/detector/memory_access.cpp CheckAtomic).
   template <class P>
   void EraseIf(P&& pred) {
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < small_size_; ++i) {
-      if (pred(static_cast<Tid>(small_keys_[i]), small_[i])) {
-        kept_writes_ -= IsKeptWrite(small_[i]);
-        continue;
+    if (map_ != nullptr) {
+      for (auto it = map_->begin(); it != map_->end();) {
+        if (pred(static_cast<Tid>(it->first), it->second)) {
+          map_->erase(it++);
+        } else {
+          ++it;
+        }
       }
-      small_keys_[kept] = small_keys_[i];
-      small_[kept++] = small_[i];
-    }
-    small_size_ = kept;
-    kept = 0;
-    for (uint32_t i = 0; i < mid_size_; ++i) {
-      if (pred(static_cast<Tid>(mid_[i].key), mid_[i].entry)) {
-        kept_writes_ -= IsKeptWrite(mid_[i].entry);
-        continue;
+    } else {
+      // Each run is cut into the stretches of keys that stay.
+      RunBuffer kept;
+      const Run* runs = RunsBegin();
+      for (uint32_t i = 0; i < runs_; ++i) {
+        const Run& r = runs[i];
+        uint32_t from = 0;
+        bool open = false;  // keys from `from` on stay
+        for (uint32_t j = 0; j < r.count; ++j) {
+          if (pred(static_cast<Tid>(r.first + VcKey{r.stride} * j), r.entry)) {
+            if (open) kept.push_back(Run{r.first + VcKey{r.stride} * from, r.stride, j - from, r.entry});
+            open = false;
+          } else if (!open) {
+            from = j;
+            open = true;
+          }
+        }
+        if (open) kept.push_back(Run{r.first + VcKey{r.stride} * from, r.stride, r.count - from, r.entry});
       }
-      mid_[kept++] = mid_[i];
-    }
-    mid_size_ = kept;
-    mid_filter_ = 0;
-    for (uint32_t i = 0; i < mid_size_; ++i) mid_filter_ |= uint64_t{1} << FilterBit(mid_[i].key);
-    for (auto it = map_.begin(); it != map_.end();) {
-      if (pred(static_cast<Tid>(it->first), it->second)) {
-        kept_writes_ -= IsKeptWrite(it->second);
-        map_.erase(it++);
-      } else {
-        ++it;
-      }
+      AssignRuns(kept);
     }
     // The summaries of what is left, exact again.
     ResetSummary();
-    ForEach([this](Tid, const VcEntry& e) { NoteSummary(e); });
+    kept_writes_ = 0;
+    ForEachRunOrEntry([this](const VcEntry& e, uint32_t n) {
+      NoteSummary(e);
+      kept_writes_ += n * IsKeptWrite(e);
+    });
   }
   // Back to all-zero, releasing the storage.
   void Clear();
-  // Back to all-zero, keeping the array tier's storage (at most kMid
-  // entries; still counted) for the clock's next life: the pool frees a
-  // handle this way, and a tile word's 16 readers come back every barrier
-  // phase (malloc and free were 10% of a tiled matmul's analysis).
-  void ClearKeepingArray();
   // *this := o (a split granule's bytes each need their own clock).
   void CopyFrom(const SparseVc& o);
   // Heap bytes held (not counting sizeof(SparseVc), which the pool accounts).
@@ -152,30 +165,68 @@ class SparseVc {
 
  private:
   friend class SparseVcPool;
-  void Account(size_t before);
-  // The entry for t, inserted as `e` if absent (inserted = true).
-  VcEntry& Slot(VcKey t, const VcEntry& e, bool& inserted);
-
-  // Invariant: entries live in one tier only: small_, mid_ or map_ (the other
-  // two sizes are 0). mid_ keeps its storage while the VC lives.
-  struct KeyedEntry {
-    VcKey key;
+  // Keys first + stride * j for j < count, all with `entry`. stride > 0 when
+  // count > 1 (keys increase along a run); a run of one has stride 0.
+  struct Run {
+    VcKey first;
+    uint32_t stride;
+    uint32_t count;
     VcEntry entry;
+    bool Holds(VcKey t) const {
+      if (t < first) return false;
+      const VcKey d = t - first;
+      if (stride == 0) return d == 0;
+      return d % stride == 0 && d / stride < count;
+    }
+    VcKey last() const { return first + VcKey{stride} * (count - 1); }
   };
-  VcKey small_keys_[kInline] = {};
-  VcEntry small_[kInline] = {};
-  uint32_t small_size_ = 0;
-  uint32_t mid_size_ = 0, mid_capacity_ = 0;
-  std::unique_ptr<KeyedEntry[]> mid_;
-  // One bit per key of mid_ (FilterBit, a multiplicative hash: the readers
-  // of a tile word are consecutive threads or threads 16 apart): a key whose
-  // bit is clear is absent, so a new reader is appended without a scan (a
-  // tile word's 16 readers each scanned 8 entries on average).
-  uint64_t mid_filter_ = 0;
-  static constexpr unsigned FilterBit(VcKey t) { return static_cast<unsigned>((t * 0x9E3779B97F4A7C15ull) >> 58); }
-  void GrowMid();
-  // 24-byte slots with a 32- or a 64-bit key alike (VcEntry is 8-aligned).
-  absl::flat_hash_map<VcKey, VcEntry> map_;
+  static_assert(sizeof(Run) == 32, "a run is 32 bytes: one cache line holds two");
+  using RunBuffer = absl::InlinedVector<Run, 8>;
+  using Map = absl::flat_hash_map<VcKey, VcEntry>;
+
+  void Account(size_t before);
+  // Back to all-zero, keeping the array tier's storage (still counted).
+  // The pool frees a clock with Clear(): when each entry was one 24-byte
+  // slot, arrays were kept for the next life of a clock (a tile word's 16
+  // readers came back every barrier phase), but runs make arrays rare, and
+  // kept arrays ended up under global words of one run, holding 60% of a
+  // tiled matmul's clock memory.
+  void ClearKeepingArray();
+  const Run* RunsBegin() const { return mid_capacity_ == 0 ? inline_ : mid_.get(); }
+  Run* RunsBegin() { return mid_capacity_ == 0 ? inline_ : mid_.get(); }
+  uint32_t RunCapacity() const { return mid_capacity_ == 0 ? static_cast<uint32_t>(kInline) : mid_capacity_; }
+  // Inserts t (absent) as e: extends a run it continues, else adds a run
+  // (growing the tiers as needed).
+  void Insert(VcKey t, const VcEntry& e);
+  // Removes t from run i (which holds it), splitting the run if t is inside.
+  void RemoveFromRun(uint32_t i, VcKey t);
+  // Adds a run, moving to the array or the map tier when full.
+  void AddRun(const Run& r);
+  // The run tiers := runs (the map tier untouched: the caller is in run mode).
+  void AssignRuns(const RunBuffer& runs);
+  void ToMap();
+  void GrowMid(uint32_t at_least);
+  template <class F>
+  void ForEachRunOrEntry(F&& f) const {
+    if (map_ != nullptr) {
+      for (const auto& [t, e] : *map_) f(e, 1u);
+      return;
+    }
+    const Run* runs = RunsBegin();
+    for (uint32_t i = 0; i < runs_; ++i) f(runs[i].entry, runs[i].count);
+  }
+
+  // Invariant: entries live in the runs (inline_ while mid_capacity_ == 0,
+  // else mid_) or in map_ (when map_ != nullptr, runs_ == size_ == 0); no key
+  // is in two runs. mid_ keeps its storage while the VC lives.
+  Run inline_[kInline] = {};
+  std::unique_ptr<Run[]> mid_;
+  std::unique_ptr<Map> map_;
+  uint32_t runs_ = 0, mid_capacity_ = 0;
+  uint32_t size_ = 0;  // entries in the runs
+  // Every key of the runs lies in [lo_, hi_] (exact after an insertion into
+  // an empty clock, widened by insertions, not narrowed by removals).
+  VcKey lo_ = 0, hi_ = 0;
   MemoryAccounting* accounting_ = nullptr;  // the pool's; set at allocation
   uint32_t kept_writes_ = 0;                 // entries with read_kind kKeptWrite
   static uint32_t IsKeptWrite(const VcEntry& e) { return e.read_kind == ReadKind::kKeptWrite ? 1 : 0; }

@@ -138,7 +138,7 @@ VcHandle SparseVcPool::Allocate() {
 }
 
 void SparseVcPool::Free(VcHandle h) {
-  Get(h).ClearKeepingArray();  // Reset() releases it
+  Get(h).Clear();
   if (ThreadCache* c = BoundCache()) {
     c->free_.push_back(h);
     c->freed_++;

@@ -52,15 +52,53 @@ TEST_CASE("reads stay an epoch until a second thread reads concurrently") {
   r = Readers(c, pool);
   CHECK(r.size() == 3);
   CHECK(r[3] == VcEntry{7, 32, false});
-  // Three readers fit in the clock itself (SparseVc::kInline): no heap.
-  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == baseline);
+  // Three readers with three clocks are three runs: past the two inline runs
+  // (SparseVc::kInline), in the heap array.
+  CHECK(pool.Get(c.read_vc()).runs() == 3);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) > baseline);
   CHECK(acct.Events(ShadowEvent::kVcInflations) == 1);
 
   ClearReads(c, pool);  // a write deflates: R := bottom
   CHECK_FALSE(c.read_shared());
   CHECK(c.read_epoch().IsBottom());
   CHECK(pool.live() == 0);
-  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == baseline);
+}
+
+TEST_CASE("readers that share a clock and a site are one run whatever their number") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  const uint64_t baseline = acct.Bytes(MemoryCategory::kVectorClocks);
+  OwnedCells cells;
+  const Cell c = cells.cell();
+  // A tile word read by the 16 lanes of a row, then by one thread per block
+  // of a grid row (256 threads apart), all at clock 4 of one load.
+  for (Tid t = 32; t < 48; ++t) AddReader(c, pool, {t, 4}, 7);
+  REQUIRE(c.read_shared());
+  CHECK(pool.Get(c.read_vc()).runs() == 1);
+  CHECK(pool.Get(c.read_vc()).size() == 16);
+  OwnedCells g_cells;
+  const Cell g = g_cells.cell();
+  for (Tid b = 0; b < 32; ++b) AddReader(g, pool, {5 + 256 * b, 4}, 8);
+  CHECK(pool.Get(g.read_vc()).runs() == 1);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == baseline);  // inline
+  // Out of order (two workers analyse neighbouring blocks): still one run.
+  OwnedCells o_cells;
+  const Cell o = o_cells.cell();
+  for (Tid b : {1u, 0u, 2u, 3u, 5u, 4u}) AddReader(o, pool, {5 + 256 * b, 4}, 8);
+  CHECK(pool.Get(o.read_vc()).size() == 6);
+  CHECK(pool.Get(o.read_vc()).runs() <= 2);
+  auto r = Readers(o, pool);
+  for (Tid b = 0; b < 6; ++b) CHECK(r[5 + 256 * b] == VcEntry{4, 8, false});
+  // A newer read of a thread inside a run splits it, losing nobody.
+  AddReader(c, pool, {40, 9}, 7);
+  r = Readers(c, pool);
+  CHECK(r.size() == 16);
+  for (Tid t = 32; t < 48; ++t) CHECK(r[t] == VcEntry{t == 40 ? 9u : 4u, 7, false});
+  CHECK(pool.Get(c.read_vc()).runs() == 3);
+  ClearReads(c, pool);
+  ClearReads(g, pool);
+  ClearReads(o, pool);
+  CHECK(pool.live() == 0);
 }
 
 TEST_CASE("SetReadEpoch replaces a read vector clock") {
@@ -157,26 +195,26 @@ TEST_CASE("SparseVc stores only non-zero entries and merges by clock") {
   CHECK(pool.live() == 0);
 }
 
-TEST_CASE("SparseVc keeps a few entries inline and moves them all to the map past kInline") {
+TEST_CASE("SparseVc keeps a few runs inline and moves them to a heap array past kInline then to the map past kMid") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
   SparseVc& vc = pool.Get(pool.Allocate());
   const uint64_t clocks_before = acct.Bytes(MemoryCategory::kVectorClocks);
   for (Tid t = 1; t <= SparseVc::kInline; ++t) vc.Merge(t, {t * 10, t, false});
   vc.Merge(2, {5, 99, false});   // older: ignored
-  vc.Merge(3, {31, 77, true});   // newer: replaces
+  vc.Merge(2, {31, 77, true});   // newer: replaces
   vc.Set(1, {1, 55, false});     // Set overwrites even with a smaller clock
   CHECK(vc.size() == SparseVc::kInline);
   CHECK(vc.HeapBytes() == 0);
   CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before);
-  CHECK(*vc.Find(2) == VcEntry{20, 2, false});
-  CHECK(*vc.Find(3) == VcEntry{31, 77, true});
+  CHECK(*vc.Find(2) == VcEntry{31, 77, true});
   CHECK(*vc.Find(1) == VcEntry{1, 55, false});
   SparseVc& copy = pool.Get(pool.Allocate());
   copy.CopyFrom(vc);
   CHECK(copy.size() == SparseVc::kInline);
-  CHECK(copy.Get(3) == 31);
-  // One more thread: every entry moves to the map, none lost or changed.
+  CHECK(copy.Get(2) == 31);
+  // One more thread with its own entry: the runs move to the heap array,
+  // none lost or changed.
   vc.Merge(1000, {7, 7, false});
   CHECK(vc.size() == SparseVc::kInline + 1);
   CHECK(vc.HeapBytes() > 0);
@@ -184,13 +222,22 @@ TEST_CASE("SparseVc keeps a few entries inline and moves them all to the map pas
   std::map<Tid, VcEntry> seen;
   vc.ForEach([&](Tid t, const VcEntry& e) { CHECK(seen.emplace(t, e).second); });
   CHECK(seen.size() == SparseVc::kInline + 1);
-  CHECK(seen[3] == VcEntry{31, 77, true});
+  CHECK(seen[2] == VcEntry{31, 77, true});
   CHECK(seen[1000] == VcEntry{7, 7, false});
-  vc.Merge(3, {30, 1, false});  // older, in map mode: ignored
-  CHECK(vc.Get(3) == 31);
+  vc.Merge(2, {30, 1, false});  // older, in array mode: ignored
+  CHECK(vc.Get(2) == 31);
+  // Past kMid runs every entry goes to the map.
+  for (Tid t = 2000; t < 2000 + SparseVc::kMid; ++t) vc.Set(t, {t, 1, false});
+  CHECK(vc.size() == SparseVc::kInline + 1 + SparseVc::kMid);
+  CHECK(vc.runs() == vc.size());
+  CHECK(vc.Get(1000) == 7);
+  CHECK(vc.Get(2000 + SparseVc::kMid - 1) == 2000 + SparseVc::kMid - 1);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before + vc.HeapBytes());
+  vc.Merge(2, {30, 1, false});  // older, in map mode: ignored
+  CHECK(vc.Get(2) == 31);
   // A copy of a map-mode clock has its own map; an inline copy drops it again.
   copy.CopyFrom(vc);
-  CHECK(copy.size() == SparseVc::kInline + 1);
+  CHECK(copy.size() == vc.size());
   CHECK(copy.Get(1000) == 7);
   SparseVc& small = pool.Get(pool.Allocate());
   small.Set(9, {9, 9, false});
@@ -200,11 +247,11 @@ TEST_CASE("SparseVc keeps a few entries inline and moves them all to the map pas
   CHECK(copy.Get(1000) == 0);
   vc.Clear();
   CHECK(vc.empty());
-  CHECK(vc.Find(3) == nullptr);
+  CHECK(vc.Find(2) == nullptr);
   CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == clocks_before);
 }
 
-TEST_CASE("SparseVc keeps entries in a heap array past kInline and in the map past kMid without losing one") {
+TEST_CASE("SparseVc keeps entries in a heap array past kInline runs and in the map past kMid runs without losing one") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
   SparseVc& vc = pool.Get(pool.Allocate());
@@ -225,7 +272,9 @@ TEST_CASE("SparseVc keeps entries in a heap array past kInline and in the map pa
     model[7] = t + 100;
     INFO(t << " entries");
     REQUIRE(matches_model());
-    if (t > SparseVc::kInline && t < SparseVc::kMid) CHECK(vc.HeapBytes() < 32 * sizeof(VcEntry) * 2);
+    // Every key its own entry: one run each, in the array until kMid runs.
+    if (t + 1 < SparseVc::kMid) CHECK(vc.runs() == vc.size());
+    if (t > SparseVc::kInline && t + 1 < SparseVc::kMid) CHECK(vc.HeapBytes() <= SparseVc::kMid * 32);
   }
   // Erasing in the array tier keeps the rest.
   SparseVc& mid = pool.Get(pool.Allocate());
@@ -255,7 +304,7 @@ TEST_CASE("the pool reuses freed handles, never hands out kNoVc, and resets") {
     handles.insert(h);
     // Past the inline entries for some, so that Reset has heap to give back.
     const Tid entries = i % 100 == 0 ? SparseVc::kInline + 1 : 1;
-    for (Tid t = 1; t <= entries; ++t) pool.Get(h).Set(t, {1, 0, false});
+    for (Tid t = 1; t <= entries; ++t) pool.Get(h).Set(t, {t, 0, false});  // a run each
   }
   CHECK(handles.size() == 5000);
   CHECK(pool.live() == 5000);
@@ -321,6 +370,72 @@ TEST_CASE("the pool allocates and frees from several threads, with and without t
   CHECK(pool.Get(reused).empty());
   pool.Reset();
   CHECK(acct.Bytes(MemoryCategory::kVectorClocks) >= baseline_chunks);
+}
+
+TEST_CASE("SparseVc runs match a map model under random sets merges erasures and copies") {
+  // Keys come in strided groups with few distinct entries, so that runs form,
+  // grow at both ends, split, fragment into the map and come back empty.
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  const uint64_t baseline = acct.Bytes(MemoryCategory::kVectorClocks);
+  std::mt19937 rng(777);
+  for (int round = 0; round < 200; ++round) {
+    const VcHandle h = pool.Allocate();
+    SparseVc& vc = pool.Get(h);
+    std::map<VcKey, VcEntry> model;
+    const uint32_t stride = 1 + rng() % 300;
+    const int steps = 1 + static_cast<int>(rng() % 400);
+    for (int step = 0; step < steps; ++step) {
+      const VcKey key = VcKey{stride} * (rng() % 64) + (rng() % 8 == 0 ? VcKey{1} << 32 : 0);
+      const VcEntry e{1 + rng() % 3, static_cast<SiteId>(rng() % 2), false,
+                      rng() % 4 == 0 ? ReadKind::kKeptWrite : ReadKind::kRead};
+      switch (rng() % 8) {
+        case 0: {
+          const Clock bound = 1 + rng() % 3;
+          vc.EraseIf([&](Tid t, const VcEntry& x) { return x.clock == bound && t % 3 == 0; });
+          std::erase_if(model, [&](const auto& kv) {
+            return kv.second.clock == bound && static_cast<Tid>(kv.first) % 3 == 0;
+          });
+          break;
+        }
+        case 1: {
+          vc.Merge(key, e);
+          auto [it, inserted] = model.try_emplace(key, e);
+          if (!inserted && it->second.clock < e.clock) it->second = e;
+          break;
+        }
+        default:
+          vc.Set(key, e);
+          model[key] = e;
+      }
+      std::map<VcKey, VcEntry> seen;
+      // ForEach gives the low 32 bits; the model's keys differ in bit 32 at most.
+      uint32_t kept = 0;
+      for (const auto& [k, x] : model) {
+        const VcEntry* f = vc.Find(k);
+        REQUIRE(f != nullptr);
+        REQUIRE(*f == x);
+        kept += x.read_kind == ReadKind::kKeptWrite;
+      }
+      size_t n = 0;
+      vc.ForEach([&](Tid, const VcEntry&) { ++n; });
+      REQUIRE(n == model.size());
+      REQUIRE(vc.size() == model.size());
+      REQUIRE(vc.Find(VcKey{stride} * 64 + 5) == nullptr);
+      REQUIRE(vc.kept_writes() == kept);
+    }
+    if (round % 5 == 0) {
+      SparseVc& copy = pool.Get(pool.Allocate());
+      copy.CopyFrom(vc);
+      for (const auto& [k, x] : model) REQUIRE(copy.Get(k) == x.clock);
+      REQUIRE(copy.size() == model.size());
+      copy.Clear();
+    }
+    pool.Free(h);
+  }
+  pool.Reset();
+  CHECK(pool.live() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == baseline);
 }
 
 TEST_CASE("random transitions match a map model and never leak a clock") {
