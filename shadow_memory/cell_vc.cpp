@@ -125,15 +125,35 @@ VcHandle CloneVc(SparseVcPool& pool, VcHandle h) {
 void SplitGranule(Cell granule, const CellSpan& bytes, SparseVcPool& pool) {
   assert(!granule.split());
   constexpr uint16_t kAttributes = kCellSharedSpace | kCellSyncLocation | kCellRaced;
+  if (!granule.write_shared() && !granule.read_shared()) {
+    // Whole halves, each stored only where it is not all-zero: byte data a
+    // launch only reads (a histogram's input) keeps its byte cells' write
+    // halves untouched (16 bytes of shadow per device byte less).
+    const Cell::Bits b = granule.bits();
+    for (int j = 0; j < 4; ++j) {
+      assert(bytes[j].IsPristine());
+      bytes[j].StoreBits(b);
+    }
+    granule.StoreBits(Cell::Bits{{kCellSplit, 0, 0, 0}});
+    return;
+  }
+  // With clocks: an all-zero half is not stored either (the caller counted
+  // only the non-zero halves, PageView::ByteCells).
+  const Cell::Bits gb = granule.bits();
+  const bool write_zero = (gb.w[0] | gb.w[1]) == 0, read_zero = (gb.w[2] | gb.w[3]) == 0;
   for (int j = 0; j < 4; ++j) {
     Cell c = bytes[j];
     assert(c.IsPristine());
-    if (!granule.write_shared()) {
+    if (write_zero) {
+      // bottom, no flags: nothing to copy
+    } else if (!granule.write_shared()) {
       c.SetWrite(granule.write_epoch(), granule.write_site(), granule.write_atomic(), granule.write_strength());
     } else if (VcHandle h = j == 0 ? granule.write_vc() : CloneVc(pool, granule.write_vc()); h != kNoVc) {
       c.SetWriteVc(h, granule.write_site(), granule.write_atomic());
     }
-    if (!granule.read_shared()) {
+    if (read_zero) {
+      // bottom, no flags
+    } else if (!granule.read_shared()) {
       c.SetRead(granule.read_epoch(), granule.read_site(), granule.read_kind(), granule.read_strength());
     } else if (VcHandle h = j == 0 ? granule.read_vc() : CloneVc(pool, granule.read_vc()); h != kNoVc) {
       c.SetReadVc(h, granule.read_site());

@@ -168,14 +168,15 @@ class PageView {
   uint64_t AddressOf(const Cell& granule) const {
     return base_ + (static_cast<uint64_t>(granule.write_half() - w_) << kGranuleShift);
   }
-  // The 4 byte cells of a granule (all zero unless it is split), both halves
-  // counted (a split copies the granule's whole metadata). They have no stripe
-  // locks of their own: the granule's stripe guards them.
+  // The 4 byte cells of a granule (all zero unless it is split), `touch`
+  // saying which of their halves the caller may store (as for Cells: a split
+  // stores the granule's non-zero halves, shadow::SplitGranule). They have no
+  // stripe locks of their own: the granule's stripe guards them.
   // Precondition: granule is one of this page's cells.
-  CellSpan ByteCells(const Cell& granule) const {
+  CellSpan ByteCells(const Cell& granule, Touch touch = Touch::kBoth) const {
     assert(tracked());
     const uint64_t index = static_cast<uint64_t>(granule.write_half() - w_) << kGranuleShift;
-    MarkTouched(page_->bytes, index, index + kGranuleBytes - 1, Touch::kBoth);
+    MarkTouched(page_->bytes, index, index + kGranuleBytes - 1, touch);
     return {page_->bytes.write_halves() + index, kGranuleBytes, nullptr, static_cast<size_t>(index)};
   }
 

@@ -9,7 +9,7 @@ namespace barracuda::shadow {
 size_t SparseVc::HeapBytes() const {
   // flat_hash_map: one slot plus one control byte per unit of capacity.
   size_t bytes = mid_capacity_ * sizeof(Run);
-  if (map_ != nullptr) bytes += sizeof(Map) + map_->capacity() * (sizeof(Map::value_type) + 1);
+  if (map_ != nullptr) bytes += map_->Bytes();
   return bytes;
 }
 
@@ -36,12 +36,18 @@ void SparseVc::GrowMid(uint32_t at_least) {
 void SparseVc::ToMap() {
   assert(map_ == nullptr);
   const size_t before = HeapBytes();
-  auto map = std::make_unique<Map>();
-  map->reserve(2 * size_);
+  auto map = std::make_unique<KeyMap>();
   const Run* runs = RunsBegin();
+  // The longest run goes first: the map's bit pages take the entry of the
+  // first key (a guess at the most common one).
+  uint32_t most = 0;
   for (uint32_t i = 0; i < runs_; ++i) {
-    VcKey k = runs[i].first;
-    for (uint32_t j = 0; j < runs[i].count; ++j, k += runs[i].stride) map->emplace(k, runs[i].entry);
+    if (runs[i].count > runs[most].count) most = i;
+  }
+  for (uint32_t n = 0; n < runs_; ++n) {
+    const Run& r = runs[n == 0 ? most : n == most ? 0 : n];
+    VcKey k = r.first;
+    for (uint32_t j = 0; j < r.count; ++j, k += r.stride) map->Insert(k, r.entry);
   }
   map_ = std::move(map);
   runs_ = 0;
@@ -56,7 +62,7 @@ void SparseVc::AddRun(const Run& r) {
     ToMap();
     const size_t before = HeapBytes();
     VcKey k = r.first;
-    for (uint32_t j = 0; j < r.count; ++j, k += r.stride) map_->emplace(k, r.entry);
+    for (uint32_t j = 0; j < r.count; ++j, k += r.stride) map_->Insert(k, r.entry);
     Account(before);
     return;
   }
@@ -68,7 +74,7 @@ void SparseVc::AddRun(const Run& r) {
 void SparseVc::Insert(VcKey t, const VcEntry& e) {
   if (map_ != nullptr) {
     const size_t before = HeapBytes();
-    map_->emplace(t, e);
+    map_->Insert(t, e);
     Account(before);
     return;
   }
@@ -139,7 +145,7 @@ void SparseVc::AssignRuns(const RunBuffer& runs) {
     const size_t before = HeapBytes();
     for (const Run& r : runs) {
       VcKey k = r.first;
-      for (uint32_t j = 0; j < r.count; ++j, k += r.stride) map_->emplace(k, r.entry);
+      for (uint32_t j = 0; j < r.count; ++j, k += r.stride) map_->Insert(k, r.entry);
     }
     Account(before);
     return;
@@ -156,11 +162,15 @@ void SparseVc::Set(VcKey t, const VcEntry& e) {
   assert(e.clock > 0 && FitsClock(e.clock));
   if (map_ != nullptr) {
     const size_t before = HeapBytes();
-    auto [it, inserted] = map_->try_emplace(t, e);
-    if (!inserted) {
-      kept_writes_ -= IsKeptWrite(it->second);
-      it->second = e;
+    if (const VcEntry* old = map_->Find(t); old != nullptr) {
+      if (*old == e) {
+        NoteSummary(e);
+        return;
+      }
+      kept_writes_ -= IsKeptWrite(*old);
+      map_->Erase(t);
     }
+    map_->Insert(t, e);
     Account(before);
   } else if (size_ != 0 && t >= lo_ && t <= hi_) {
     Run* runs = RunsBegin();
@@ -219,7 +229,7 @@ void SparseVc::CopyFrom(const SparseVc& o) {
   lo_ = o.lo_;
   hi_ = o.hi_;
   if (o.map_ != nullptr) {
-    map_ = std::make_unique<Map>(*o.map_);
+    map_ = std::make_unique<KeyMap>(*o.map_);
   } else {
     // Like the map: a copy holds what it needs (inline when it fits).
     if (o.runs_ <= kInline && mid_capacity_ != 0) {

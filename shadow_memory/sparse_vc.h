@@ -14,28 +14,18 @@
 #include <cstdint>
 #include <memory>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "shadow_memory/epoch.h"
+#include "shadow_memory/key_map.h"
 #include "shadow_memory/memory_accounting.h"
 
 namespace barracuda::shadow {
-
-struct VcEntry {
-  Clock clock = 0;       // > 0 for every stored entry
-  SiteId site = kNoSite;  // static site of that thread's access
-  bool atomic = false;   // write VCs: the access was an atomic
-  ReadKind read_kind = ReadKind::kRead;  // read VCs: what the reader stands for
-  Strength strength = kWeak;             // size and scope of a strong access (epoch.h)
-  friend bool operator==(const VcEntry&, const VcEntry&) = default;
-};
 
 // Entries are keyed by thread, and in read VCs also by ReadKind and Strength:
 // one thread's newer reader that does not stand for its older one (a weaker
 // kind, or a strong one excused more often: epoch.h ReaderSubsumes) is kept
 // beside it, since a later access may conflict with the older one only.
 // Writers and plain readers use the bare thread id as key.
-using VcKey = uint64_t;
 constexpr VcKey ReaderKey(Tid t, ReadKind kind, Strength strength = kWeak) {
   return VcKey{t} | (static_cast<VcKey>(static_cast<uint8_t>(kind) ^ static_cast<uint8_t>(ReadKind::kRead)) << 32) |
          (static_cast<VcKey>(strength) << 40);
@@ -50,7 +40,8 @@ constexpr VcKey ReaderKey(Tid t, ReadKind kind, Strength strength = kWeak) {
 // per input word became one or two runs; see shadow_memory/README.md
 // "Memory"). Up to kInline runs are kept in the object itself (no heap, no
 // accounting traffic), then up to kMid runs in a heap array searched linearly,
-// and past that the entries go one by one to a hash map. A key's presence is
+// and past that the entries go one by one to the map tier (key_map.h: bit
+// pages for the most common entry, a hash map for the others). A key's presence is
 // decided without a scan when it lies outside the keys' range [lo_, hi_]
 // (appending in increasing thread order, the usual case).
 // Measured (detector_bench RunSerial/b_tiled, two readers per shared byte,
@@ -70,10 +61,7 @@ class SparseVc {
   void Merge(VcKey t, const VcEntry& e);
   // nullptr when V[t] == 0. The pointer is valid until the next change.
   const VcEntry* Find(VcKey t) const {
-    if (map_ != nullptr) {
-      auto it = map_->find(t);
-      return it == map_->end() ? nullptr : &it->second;
-    }
+    if (map_ != nullptr) return map_->Find(t);
     if (size_ == 0 || t < lo_ || t > hi_) return nullptr;
     const Run* runs = RunsBegin();
     for (uint32_t i = runs_; i-- > 0;) {
@@ -88,6 +76,7 @@ class SparseVc {
   size_t size() const { return map_ != nullptr ? map_->size() : size_; }
   // Runs held (the map tier: one per entry); for tests and statistics.
   size_t runs() const { return map_ != nullptr ? map_->size() : runs_; }
+  bool in_map_tier() const { return map_ != nullptr; }
   // Entries of kind kKeptWrite (read VCs): a plain read checks the readers only
   // for these, and a hot word's readers are otherwise all plain reads.
   uint32_t kept_writes() const { return kept_writes_; }
@@ -103,7 +92,7 @@ class SparseVc {
   template <class F>
   void ForEach(F&& f) const {
     if (map_ != nullptr) {
-      for (const auto& [t, e] : *map_) f(static_cast<Tid>(t), e);
+      map_->ForEach([&](VcKey t, const VcEntry& e) { f(static_cast<Tid>(t), e); });
       return;
     }
     const Run* runs = RunsBegin();
@@ -120,13 +109,7 @@ class SparseVc {
   template <class P>
   void EraseIf(P&& pred) {
     if (map_ != nullptr) {
-      for (auto it = map_->begin(); it != map_->end();) {
-        if (pred(static_cast<Tid>(it->first), it->second)) {
-          map_->erase(it++);
-        } else {
-          ++it;
-        }
-      }
+      map_->EraseIf([&](VcKey t, const VcEntry& e) { return pred(static_cast<Tid>(t), e); });
     } else {
       // Each run is cut into the stretches of keys that stay.
       RunBuffer kept;
@@ -182,7 +165,6 @@ class SparseVc {
   };
   static_assert(sizeof(Run) == 32, "a run is 32 bytes: one cache line holds two");
   using RunBuffer = absl::InlinedVector<Run, 8>;
-  using Map = absl::flat_hash_map<VcKey, VcEntry>;
 
   void Account(size_t before);
   // Back to all-zero, keeping the array tier's storage (still counted).
@@ -209,7 +191,7 @@ class SparseVc {
   template <class F>
   void ForEachRunOrEntry(F&& f) const {
     if (map_ != nullptr) {
-      for (const auto& [t, e] : *map_) f(e, 1u);
+      map_->ForEachGroup(f);
       return;
     }
     const Run* runs = RunsBegin();
@@ -221,7 +203,7 @@ class SparseVc {
   // is in two runs. mid_ keeps its storage while the VC lives.
   Run inline_[kInline] = {};
   std::unique_ptr<Run[]> mid_;
-  std::unique_ptr<Map> map_;
+  std::unique_ptr<KeyMap> map_;
   uint32_t runs_ = 0, mid_capacity_ = 0;
   uint32_t size_ = 0;  // entries in the runs
   // Every key of the runs lies in [lo_, hi_] (exact after an insertion into
