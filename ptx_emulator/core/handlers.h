@@ -35,7 +35,7 @@ absl::StatusOr<bool> SelectBitOp(const ptx::Instruction& ir, Inst& inst);
 //   sqrt rsqrt sin cos lg2 ex2 tanh min max abs neg copysign testp
 absl::StatusOr<bool> SelectFloatOp(const ptx::Instruction& ir, Inst& inst);
 // ops/conversion_ops.cpp: cvt (every int/float pair, rounding, saturation, ftz,
-//   f16/bf16 packs), cvt.pack
+//   f16/bf16 packs, fp8 e4m3x2/e5m2x2 pairs), cvt.pack
 absl::StatusOr<bool> SelectConversionOp(const ptx::Instruction& ir, Inst& inst);
 // ops/memory_ops.cpp, ops/atomic_ops.cpp, ops/address_ops.cpp: ld ldu st atom red
 //   cvta isspacep prefetch prefetchu fence membar applypriority discard

@@ -1,6 +1,10 @@
 // cvt between every pair of {u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64},
 // cvt.{rn,rz}{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b (a -> upper half),
-// cvt.{rna,rn,rz}{.satfinite}{.relu}.tf32.f32, cvt.pack.sat.
+// cvt.{rna,rn,rz}{.satfinite}{.relu}.tf32.f32, cvt.pack.sat,
+// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2,bf16x2} and
+// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} (fp_narrow.h). Not implemented (refused
+// as unsupported): the fp6/fp4 (.e2m3x2 .e3m2x2 .e2m1x2) and .ue8m0x2 forms,
+// stochastic rounding (.rs, rbits).
 //
 // PTX semantics implemented:
 // - int -> int: the source is sign/zero-extended from its width, then (with
@@ -27,6 +31,7 @@
 
 #include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/ops/fp_arith.h"
+#include "ptx_emulator/ops/fp_narrow.h"
 
 namespace barracuda::emu {
 namespace fp {
@@ -368,6 +373,51 @@ void CvtTf32Handler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   }
 }
 
+// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b: a -> d[15:8], b -> d[7:0].
+template <Narrow8 F>
+void CvtNarrowPairHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* a = ctx.Src(inst.ops[1].ref);
+  const uint64_t* b = ctx.Src(inst.ops[2].ref);
+  uint64_t* d = ctx.Dst(inst.ops[0].ref);
+  const bool relu = Unpack(inst.aux).relu;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    d[l] = uint64_t{F64ToNarrow8(F32(a[l]), F, relu)} << 8 | F64ToNarrow8(F32(b[l]), F, relu);
+  }
+}
+
+// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f16x2,bf16x2} d, a: a[31:16] ->
+// d[15:8], a[15:0] -> d[7:0].
+template <Narrow8 F, Type S>
+void CvtNarrowFromX2Handler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* a = ctx.Src(inst.ops[1].ref);
+  uint64_t* d = ctx.Dst(inst.ops[0].ref);
+  const bool relu = Unpack(inst.aux).relu;
+  auto half = [](uint64_t h) -> double {
+    if constexpr (S == Type::kF16) return F16ToF32(static_cast<uint16_t>(h));
+    else return Bf16ToF32(static_cast<uint16_t>(h));
+  };
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t v = a[l];
+    d[l] = uint64_t{F64ToNarrow8(half(v >> 16 & 0xffff), F, relu)} << 8 | F64ToNarrow8(half(v & 0xffff), F, relu);
+  }
+}
+
+// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: a[15:8] -> d[31:16], a[7:0] -> d[15:0].
+template <Narrow8 F>
+void CvtF16x2FromNarrowHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* a = ctx.Src(inst.ops[1].ref);
+  uint64_t* d = ctx.Dst(inst.ops[0].ref);
+  const bool relu = Unpack(inst.aux).relu;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t v = a[l];
+    d[l] = uint64_t{Narrow8ToF16(static_cast<uint8_t>(v >> 8), F, relu)} << 16 |
+           Narrow8ToF16(static_cast<uint8_t>(v), F, relu);
+  }
+}
+
 // cvt.pack.sat.{u16,s16}.s32 d, a, b and cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c:
 // a and b saturated to the narrow type, b in the lowest field, a above it,
 // the remaining upper bits from the low bits of c.
@@ -437,6 +487,49 @@ IntRound CvtIntRounding(ptx::Rounding r) {
   }
 }
 
+std::optional<Narrow8> Narrow8x2(Type t) {
+  if (t == Type::kE4m3x2) return Narrow8::kE4m3;
+  if (t == Type::kE5m2x2) return Narrow8::kE5m2;
+  return std::nullopt;
+}
+
+// The fp8 pair forms (d or s is .e4m3x2/.e5m2x2); other fp8/fp6/fp4/ue8m0
+// forms are refused.
+absl::StatusOr<bool> SelectNarrow(const ptx::Instruction& ir, Inst& inst, const CvtParams& p) {
+  const ptx::ModifierInfo& info = ir.info;
+  const Type d = info.type(), s = info.type2();
+  if (info.rounding != ptx::Rounding::kRn) return Unsupported(ir, "fp8 conversions take .rn only");
+  if (p.ftz || p.sat) return Unsupported(ir, ".ftz/.sat not valid on fp8 conversions");
+  if (const auto f = Narrow8x2(d)) {
+    if (!p.satfinite) return Unsupported(ir, "conversions to fp8 need .satfinite");
+    if (s == Type::kF32) {
+      if (!ValueOperands(inst, 3)) return Unsupported(ir, "expected d, a, b");
+      inst.fn = *f == Narrow8::kE4m3 ? &CvtNarrowPairHandler<Narrow8::kE4m3> : &CvtNarrowPairHandler<Narrow8::kE5m2>;
+    } else if (s == Type::kF16x2 || s == Type::kBf16x2) {
+      if (!ValueOperands(inst, 2)) return Unsupported(ir, "expected d, a");
+      const bool e4 = *f == Narrow8::kE4m3;
+      if (s == Type::kF16x2) {
+        inst.fn = e4 ? &CvtNarrowFromX2Handler<Narrow8::kE4m3, Type::kF16>
+                     : &CvtNarrowFromX2Handler<Narrow8::kE5m2, Type::kF16>;
+      } else {
+        inst.fn = e4 ? &CvtNarrowFromX2Handler<Narrow8::kE4m3, Type::kBf16>
+                     : &CvtNarrowFromX2Handler<Narrow8::kE5m2, Type::kBf16>;
+      }
+    } else {
+      return Unsupported(ir, "fp8 conversions from this type are not supported");
+    }
+  } else {
+    const auto g = Narrow8x2(s);
+    if (d != Type::kF16x2 || !g) return Unsupported(ir, "conversion between these types is not supported");
+    if (p.satfinite) return Unsupported(ir, ".satfinite not valid on fp8 -> f16x2");
+    if (!ValueOperands(inst, 2)) return Unsupported(ir, "expected d, a");
+    inst.fn = *g == Narrow8::kE4m3 ? &CvtF16x2FromNarrowHandler<Narrow8::kE4m3>
+                                   : &CvtF16x2FromNarrowHandler<Narrow8::kE5m2>;
+  }
+  inst.aux = Pack(p);
+  return true;
+}
+
 absl::StatusOr<bool> SelectPack(const ptx::Instruction& ir, Inst& inst) {
   const ptx::ModifierInfo& info = ir.info;
   const Type d = info.type();
@@ -475,6 +568,15 @@ absl::StatusOr<bool> SelectConversionOp(const ptx::Instruction& ir, Inst& inst) 
   if (info.rounding == ptx::Rounding::kRs) return Unsupported(ir, "stochastic rounding (.rs) is not supported");
   if (const auto mode = CvtFloatRounding(info.rounding)) p.mode = *mode;
   p.irnd = CvtIntRounding(info.rounding);
+  if (Narrow8x2(d) || Narrow8x2(s)) return SelectNarrow(ir, inst, p);
+  for (const Type t : {d, s}) {
+    switch (t) {
+      case Type::kE4m3: case Type::kE5m2: case Type::kE2m1: case Type::kE2m3: case Type::kE3m2:
+      case Type::kUe8m0: case Type::kE2m1x2: case Type::kE2m3x2: case Type::kE3m2x2: case Type::kUe8m0x2:
+        return Unsupported(ir, "fp6/fp4/ue8m0 conversions are not supported");
+      default: break;
+    }
+  }
 
   if (d == Type::kF16x2 || d == Type::kBf16x2) {
     if (s != Type::kF32) return Unsupported(ir, "packed conversions from this type are not supported");

@@ -4,6 +4,7 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/float_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fp_half_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fp_directed.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fp_narrow.cpp
   ${CMAKE_CURRENT_LIST_DIR}/conversion_ops.cpp)
 # Directed-rounding handlers switch the FPU rounding mode around the arithmetic.
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/fp_directed.cpp PROPERTIES COMPILE_OPTIONS -frounding-math)
@@ -13,6 +14,7 @@ barracuda_unit_test(emu_float_tests
     ${CMAKE_CURRENT_LIST_DIR}/../tests/float_arith_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/float_half_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/float_cvt_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/../tests/float_narrow_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/float_kernel_test.cpp
   LIBS barracuda_emu)
 
