@@ -624,11 +624,11 @@ TEST_CASE("parser: video operand selectors and vmad negation", "[parser]") {
   CHECK(v.operands[1].select == ".b0");
   CHECK(v.operands[2].select == ".h0");
   CHECK(v.operands[3].select.empty());
-  const Instruction s4 = MustParseInstruction("vmax4.u32.u32.u32 %r1.b320, %r2.b7654, %r3.b0123, %r4");
+  const Instruction s4 = MustParseInstruction("vmax4.u32.u32.u32 \t%r1.b320, %r2.b7654, %r3.b0123, %r4");
   CHECK(s4.operands[0].select == ".b320");
   CHECK(s4.operands[1].select == ".b7654");
   CHECK(s4.operands[2].text == "%r3");
-  const Instruction m = MustParseInstruction("vmad.s32.s32.u32.shr7 %r1, -%r2.h1, %r3, -%r4");
+  const Instruction m = MustParseInstruction("vmad.s32.s32.u32.shr7 \t%r1, -%r2.h1, %r3, -%r4");
   CHECK(m.operands[1].minus);
   CHECK(m.operands[1].text == "%r2");
   CHECK(m.operands[1].select == ".h1");
@@ -639,8 +639,8 @@ TEST_CASE("parser: video operand selectors and vmad negation", "[parser]") {
   CHECK(t.operands[1].text == "%tid.x");
   CHECK(t.operands[1].select == ".b1");
   // Printed back as written.
-  CHECK(PrintInstruction(m) == "vmad.s32.s32.u32.shr7 %r1, -%r2.h1, %r3, -%r4");
-  CHECK(PrintInstruction(s4) == "vmax4.u32.u32.u32 %r1.b320, %r2.b7654, %r3.b0123, %r4");
+  CHECK(PrintInstruction(m) == "vmad.s32.s32.u32.shr7 \t%r1, -%r2.h1, %r3, -%r4");
+  CHECK(PrintInstruction(s4) == "vmax4.u32.u32.u32 \t%r1.b320, %r2.b7654, %r3.b0123, %r4");
   // Negative immediates are unchanged.
   CHECK(MustParseInstruction("add.s32 %r1, %r2, -5").operands[2].value == -5);
 }
