@@ -48,6 +48,13 @@ NOTES = {
     'sured': 'not implemented (surfaces)', 'istypep': 'not implemented (texture/surface types)',
     'multimem': 'not implemented (NVLink multicast memory)',
     'clusterlaunchcontrol': 'not implemented (sm_100)',
+    'vabsdiff': 'u32/s32 types, .b/.h selectors, .sat, .add/.min/.max or a d.b/d.h merge',
+    'vadd': 'as vabsdiff', 'vsub': 'as vabsdiff', 'vmin': 'as vabsdiff', 'vmax': 'as vabsdiff',
+    'vshl': '.clamp/.wrap, otherwise as vabsdiff', 'vshr': '.clamp/.wrap, otherwise as vabsdiff',
+    'vmad': '-a/-b/-c, .po, .shr7/.shr15, .sat, .b/.h selectors',
+    'vset': 'every compare; .add/.min/.max or a merge',
+    'vabsdiff2': '.hxy selectors, .h0/.h1/.h10 masks, .sat, .add accumulate',
+    'vabsdiff4': '.bxyzw selectors, byte masks, .sat, .add accumulate',
     'alloca': 'not implemented (dynamic stack allocation)', 'stacksave': 'not implemented', 'stackrestore': 'not implemented',
 }
 

@@ -154,6 +154,12 @@ struct Operand {
   int64_t value = 0;      // immediate bits
   int64_t offset = 0;     // kSymbol / kAddress displacement
   std::vector<Operand> elements;
+  // Video instructions (vadd, vset4, vmad, ...): the byte/half-word selector or
+  // mask written after a register, with its dot (".b0", ".h10", ".b3210"); kept
+  // apart from `text` so that the register still resolves by name. Empty otherwise.
+  std::string select;
+  // vmad: `-a`, the arithmetic negation of a register operand (not `!p`).
+  bool minus = false;
 
   static Operand Register(std::string name) {
     Operand o;

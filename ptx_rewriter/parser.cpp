@@ -23,6 +23,18 @@ namespace {
 
 constexpr int kMaxNesting = 64;
 
+// A video instruction's operand selector: .b0-.b3 / .h0-.h1 (scalar), .hxy /
+// .bxyzw (SIMD, digits from 0-3 / 0-7) and the SIMD masks (.h10, .b3210, ...).
+bool IsVideoSelector(std::string_view w) {
+  if (w.size() < 3 || w[0] != '.' || (w[1] != 'b' && w[1] != 'h')) return false;
+  const size_t digits = w.size() - 2;
+  const char max = w[1] == 'b' ? '7' : '3';
+  if (digits > (w[1] == 'b' ? 4u : 2u)) return false;
+  for (size_t i = 2; i < w.size(); ++i)
+    if (w[i] < '0' || w[i] > max) return false;
+  return true;
+}
+
 bool IsLinkage(std::string_view d, Linkage& out) {
   if (d == ".extern") return out = Linkage::kExtern, true;
   if (d == ".visible") return out = Linkage::kVisible, true;
@@ -766,9 +778,17 @@ bool Parser::ParseOperand(Operand& op, int depth) {
       op.text.assign(t.text);
       if (t.text[0] == '%') {
         op.kind = Operand::Kind::kRegister;
-        // %tid.x, %ctaid.y: the component is part of the special register's name.
-        while (lex_.Peek().kind == TokenKind::kDotWord && !lex_.Peek().space_before)
-          op.text.append(lex_.Next().text);
+        // %tid.x, %ctaid.y: the component is part of the special register's name;
+        // %r1.b0, %r2.h10: a video instruction's operand selector (no special
+        // register has such a component).
+        while (lex_.Peek().kind == TokenKind::kDotWord && !lex_.Peek().space_before) {
+          const std::string_view w = lex_.Next().text;
+          if (IsVideoSelector(w)) {
+            op.select.assign(w);
+            break;
+          }
+          op.text.append(w);
+        }
       } else if (resolve_names_ && !plain_regs_.empty() && IsDeclaredRegister(t.text)) {
         op.kind = Operand::Kind::kRegister;
       } else {
@@ -833,6 +853,13 @@ bool Parser::ParseOperand(Operand& op, int depth) {
       if (t.is_punct('-')) {
         negative = true;
         lex_.Next();
+        // vmad's `-%r1`: negation of a register operand.
+        if (lex_.Peek().kind == TokenKind::kIdentifier && lex_.Peek().text[0] == '%' && !lex_.Peek().space_before) {
+          if (!ParseOperand(op, depth + 1)) return false;
+          if (op.kind != Operand::Kind::kRegister || op.minus) return Fail(t, "'-' applies to registers only");
+          op.minus = true;
+          return true;
+        }
       }
       const Token v = lex_.Peek();
       if (v.kind == TokenKind::kInteger) {

@@ -252,8 +252,12 @@ void AppendFunction(const Function& f, std::string& out) {
 
 void AppendOperand(const Operand& op, std::string& out) {
   if (op.negated) out.push_back('!');
+  if (op.minus) out.push_back('-');
   switch (op.kind) {
     case Operand::Kind::kRegister:
+      out.append(op.text);
+      out.append(op.select);
+      return;
     case Operand::Kind::kImmediate:
     case Operand::Kind::kFloat:
     case Operand::Kind::kSink:

@@ -26,6 +26,10 @@ using Selector = absl::StatusOr<bool> (*)(const ptx::Instruction& ir, Inst& inst
 // ops/integer_ops.cpp: add sub mul mad mul24 mad24 sad div rem abs neg min max
 //   addc subc madc (carry via a per-warp carry flag), dp2a dp4a
 absl::StatusOr<bool> SelectIntegerOp(const ptx::Instruction& ir, Inst& inst);
+// ops/video_ops.cpp: vadd vsub vabsdiff vmin vmax vshl vshr vmad vset and the
+//   SIMD vadd2/4 vsub2/4 vavrg2/4 vabsdiff2/4 vmin2/4 vmax2/4 vset2/4 (operand
+//   selectors from ptx::Operand::select; Inst::imm/aux hold the decoded form)
+absl::StatusOr<bool> SelectVideoOp(const ptx::Instruction& ir, Inst& inst);
 // ops/bit_ops.cpp: and or xor not cnot lop3 shl shr shf bfe bfi bfind brev clz
 //   popc prmt bmsk szext, mov (values, vectors pack/unpack, predicates, symbol
 //   addresses incl. Opnd::kAddress kFrame), selp slct setp set (integer and
@@ -61,7 +65,7 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst);
 inline constexpr Selector kSelectors[] = {
     SelectControlOp, SelectMemoryOp,  SelectWarpOp,      SelectIntegerOp,   SelectBitOp,
     SelectFloatOp,   SelectConversionOp, SelectAsyncCopyOp, SelectMbarrierOp, SelectTensorOp,
-    SelectHintOp,    SelectTextureOp,
+    SelectHintOp,    SelectTextureOp,    SelectVideoOp,
 };
 
 // Inst::aux for memory/fence instructions: the access classification from

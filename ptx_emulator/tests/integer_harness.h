@@ -1,4 +1,4 @@
-// Test harness of the integer/bit families: runs ONE PTX instruction on one
+// Test harness of the integer/bit/video families: runs ONE PTX instruction on one
 // warp without the decoder or interpreter. The instruction is parsed with
 // ptx::ParseInstruction, its operands are decoded here the way the decoder
 // does it (registers -> slots, immediates -> constants, %p* -> predicate
@@ -59,6 +59,7 @@ class OneInst {
 
     auto r = SelectIntegerOp(ir_, inst_);
     if (r.ok() && !*r) r = SelectBitOp(ir_, inst_);
+    if (r.ok() && !*r) r = SelectVideoOp(ir_, inst_);
     if (!r.ok()) status_ = r.status();
     else if (!*r) status_ = absl::NotFoundError("no family selected " + text);
   }

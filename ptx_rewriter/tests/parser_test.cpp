@@ -616,6 +616,35 @@ TEST_CASE("parser: ParseInstruction for passes", "[parser]") {
   CHECK_FALSE(ParseInstruction("").ok());
 }
 
+TEST_CASE("parser: video operand selectors and vmad negation", "[parser]") {
+  const Instruction v = MustParseInstruction("vadd.s32.u32.s32.sat %r1.h1, %r2.b0, %r3.h0, %r4");
+  REQUIRE(v.operands.size() == 4);
+  CHECK(v.operands[0].text == "%r1");
+  CHECK(v.operands[0].select == ".h1");
+  CHECK(v.operands[1].select == ".b0");
+  CHECK(v.operands[2].select == ".h0");
+  CHECK(v.operands[3].select.empty());
+  const Instruction s4 = MustParseInstruction("vmax4.u32.u32.u32 \t%r1.b320, %r2.b7654, %r3.b0123, %r4");
+  CHECK(s4.operands[0].select == ".b320");
+  CHECK(s4.operands[1].select == ".b7654");
+  CHECK(s4.operands[2].text == "%r3");
+  const Instruction m = MustParseInstruction("vmad.s32.s32.u32.shr7 \t%r1, -%r2.h1, %r3, -%r4");
+  CHECK(m.operands[1].minus);
+  CHECK(m.operands[1].text == "%r2");
+  CHECK(m.operands[1].select == ".h1");
+  CHECK(!m.operands[2].minus);
+  CHECK(m.operands[3].minus);
+  // Special registers keep their component; a selector follows it.
+  const Instruction t = MustParseInstruction("vadd.u32.u32.u32 %r1, %tid.x.b1, %r2, %r3");
+  CHECK(t.operands[1].text == "%tid.x");
+  CHECK(t.operands[1].select == ".b1");
+  // Printed back as written.
+  CHECK(PrintInstruction(m) == "vmad.s32.s32.u32.shr7 \t%r1, -%r2.h1, %r3, -%r4");
+  CHECK(PrintInstruction(s4) == "vmax4.u32.u32.u32 \t%r1.b320, %r2.b7654, %r3.b0123, %r4");
+  // Negative immediates are unchanged.
+  CHECK(MustParseInstruction("add.s32 %r1, %r2, -5").operands[2].value == -5);
+}
+
 TEST_CASE("parser: errors name file, line and column", "[parser][errors]") {
   CHECK(ParseError(".version 9.0\n.target sm_90\n.bogus 3;\n") == "bad.ptx:3:1: unknown directive '.bogus'");
   CHECK(ParseError(".version 9.0\n.entry k()\n{\n  ret;\n") ==
