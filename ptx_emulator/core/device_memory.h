@@ -38,6 +38,9 @@ class DeviceMemory {
     uint64_t size = 0;
     Kind kind = Kind::kDevice;
     std::string label;  // variable name for module globals; "" otherwise
+    // Address space the allocation holds: [span_base, span_base + span)
+    // (its granules and redzone; for AllocatePageAligned, whole pages too).
+    uint64_t span_base = 0, span = 0;
   };
 
   // Reserves `reserve_bytes` of address space (not committed: pages are
@@ -52,6 +55,15 @@ class DeviceMemory {
   // 256-byte aligned, zero-filled (cudaMalloc does not promise zeros; zeros make
   // runs deterministic). ResourceExhausted when the range is full.
   absl::StatusOr<void*> Allocate(uint64_t bytes, Kind kind, std::string label = "");
+  // An allocation whose first byte is `lead` bytes (< one page) past a page
+  // boundary and whose pages [result - lead, + AlignUp(lead + bytes, page))
+  // belong to it alone, so that the caller may map other memory over them
+  // (cudaHostRegister's alias of host pages). Addressable from the granule
+  // holding its first byte (live bytes are a granule prefix in the map), so up
+  // to 255 bytes before it are not reported as out of bounds. The caller must
+  // restore zero anonymous pages there before Free (Free clears the span).
+  absl::StatusOr<void*> AllocatePageAligned(uint64_t bytes, uint64_t lead, Kind kind);
+  static constexpr uint64_t kPageBytes = 4096;
   // NotFound for a pointer that is not the base of a live allocation.
   absl::Status Free(void* base);
   // The live allocation containing [address, address + size), if any.
@@ -124,6 +136,8 @@ class DeviceMemory {
   // Sets the map of [base, base + bytes) rounded to granules: the first
   // `bytes` addressable (when live), else `mark` (0 or kFreedMark).
   void Mark(uint64_t base, uint64_t bytes, uint64_t span, bool live, uint16_t mark);
+  // Takes `need` bytes (granule multiple) of never-used or freed space (mu_ held).
+  absl::StatusOr<uint64_t> Take(uint64_t need, uint64_t bytes);
   // Gives a quarantined range back for reuse (mu_ held).
   void Release(uint64_t base, uint64_t span);
 
@@ -133,7 +147,6 @@ class DeviceMemory {
   mutable std::mutex mu_;
   struct Quarantined {
     Allocation allocation;
-    uint64_t span = 0;  // rounded size + redzone
   };
   uint64_t quarantine_limit_ = 0;
   std::deque<Quarantined> quarantine_;  // oldest first

@@ -149,11 +149,7 @@ DeviceMemory::Access DeviceMemory::CheckSlow(uint64_t first, uint64_t last) cons
   return outside ? Access::kOutOfBounds : Access::kOk;
 }
 
-absl::StatusOr<void*> DeviceMemory::Allocate(uint64_t bytes, Kind kind, std::string label) {
-  if (bytes > end_ - begin_)
-    return absl::ResourceExhaustedError(ptx::Cat("device memory: cannot allocate ", bytes, " bytes"));
-  const uint64_t need = Span(bytes);
-  std::lock_guard<std::mutex> lock(mu_);
+absl::StatusOr<uint64_t> DeviceMemory::Take(uint64_t need, uint64_t bytes) {
   uint64_t base = 0;
   // Best fit among freed ranges (all zero already, see the file comment).
   if (auto it = free_.lower_bound(need); it != free_.end()) {
@@ -168,9 +164,36 @@ absl::StatusOr<void*> DeviceMemory::Allocate(uint64_t bytes, Kind kind, std::str
     base = bump_;
     bump_ += need;
   }
-  live_.emplace(base, Allocation{base, bytes, kind, std::move(label)});
+  return base;
+}
+
+absl::StatusOr<void*> DeviceMemory::Allocate(uint64_t bytes, Kind kind, std::string label) {
+  if (bytes > end_ - begin_)
+    return absl::ResourceExhaustedError(ptx::Cat("device memory: cannot allocate ", bytes, " bytes"));
+  const uint64_t need = Span(bytes);
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<uint64_t> base = Take(need, bytes);
+  if (!base.ok()) return base.status();
+  live_.emplace(*base, Allocation{*base, bytes, kind, std::move(label), *base, need});
   in_use_ += bytes;
-  Mark(base, bytes, need, /*live=*/true, 0);
+  Mark(*base, bytes, need, /*live=*/true, 0);
+  return reinterpret_cast<void*>(*base);
+}
+
+absl::StatusOr<void*> DeviceMemory::AllocatePageAligned(uint64_t bytes, uint64_t lead, Kind kind) {
+  if (lead >= kPage || bytes > end_ - begin_)
+    return absl::ResourceExhaustedError(ptx::Cat("device memory: cannot allocate ", bytes, " bytes"));
+  // Slack to reach a page boundary, the pages, and a redzone page after them.
+  const uint64_t pages = AlignUp(lead + bytes, kPage);
+  const uint64_t need = kPage - kAllocAlign + pages + kPage;
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<uint64_t> span_base = Take(need, bytes);
+  if (!span_base.ok()) return span_base.status();
+  const uint64_t base = AlignUp(*span_base, kPage) + lead;
+  live_.emplace(base, Allocation{base, bytes, kind, "", *span_base, need});
+  in_use_ += bytes;
+  const uint64_t granule = base & ~(kGranule - 1);
+  Mark(granule, base - granule + bytes, Span(base - granule + bytes), /*live=*/true, 0);
   return reinterpret_cast<void*>(base);
 }
 
@@ -181,17 +204,17 @@ absl::Status DeviceMemory::Free(void* pointer) {
   if (it == live_.end())
     return absl::NotFoundError(ptx::Cat("device memory: 0x", Hex(base),
                                             " is not the base of a live allocation"));
-  const uint64_t span = Span(it->second.size);
+  const uint64_t span_base = it->second.span_base, span = it->second.span;
   in_use_ -= it->second.size;
-  Clear(base, span);  // now: the pages go back to the OS while quarantined
-  Mark(base, 0, span, /*live=*/false, kFreedMark);
-  quarantine_.push_back(Quarantined{std::move(it->second), span});
+  Clear(span_base, span);  // now: the pages go back to the OS while quarantined
+  Mark(span_base, 0, span, /*live=*/false, kFreedMark);
+  quarantine_.push_back(Quarantined{std::move(it->second)});
   quarantine_bytes_ += span;
   live_.erase(it);
   while (quarantine_bytes_ > quarantine_limit_) {
     const Quarantined& q = quarantine_.front();
-    quarantine_bytes_ -= q.span;
-    Release(q.allocation.base, q.span);
+    quarantine_bytes_ -= q.allocation.span;
+    Release(q.allocation.span_base, q.allocation.span);
     quarantine_.pop_front();
   }
   return absl::OkStatus();

@@ -10,6 +10,8 @@
 #include "ptx_emulator/runtime/arrays.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/graph_model.h"
+#include "ptx_emulator/runtime/host_register.h"
+#include "ptx_emulator/runtime/memory_pools.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 #include "ptx_emulator/runtime/stream_order.h"
 #include "ptx_emulator/runtime/stream_capture.h"
@@ -63,6 +65,9 @@ cudaError_t Release(void* ptr, bool host, bool async = false) {
   if (!ptr) return cudaSuccess;
   if (!async) StreamOrder::Get().Barrier();  // cudaFree synchronises the device
   auto a = rt.device().memory().Find(reinterpret_cast<uint64_t>(ptr));
+  // The device alias of cudaHostRegister'd memory goes with cudaHostUnregister.
+  if (a && a->kind == Kind::kHost && FindHostRegistrationByDevice(ptr))
+    return rt.Fail(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
   if (!a || a->base != reinterpret_cast<uint64_t>(ptr) || (a->kind == Kind::kHost) != host ||
       a->kind == Kind::kGlobalVariable || a->kind == Kind::kConstVariable)
     return rt.Fail(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
@@ -403,23 +408,41 @@ cudaError_t NoMemoryNode(rt::GraphNode&) {
                       "emulator backend");
   return cudaErrorStreamCaptureUnsupported;
 }
-cudaError_t MallocAsync(void** ptr, size_t size, cudaStream_t stream, bool per_thread) {
+// From `pool` (nullptr: the device's current pool, cudaMallocAsync's).
+cudaError_t MallocAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream, bool per_thread) {
+  Runtime& r = Runtime::Get();
+  if (pool && !rt::ValidMemPool(pool)) return r.Fail(cudaErrorInvalidValue);
   if (auto captured = rt::CaptureWork(stream, per_thread, NoMemoryNode)) return *captured;
-  if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
-  return rt::Allocate(ptr, size, Kind::kDevice, /*async=*/true);
+  if (!r.ValidStream(stream)) return r.Fail(cudaErrorInvalidResourceHandle);
+  if (!pool) pool = rt::CurrentMemPool();
+  if (cudaError_t e = rt::CheckPoolLimit(pool, size)) return r.Fail(e);
+  cudaError_t e = rt::Allocate(ptr, size, Kind::kDevice, /*async=*/true);
+  if (e == cudaSuccess) rt::NotePoolAllocation(pool, *ptr, size);
+  return e;
 }
 cudaError_t FreeAsync(void* ptr, cudaStream_t stream, bool per_thread) {
   if (auto captured = rt::CaptureWork(stream, per_thread, NoMemoryNode)) return *captured;
   if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
-  return rt::Release(ptr, false, /*async=*/true);
+  cudaError_t e = rt::Release(ptr, false, /*async=*/true);
+  if (e == cudaSuccess) rt::NotePoolFree(ptr);
+  return e;
 }
 }  // namespace
 
 CUDART_EXPORT cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream) {
-  return MallocAsync(ptr, size, stream, false);
+  return MallocAsync(ptr, size, nullptr, stream, false);
 }
 CUDART_EXPORT cudaError_t cudaMallocAsync_ptsz(void** ptr, size_t size, cudaStream_t stream) {
-  return MallocAsync(ptr, size, stream, true);
+  return MallocAsync(ptr, size, nullptr, stream, true);
+}
+CUDART_EXPORT cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream) {
+  if (!pool) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  return MallocAsync(ptr, size, pool, stream, false);
+}
+CUDART_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void** ptr, size_t size, cudaMemPool_t pool,
+                                                       cudaStream_t stream) {
+  if (!pool) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  return MallocAsync(ptr, size, pool, stream, true);
 }
 CUDART_EXPORT cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) { return FreeAsync(ptr, stream, false); }
 CUDART_EXPORT cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream) { return FreeAsync(ptr, stream, true); }
@@ -427,6 +450,11 @@ CUDART_EXPORT cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream) { r
 CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {
   Runtime& r = Runtime::Get();
   if (!device_ptr || flags != 0) return r.Fail(cudaErrorInvalidValue);
+  // cudaHostRegister'd memory: its alias in the arena (host_register.cpp).
+  if (auto reg = rt::FindHostRegistration(host_ptr)) {
+    *device_ptr = reinterpret_cast<void*>(reg->device + (reinterpret_cast<uint64_t>(host_ptr) - reg->host));
+    return cudaSuccess;
+  }
   auto a = r.device().memory().Find(reinterpret_cast<uint64_t>(host_ptr));
   if (!a || (a->kind != Kind::kHost && a->kind != Kind::kManaged)) return r.Fail(cudaErrorInvalidValue);
   *device_ptr = host_ptr;  // mapped host memory has the same address on the device
@@ -435,6 +463,12 @@ CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host
 
 CUDART_EXPORT cudaError_t cudaHostGetFlags(unsigned int* flags, void* host_ptr) {
   Runtime& r = Runtime::Get();
+  // Registered memory is mapped and portable on a system with unified
+  // addressing whatever the flags (the cudaHostRegister documentation).
+  if (flags && rt::FindHostRegistration(host_ptr)) {
+    *flags = cudaHostAllocMapped | cudaHostAllocPortable;
+    return cudaSuccess;
+  }
   auto a = r.device().memory().Find(reinterpret_cast<uint64_t>(host_ptr));
   if (!flags || !a || a->kind != Kind::kHost) return r.Fail(cudaErrorInvalidValue);
   *flags = cudaHostAllocMapped | cudaHostAllocPortable;
@@ -476,6 +510,19 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, 
   attr->device = r.current_device;
   auto a = r.device().memory().Find(reinterpret_cast<uint64_t>(ptr));
   void* p = const_cast<void*>(ptr);
+  // cudaHostRegister'd memory, by its host address or its device alias.
+  if (auto reg = rt::FindHostRegistration(ptr)) {
+    attr->type = cudaMemoryTypeHost;
+    attr->hostPointer = p;
+    attr->devicePointer = reinterpret_cast<void*>(reg->device + (reinterpret_cast<uint64_t>(ptr) - reg->host));
+    return cudaSuccess;
+  }
+  if (auto reg = rt::FindHostRegistrationByDevice(ptr)) {
+    attr->type = cudaMemoryTypeHost;
+    attr->devicePointer = p;
+    attr->hostPointer = reinterpret_cast<void*>(reg->host + (reinterpret_cast<uint64_t>(ptr) - reg->device));
+    return cudaSuccess;
+  }
   if (!a) {
     attr->type = cudaMemoryTypeUnregistered;
     attr->device = -2;

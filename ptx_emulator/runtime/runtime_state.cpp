@@ -1,5 +1,8 @@
 #include "ptx_emulator/runtime/runtime_state.h"
 
+#include "ptx_emulator/runtime/host_register.h"
+#include "ptx_emulator/runtime/memory_pools.h"
+
 #include "ptx_emulator/runtime/stream_order.h"
 
 #include <dlfcn.h>
@@ -437,6 +440,8 @@ EventState* Runtime::FindEvent(cudaEvent_t event) {
 
 void Runtime::Reset() {
   StreamOrder::Get().Reset();
+  ForgetHostRegistrations();  // their aliases go with the arena
+  ResetMemoryPools();         // allocations of every pool go with it too
   std::lock_guard<std::mutex> lock(mu_);
   emu::RecordSink* sink = device_->sink();
   // A fresh device: all allocations, module globals and loaded code go; the

@@ -226,3 +226,42 @@ TEST_CASE("DeviceMemory::Reset clears the addressability map", "[decode][memory]
 
 }  // namespace
 }  // namespace barracuda::emu
+
+namespace barracuda::emu {
+namespace {
+
+TEST_CASE("DeviceMemory::AllocatePageAligned: pages of its own and an exact end", "[decode][memory][memcheck]") {
+  DeviceMemory mem(uint64_t{1} << 30);
+  constexpr uint64_t kPage = DeviceMemory::kPageBytes;
+  auto before = mem.Allocate(100, DeviceMemory::Kind::kDevice);
+  auto a = mem.AllocatePageAligned(5000, 0x9f0, DeviceMemory::Kind::kHost);
+  auto after = mem.Allocate(100, DeviceMemory::Kind::kDevice);
+  REQUIRE(before.ok());
+  REQUIRE(a.ok());
+  REQUIRE(after.ok());
+  const uint64_t pa = reinterpret_cast<uint64_t>(*a);
+  CHECK(pa % kPage == 0x9f0);
+  const uint64_t lo = pa - 0x9f0, hi = (pa + 5000 + kPage - 1) / kPage * kPage;
+  // Its pages hold no other allocation.
+  for (void* other : {*before, *after}) {
+    const uint64_t o = reinterpret_cast<uint64_t>(other);
+    CHECK((o + 100 <= lo || o >= hi));
+  }
+  auto found = mem.Find(pa + 10);
+  REQUIRE(found.has_value());
+  CHECK(found->base == pa);
+  CHECK(found->kind == DeviceMemory::Kind::kHost);
+  CHECK_FALSE(mem.Find(pa - 1).has_value());
+  CHECK(mem.Check(pa, 5000) == Access::kOk);
+  CHECK(mem.Check(pa + 4999, 1) == Access::kOk);
+  CHECK(mem.Check(pa + 5000, 1) == Access::kOutOfBounds);
+  CHECK(mem.Check(lo, 4) == Access::kOutOfBounds);  // the page's start, before its granule
+  CHECK(mem.AllocatePageAligned(16, kPage, DeviceMemory::Kind::kHost).status().code() ==
+        absl::StatusCode::kResourceExhausted);  // lead past a page
+  REQUIRE(mem.Free(*a).ok());
+  CHECK(mem.Check(pa, 4) == Access::kFreed);
+  CHECK(mem.bytes_in_use() == 200);
+}
+
+}  // namespace
+}  // namespace barracuda::emu
