@@ -23,13 +23,14 @@ void SparseVc::Account(size_t before) {
 
 void SparseVc::GrowMid(uint32_t at_least) {
   const size_t before = HeapBytes();
-  uint32_t capacity = mid_capacity_ == 0 ? 2 * kInline : 2 * mid_capacity_;
+  uint32_t capacity = mid_capacity_ == 0 ? 2 * kInline : 2u * mid_capacity_;
   while (capacity < at_least) capacity *= 2;
+  assert(capacity <= UINT8_MAX);
   auto grown = std::make_unique_for_overwrite<Run[]>(capacity);
   const Run* from = RunsBegin();
   for (uint32_t i = 0; i < runs_; ++i) grown[i] = from[i];
   mid_ = std::move(grown);
-  mid_capacity_ = capacity;
+  mid_capacity_ = static_cast<uint8_t>(capacity);
   Account(before);
 }
 
@@ -77,12 +78,6 @@ void SparseVc::Insert(VcKey t, const VcEntry& e) {
     map_->Insert(t, e);
     Account(before);
     return;
-  }
-  if (size_ == 0) {
-    lo_ = hi_ = t;
-  } else {
-    lo_ = t < lo_ ? t : lo_;
-    hi_ = t > hi_ ? t : hi_;
   }
   // A run it continues (the newest runs first: readers arrive in order).
   Run* runs = RunsBegin();
@@ -172,7 +167,7 @@ void SparseVc::Set(VcKey t, const VcEntry& e) {
     }
     map_->Insert(t, e);
     Account(before);
-  } else if (size_ != 0 && t >= lo_ && t <= hi_) {
+  } else if (size_ != 0) {
     Run* runs = RunsBegin();
     uint32_t i = runs_;
     while (i-- > 0 && !runs[i].Holds(t)) {
@@ -226,8 +221,6 @@ void SparseVc::CopyFrom(const SparseVc& o) {
   kept_writes_ = o.kept_writes_;
   min_clock_ = o.min_clock_;
   uniform_ = o.uniform_;
-  lo_ = o.lo_;
-  hi_ = o.hi_;
   if (o.map_ != nullptr) {
     map_ = std::make_unique<KeyMap>(*o.map_);
   } else {

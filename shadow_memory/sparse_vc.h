@@ -41,9 +41,7 @@ constexpr VcKey ReaderKey(Tid t, ReadKind kind, Strength strength = kWeak) {
 // "Memory"). Up to kInline runs are kept in the object itself (no heap, no
 // accounting traffic), then up to kMid runs in a heap array searched linearly,
 // and past that the entries go one by one to the map tier (key_map.h: bit
-// pages for the most common entry, a hash map for the others). A key's presence is
-// decided without a scan when it lies outside the keys' range [lo_, hi_]
-// (appending in increasing thread order, the usual case).
+// pages for the most common entry, a hash map for the others).
 // Measured (detector_bench RunSerial/b_tiled, two readers per shared byte,
 // quiet 2-core machine): see shadow_memory/README.md "Performance".
 class SparseVc {
@@ -62,7 +60,7 @@ class SparseVc {
   // nullptr when V[t] == 0. The pointer is valid until the next change.
   const VcEntry* Find(VcKey t) const {
     if (map_ != nullptr) return map_->Find(t);
-    if (size_ == 0 || t < lo_ || t > hi_) return nullptr;
+    if (size_ == 0) return nullptr;
     const Run* runs = RunsBegin();
     for (uint32_t i = runs_; i-- > 0;) {
       if (runs[i].Holds(t)) return &runs[i].entry;
@@ -204,13 +202,12 @@ class SparseVc {
   Run inline_[kInline] = {};
   std::unique_ptr<Run[]> mid_;
   std::unique_ptr<KeyMap> map_;
-  uint32_t runs_ = 0, mid_capacity_ = 0;
-  uint32_t size_ = 0;  // entries in the runs
-  // Every key of the runs lies in [lo_, hi_] (exact after an insertion into
-  // an empty clock, widened by insertions, not narrowed by removals).
-  VcKey lo_ = 0, hi_ = 0;
   MemoryAccounting* accounting_ = nullptr;  // the pool's; set at allocation
+  uint32_t size_ = 0;                        // entries in the runs
   uint32_t kept_writes_ = 0;                 // entries with read_kind kKeptWrite
+  // Runs held and the array's capacity (<= 2 * kMid). A clock is 120 bytes
+  // (a pool holds one per inflated cell: 131,072 for a tiled matmul 256).
+  uint8_t runs_ = 0, mid_capacity_ = 0;
   static uint32_t IsKeptWrite(const VcEntry& e) { return e.read_kind == ReadKind::kKeptWrite ? 1 : 0; }
   // Conservative under Set/Merge (an overwritten entry's clock may stay the
   // bound; a strength once mixed stays mixed), exact after EraseIf.
