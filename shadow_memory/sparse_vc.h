@@ -157,7 +157,8 @@ class SparseVc {
       if (t < first) return false;
       const VcKey d = t - first;
       if (stride == 0) return d == 0;
-      return d % stride == 0 && d / stride < count;
+      // A key past the run (the next reader, usually) costs no division.
+      return d <= VcKey{stride} * (count - 1) && d % stride == 0;
     }
     VcKey last() const { return first + VcKey{stride} * (count - 1); }
   };
