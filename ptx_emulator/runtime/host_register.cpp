@@ -21,6 +21,7 @@
 #include "ptx_emulator/runtime/host_register.h"
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -126,7 +127,11 @@ cudaError_t Reback(State& s, uint64_t lo, uint64_t hi, const std::vector<Segment
       if (a >= b) continue;
       const off_t off = static_cast<off_t>(a - page);
       // Unreadable pages cannot be copied: refused before (cudaErrorInvalidValue).
-      if (pwrite(file->fd, reinterpret_cast<const void*>(a), b - a, off) != static_cast<ssize_t>(b - a))
+      // The raw system call: whole pages hold the neighbours of the range too
+      // (heap chunk headers; AddressSanitizer's redzones, which its pwrite
+      // interceptor would report as an overflow).
+      if (syscall(SYS_pwrite64, file->fd, reinterpret_cast<const void*>(a), b - a, off) !=
+          static_cast<long>(b - a))
         return cudaErrorMemoryAllocation;
       if (mmap(reinterpret_cast<void*>(a), b - a, seg.prot, MAP_SHARED | MAP_FIXED, file->fd, off) == MAP_FAILED)
         return cudaErrorMemoryAllocation;
