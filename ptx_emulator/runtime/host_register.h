@@ -13,6 +13,13 @@ struct HostRegistration {
   uint64_t size = 0;
   uint64_t device = 0;  // its alias in the arena (what kernels access)
   unsigned flags = 0;   // as given to cudaHostRegister
+  // The same byte seen from the other side: p in the host range, or in the alias.
+  void* DeviceAddress(const void* p) const {
+    return reinterpret_cast<void*>(device + (reinterpret_cast<uint64_t>(p) - host));
+  }
+  void* HostAddress(const void* p) const {
+    return reinterpret_cast<void*>(host + (reinterpret_cast<uint64_t>(p) - device));
+  }
 };
 
 // The registration whose host range, or whose device alias, contains `p`.

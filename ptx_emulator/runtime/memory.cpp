@@ -72,6 +72,9 @@ cudaError_t Release(void* ptr, bool host, bool async = false) {
       a->kind == Kind::kGlobalVariable || a->kind == Kind::kConstVariable)
     return rt.Fail(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
   if (!rt.device().memory().Free(ptr).ok()) return rt.Fail(cudaErrorInvalidDevicePointer);
+  // Pool memory goes back to its pool whichever call frees it (cudaFree may
+  // free what cudaMallocAsync gave).
+  if (!host) NotePoolFree(ptr);
   if (emu::ShmRecordSink* sink = rt.session_sink()) sink->OnFree(reinterpret_cast<uint64_t>(ptr));
   return cudaSuccess;
 }
@@ -423,9 +426,7 @@ cudaError_t MallocAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_
 cudaError_t FreeAsync(void* ptr, cudaStream_t stream, bool per_thread) {
   if (auto captured = rt::CaptureWork(stream, per_thread, NoMemoryNode)) return *captured;
   if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
-  cudaError_t e = rt::Release(ptr, false, /*async=*/true);
-  if (e == cudaSuccess) rt::NotePoolFree(ptr);
-  return e;
+  return rt::Release(ptr, false, /*async=*/true);
 }
 }  // namespace
 
@@ -452,7 +453,7 @@ CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host
   if (!device_ptr || flags != 0) return r.Fail(cudaErrorInvalidValue);
   // cudaHostRegister'd memory: its alias in the arena (host_register.cpp).
   if (auto reg = rt::FindHostRegistration(host_ptr)) {
-    *device_ptr = reinterpret_cast<void*>(reg->device + (reinterpret_cast<uint64_t>(host_ptr) - reg->host));
+    *device_ptr = reg->DeviceAddress(host_ptr);
     return cudaSuccess;
   }
   auto a = r.device().memory().Find(reinterpret_cast<uint64_t>(host_ptr));
@@ -514,13 +515,13 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, 
   if (auto reg = rt::FindHostRegistration(ptr)) {
     attr->type = cudaMemoryTypeHost;
     attr->hostPointer = p;
-    attr->devicePointer = reinterpret_cast<void*>(reg->device + (reinterpret_cast<uint64_t>(ptr) - reg->host));
+    attr->devicePointer = reg->DeviceAddress(ptr);
     return cudaSuccess;
   }
   if (auto reg = rt::FindHostRegistrationByDevice(ptr)) {
     attr->type = cudaMemoryTypeHost;
     attr->devicePointer = p;
-    attr->hostPointer = reinterpret_cast<void*>(reg->host + (reinterpret_cast<uint64_t>(ptr) - reg->device));
+    attr->hostPointer = reg->HostAddress(ptr);
     return cudaSuccess;
   }
   if (!a) {

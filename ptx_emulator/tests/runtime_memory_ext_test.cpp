@@ -274,6 +274,12 @@ TEST_CASE("runtime: stream-ordered memory pools", "[runtime][mempool]") {
   void* p3 = nullptr;
   REQUIRE(cudaMallocAsync(&p3, 1000, s) == cudaSuccess);
   CHECK(Attr(pool, cudaMemPoolAttrUsedMemCurrent) == 5096);
+  // cudaFree may free pool memory too: it goes back to its pool.
+  void* freed_sync = nullptr;
+  REQUIRE(cudaMallocAsync(&freed_sync, 512, s) == cudaSuccess);
+  CHECK(Attr(pool, cudaMemPoolAttrUsedMemCurrent) == 5608);
+  REQUIRE(cudaFree(freed_sync) == cudaSuccess);
+  CHECK(Attr(pool, cudaMemPoolAttrUsedMemCurrent) == 5096);
   CHECK(cudaDeviceSetMemPool(1, pool) == cudaErrorInvalidDevice);
   CHECK(cudaDeviceSetMemPool(0, nullptr) == cudaErrorInvalidValue);
   CHECK(cudaMallocFromPoolAsync(&p3, 16, nullptr, s) == cudaErrorInvalidValue);
