@@ -169,13 +169,21 @@ class PageView {
     return base_ + (static_cast<uint64_t>(granule.write_half() - w_) << kGranuleShift);
   }
   // The 4 byte cells of a granule (all zero unless it is split), `touch`
-  // saying which of their halves the caller may store (as for Cells: a split
-  // stores the granule's non-zero halves, shadow::SplitGranule). They have no
-  // stripe locks of their own: the granule's stripe guards them.
+  // saying which of their halves the caller's access may store (as for
+  // Cells). A granule not split yet adds the halves its split stores: its
+  // non-zero ones (shadow::SplitGranule). They have no stripe locks of their
+  // own: the granule's stripe guards them.
   // Precondition: granule is one of this page's cells.
   CellSpan ByteCells(const Cell& granule, Touch touch = Touch::kBoth) const {
     assert(tracked());
     const uint64_t index = static_cast<uint64_t>(granule.write_half() - w_) << kGranuleShift;
+    if (!granule.split()) {
+      const Cell::Bits b = granule.bits();
+      unsigned t = static_cast<unsigned>(touch);
+      if ((b.w[0] | b.w[1]) != 0) t |= static_cast<unsigned>(Touch::kWrite);
+      if ((b.w[2] | b.w[3]) != 0) t |= static_cast<unsigned>(Touch::kRead);
+      touch = static_cast<Touch>(t);
+    }
     MarkTouched(page_->bytes, index, index + kGranuleBytes - 1, touch);
     return {page_->bytes.write_halves() + index, kGranuleBytes, nullptr, static_cast<size_t>(index)};
   }

@@ -641,18 +641,11 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     // Bytes [lo, hi) of granule g, on its byte cells (split first if needed),
     // folded back into g when they end up equal. Caller holds g's stripe.
     auto check_bytes = [&](const shadow::PageView& v, Cell g, uint64_t lo, uint64_t hi) {
-      // The byte cells' halves this may store: the access's, and those the
-      // split copies (the granule's non-zero halves; both with clocks).
-      unsigned byte_touch = static_cast<unsigned>(touch);
-      const bool split = !g.split();
-      if (split) {
+      const shadow::CellSpan bytes = v.ByteCells(g, touch);  // counts what a split stores too
+      if (!g.split()) {
         v.Cells(v.AddressOf(g), shadow::kGranuleBytes, shadow::Touch::kBoth);  // the split flag, the halves cleared
-        const Cell::Bits gb = g.bits();
-        if ((gb.w[0] | gb.w[1]) != 0) byte_touch |= static_cast<unsigned>(shadow::Touch::kWrite);
-        if ((gb.w[2] | gb.w[3]) != 0) byte_touch |= static_cast<unsigned>(shadow::Touch::kRead);
+        shadow::SplitGranule(g, bytes, pool);
       }
-      const shadow::CellSpan bytes = v.ByteCells(g, static_cast<shadow::Touch>(byte_touch));
-      if (split) shadow::SplitGranule(g, bytes, pool);
       const uint64_t ga = v.AddressOf(g);
       for (uint64_t b = lo; b < hi; ++b) check_noted(bytes[b - ga], b);
       shadow::MergeGranule(g, bytes);
