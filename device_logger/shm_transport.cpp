@@ -273,15 +273,14 @@ std::string Segment::UniqueName() {
   return Cat("/barracuda-", getpid(), "-", hex, "-", counter.fetch_add(1));
 }
 
-int Segment::RemoveOrphans(std::string_view shm_dir) {
+int Segment::RemoveOrphans(std::string_view shm_dir, std::string_view prefix) {
   DIR* dir = opendir(std::string(shm_dir).c_str());
   if (dir == nullptr) return 0;
   int removed = 0;
-  constexpr std::string_view kPrefix = "barracuda-";
   while (const dirent* e = readdir(dir)) {
     std::string_view n = e->d_name;
-    if (n.substr(0, kPrefix.size()) != kPrefix) continue;
-    n.remove_prefix(kPrefix.size());
+    if (n.substr(0, prefix.size()) != prefix) continue;
+    n.remove_prefix(prefix.size());
     long pid = 0;
     size_t digits = 0;
     while (digits < n.size() && digits < 10 && n[digits] >= '0' && n[digits] <= '9') {

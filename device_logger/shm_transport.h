@@ -279,7 +279,10 @@ class Segment {
   // no longer exists: a SIGKILLed session cannot unlink its segment, and tmpfs
   // keeps it (often 100+ MiB) until reboot. Returns how many were removed.
   // Names that are not ours, and segments of live processes, are left alone.
-  static int RemoveOrphans(std::string_view shm_dir = "/dev/shm");
+  // `prefix` is the names' family: tests pass one of their own, so that a
+  // barracuda session starting beside them cannot remove their orphans first.
+  static int RemoveOrphans(std::string_view shm_dir = "/dev/shm",
+                           std::string_view prefix = "barracuda-");
 
   Segment(Segment&& other) noexcept;
   Segment& operator=(Segment&& other) noexcept;
