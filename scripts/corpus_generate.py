@@ -16,7 +16,12 @@ A source can carry marker comment lines for the corpus (anywhere in the file):
   // barracuda-corpus: flags <nvcc flags>  extra flags, e.g. -rdc=true
   // barracuda-corpus: arch <NN>           needs sm_NN: no PTX for older targets
 A bug-suite program's /*@barracuda header "arch" (e.g. "arch": 90) counts as
-the same as an arch marker. Timings are reported as wall and CPU seconds (user + system of
+the same as an arch marker. A program with such a header (the bug suite,
+memcheck and stream-order programs: ~220 small sources) is compiled for its
+own target only (its "arch", else 75), with -lineinfo and with -G: that is the
+PTX its executable embeds. Their other-target twins were 40% of the corpus's
+CPU time in CI and differed in 7 of 334 pairs, by one opcode family
+(redux.sync on sm_80+, which the CUB sources and the sm_90 programs cover). Timings are reported as wall and CPU seconds (user + system of
 nvcc and its children), the latter being what matters on a loaded machine.
 Exit status: 0 all outputs present, 1 an nvcc job failed, 2 usage error.
 """
@@ -67,11 +72,13 @@ def find_sources(root, out_dir):
 
 def read_markers(path):
     """(skip reason or None, extra nvcc flags, lowest sm the source supports,
-    whether it includes CUB or libcu++ headers: 5-20x slower to compile)."""
+    whether it includes CUB or libcu++ headers: 5-20x slower to compile,
+    whether it is a suite program: compiled for its own target only)."""
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     m = SUITE_ARCH_RE.search(text)
     skip, flags, min_sm = None, [], int(m.group(1)) if m else 0
+    own_target_only = re.search(r"^/\*@barracuda\b", text, re.M) is not None
     for number, line in enumerate(text.splitlines(), 1):
         if not line.startswith(MARKER):
             continue
@@ -87,7 +94,7 @@ def read_markers(path):
             raise ValueError(f"{path}:{number}: bad corpus marker '{line.strip()}' "
                              "(want skip REASON, flags FLAGS or arch NN)")
     heavy = bool(re.search(r"#\s*include\s*<(cub|cuda)/", text))
-    return skip, flags, min_sm, heavy
+    return skip, flags, min_sm, heavy, own_target_only
 
 
 def up_to_date(output, cmd):
@@ -170,7 +177,7 @@ def main():
     for src in find_sources(root, out):
         rel = os.path.relpath(src, root)
         try:
-            skip, extra, min_sm, heavy = read_markers(src)
+            skip, extra, min_sm, heavy, own_target_only = read_markers(src)
         except ValueError as e:
             print(f"corpus: {e}", file=sys.stderr)
             return 2
@@ -180,8 +187,9 @@ def main():
         if min_sm > max(sm for sm, _ in VARIANTS):
             skipped.append(f"{rel} (needs sm_{min_sm})")
             continue
+        own_sm = min(sm for sm, _ in VARIANTS if sm >= min_sm)
         for sm, dbg in VARIANTS:
-            if sm < min_sm:
+            if sm < min_sm or (own_target_only and sm != own_sm):
                 continue
             jobs.append({
                 "kind": "ptx", "source": rel, "group": f"sm{sm}-{dbg}", "sm": sm,
