@@ -134,12 +134,29 @@ class PageView {
         acct_(acct),
         w_(page->granules.write_halves()),
         locks_(page->granules.locks),
-        base_(page->base) {}
-  bool valid() const { return page_ != nullptr; }
+        bytes_w_(page->bytes.write_halves()),
+        base_(page->base),
+        limit_(kPageBytes) {}
+  // A block's shared-memory window (shared_shadow.h): granule and byte cells
+  // laid out as a page's, `limit` bytes from `base` (a protocol.h shared
+  // address), without per-region touch accounting: the window's granule
+  // cells are charged when it is made, its byte cells at their first use
+  // (*byte_flag 0 -> 1, `byte_charge` bytes of kSharedCells).
+  PageView(CellWriteHalf* granules, StripeLock* locks, CellWriteHalf* bytes, uint64_t base, uint64_t limit,
+           MemoryAccounting* acct, std::atomic<uint8_t>* byte_flag, int64_t byte_charge)
+      : acct_(acct),
+        w_(granules),
+        locks_(locks),
+        bytes_w_(bytes),
+        base_(base),
+        limit_(limit),
+        byte_flag_(byte_flag),
+        byte_charge_(byte_charge) {}
+  bool valid() const { return page_ != nullptr || w_ != nullptr; }
   explicit operator bool() const { return valid(); }
-  // [addr, addr + size) lies inside this page.
+  // [addr, addr + size) lies inside this page (or window).
   bool Contains(uint64_t addr, uint64_t size = 1) const {
-    return page_ != nullptr && addr - base_ < kPageBytes && size <= kPageBytes - (addr - base_);
+    return valid() && addr - base_ < limit_ && size <= limit_ - (addr - base_);
   }
   uint64_t base() const { return base_; }
   // False for an untracked page (GlobalShadow: over the limit): it has no
@@ -161,7 +178,7 @@ class PageView {
     assert(size > 0 && Contains(addr, size) && tracked());
     uint64_t first = (addr - base_) >> kGranuleShift;
     uint64_t last = (addr + size - 1 - base_) >> kGranuleShift;
-    MarkTouched(page_->granules, first, last, touch);
+    if (page_ != nullptr) MarkTouched(page_->granules, first, last, touch);
     return {w_ + first, static_cast<size_t>(last - first + 1), locks_, static_cast<size_t>(first)};
   }
   // First device address covered by a granule cell of this page.
@@ -177,15 +194,21 @@ class PageView {
   CellSpan ByteCells(const Cell& granule, Touch touch = Touch::kBoth) const {
     assert(tracked());
     const uint64_t index = static_cast<uint64_t>(granule.write_half() - w_) << kGranuleShift;
-    if (!granule.split()) {
-      const Cell::Bits b = granule.bits();
-      unsigned t = static_cast<unsigned>(touch);
-      if ((b.w[0] | b.w[1]) != 0) t |= static_cast<unsigned>(Touch::kWrite);
-      if ((b.w[2] | b.w[3]) != 0) t |= static_cast<unsigned>(Touch::kRead);
-      touch = static_cast<Touch>(t);
+    if (page_ == nullptr) {
+      if (byte_flag_ != nullptr && byte_flag_->load(std::memory_order_relaxed) == 0) [[unlikely]] {
+        ChargeByteCells();
+      }
+    } else {
+      if (!granule.split()) {
+        const Cell::Bits b = granule.bits();
+        unsigned t = static_cast<unsigned>(touch);
+        if ((b.w[0] | b.w[1]) != 0) t |= static_cast<unsigned>(Touch::kWrite);
+        if ((b.w[2] | b.w[3]) != 0) t |= static_cast<unsigned>(Touch::kRead);
+        touch = static_cast<Touch>(t);
+      }
+      MarkTouched(page_->bytes, index, index + kGranuleBytes - 1, touch);
     }
-    MarkTouched(page_->bytes, index, index + kGranuleBytes - 1, touch);
-    return {page_->bytes.write_halves() + index, kGranuleBytes, nullptr, static_cast<size_t>(index)};
+    return {bytes_w_ + index, kGranuleBytes, nullptr, static_cast<size_t>(index)};
   }
 
  private:
@@ -228,12 +251,20 @@ class PageView {
     acct_->Add(MemoryCategory::kGlobalCells, int64_t{1} << kTouchBits);
   }
 
-  GlobalPage* page_ = nullptr;
+  [[gnu::noinline]] void ChargeByteCells() const {
+    if (byte_flag_->exchange(1, std::memory_order_relaxed) == 0) acct_->Add(MemoryCategory::kSharedCells, byte_charge_);
+  }
+
+  GlobalPage* page_ = nullptr;  // null for a shared window
   MemoryAccounting* acct_ = nullptr;
   // The page's fixed fields, copied: the lane loop reads them per lane.
   CellWriteHalf* w_ = nullptr;
   StripeLock* locks_ = nullptr;
+  CellWriteHalf* bytes_w_ = nullptr;
   uint64_t base_ = 0;
+  uint64_t limit_ = 0;
+  std::atomic<uint8_t>* byte_flag_ = nullptr;  // shared windows only
+  int64_t byte_charge_ = 0;
 };
 
 class GlobalShadow {

@@ -38,13 +38,17 @@ void SharedShadow::DropSparesLocked() {
   spares_.clear();
 }
 
-// A window's mapping: the write halves of window_bytes_ cells and their
-// stripe locks, then at kReadHalfOffset the read halves. Only these two parts
-// (UsedRanges) are ever touched; the space between costs nothing.
+// A window's mapping: the write halves of its cells (GranuleCount() granule
+// cells, then 4 byte cells per granule for split granules: the layout of a
+// global page, global_shadow.h) and the granules' stripe locks, then at
+// kReadHalfOffset the read halves. Only these two parts are ever touched;
+// the space between costs nothing.
+uint64_t SharedShadow::GranuleCount() const { return (uint64_t{window_bytes_} + kGranuleBytes - 1) >> kGranuleShift; }
+uint64_t SharedShadow::CellCount() const { return GranuleCount() * (1 + kGranuleBytes); }
 uint64_t SharedShadow::WriteSideBytes() const {
-  return RoundToOsPage(uint64_t{window_bytes_} * kCellHalfSize + (window_bytes_ + kCellsPerLock - 1) / kCellsPerLock);
+  return RoundToOsPage(CellCount() * kCellHalfSize + (GranuleCount() + kCellsPerLock - 1) / kCellsPerLock);
 }
-uint64_t SharedShadow::ReadSideBytes() const { return RoundToOsPage(uint64_t{window_bytes_} * kCellHalfSize); }
+uint64_t SharedShadow::ReadSideBytes() const { return RoundToOsPage(CellCount() * kCellHalfSize); }
 
 uint64_t SharedShadow::WindowMappingBytes() const {
   return window_bytes_ == 0 ? 0 : kReadHalfOffset + ReadSideBytes();
@@ -54,9 +58,25 @@ uint64_t SharedShadow::WindowAccountedBytes() const {
   return window_bytes_ == 0 ? 0 : WriteSideBytes() + ReadSideBytes();
 }
 
+// What a window is charged when made: its granule cells and locks. Its byte
+// cells (4x as many) are charged at the first split (PageView::ByteCells):
+// word data, the common case, never pays for them.
+int64_t SharedShadow::GranuleCharge() const {
+  return static_cast<int64_t>(GranuleCount() * 2 * kCellHalfSize + (GranuleCount() + kCellsPerLock - 1) / kCellsPerLock);
+}
+int64_t SharedShadow::ByteCharge() const {
+  return static_cast<int64_t>(GranuleCount() * kGranuleBytes * 2 * kCellHalfSize);
+}
+
 CellSpan SharedShadow::WindowCells(char* window) const {
-  return {reinterpret_cast<CellWriteHalf*>(window), window_bytes_,
-          reinterpret_cast<StripeLock*>(window + uint64_t{window_bytes_} * kCellHalfSize), 0};
+  return {reinterpret_cast<CellWriteHalf*>(window), CellCount(),
+          reinterpret_cast<StripeLock*>(window + CellCount() * kCellHalfSize), 0};
+}
+
+PageView SharedShadow::WindowView(uint64_t block, char* window) {
+  auto* cells = reinterpret_cast<CellWriteHalf*>(window);
+  return PageView(cells, reinterpret_cast<StripeLock*>(window + CellCount() * kCellHalfSize), cells + GranuleCount(),
+                  block << 32, window_bytes_, accounting_, &byte_flags_[block], ByteCharge());
 }
 
 void SharedShadow::BeginLaunch(uint64_t num_blocks, uint32_t window_bytes) {
@@ -76,8 +96,9 @@ void SharedShadow::BeginLaunch(uint64_t num_blocks, uint32_t window_bytes) {
   // More shared memory per block than a cell array holds (no GPU has it):
   // untracked, as when the slots cannot be mapped.
   if (WriteSideBytes() > kReadHalfOffset) return;
-  windows_mapping_bytes_ = RoundToOsPage(num_blocks * sizeof(char*));
+  windows_mapping_bytes_ = RoundToOsPage(num_blocks * (sizeof(char*) + 1));
   windows_ = static_cast<char**>(MapZeroed(windows_mapping_bytes_));
+  byte_flags_ = windows_ == nullptr ? nullptr : reinterpret_cast<std::atomic<uint8_t>*>(windows_ + num_blocks);
   num_blocks_ = windows_ != nullptr ? num_blocks : 0;  // no slots: every access untracked
 }
 
@@ -89,30 +110,34 @@ void SharedShadow::EndLaunch() {
   }
   for (uint64_t block : blocks) {
     if (char* w = std::atomic_ref<char*>(windows_[block]).exchange(nullptr)) {
-      FreeWindow(w, /*free_clocks=*/false);  // the pool's owner resets it wholesale
+      FreeWindow(block, w, /*free_clocks=*/false);  // the pool's owner resets it wholesale
     }
   }
   if (windows_ != nullptr) munmap(windows_, windows_mapping_bytes_);
   windows_ = nullptr;
+  byte_flags_ = nullptr;
   windows_mapping_bytes_ = 0;
   num_blocks_ = 0;
   window_bytes_ = 0;
 }
 
-CellSpan SharedShadow::Window(uint64_t block) {
-  if (block >= num_blocks_) return {};
+char* SharedShadow::WindowOf(uint64_t block) {
+  if (block >= num_blocks_) return nullptr;
   char* w = std::atomic_ref<char*>(windows_[block]).load(std::memory_order_acquire);
-  if (w == nullptr) w = AllocateWindow(block);
-  if (w == nullptr) return {};
-  return WindowCells(w);
+  return w != nullptr ? w : AllocateWindow(block);
+}
+
+PageView SharedShadow::View(uint64_t shared_address) {
+  const uint64_t block = shared_address >> 32;
+  char* w = WindowOf(block);
+  return w == nullptr ? PageView() : WindowView(block, w);
 }
 
 CellSpan SharedShadow::Cells(uint64_t shared_address, uint32_t size) {
-  uint64_t offset = static_cast<uint32_t>(shared_address);
+  const uint64_t offset = static_cast<uint32_t>(shared_address);
   if (size == 0 || offset + size > window_bytes_) return {};
-  CellSpan w = Window(shared_address >> 32);
-  if (w.empty()) return {};
-  return w.subspan(offset, size);
+  const PageView v = View(shared_address);
+  return v.valid() ? v.Cells(shared_address, size) : CellSpan();
 }
 
 char* SharedShadow::AllocateWindow(uint64_t block) {
@@ -136,7 +161,7 @@ char* SharedShadow::AllocateWindow(uint64_t block) {
     munmap(fresh, bytes);  // zeroed either way; racing creators are rare
     return expected;
   }
-  accounting_->Add(MemoryCategory::kSharedCells, accounted + kSlotPageCharge);
+  accounting_->Add(MemoryCategory::kSharedCells, GranuleCharge() + kSlotPageCharge);
   accounting_->Count(ShadowEvent::kSharedWindows);
   live_windows_.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(mu_);
@@ -147,11 +172,11 @@ char* SharedShadow::AllocateWindow(uint64_t block) {
 void SharedShadow::ReleaseBlock(uint64_t block) {
   if (block >= num_blocks_) return;
   if (char* w = std::atomic_ref<char*>(windows_[block]).exchange(nullptr)) {
-    FreeWindow(w, /*free_clocks=*/true);
+    FreeWindow(block, w, /*free_clocks=*/true);
   }
 }
 
-void SharedShadow::FreeWindow(char* window, bool free_clocks) {
+void SharedShadow::FreeWindow(uint64_t block, char* window, bool free_clocks) {
   const uint64_t bytes = WindowMappingBytes();
   const uint64_t accounted = WindowAccountedBytes();
   // Only resident pages can hold anything but pristine halves: scanning and
@@ -172,10 +197,10 @@ void SharedShadow::FreeWindow(char* window, bool free_clocks) {
     // half, a write VC in a write half.
     const CellSpan cells = WindowCells(window);
     const uint64_t per_page = os_page / kCellHalfSize;
-    for (uint64_t first = 0; first < window_bytes_; first += per_page) {
+    for (uint64_t first = 0; first < cells.size(); first += per_page) {
       const bool w = is_resident(0, first * kCellHalfSize), r = is_resident(1, first * kCellHalfSize);
       if (!w && !r) continue;
-      for (uint64_t i = first; i < std::min<uint64_t>(window_bytes_, first + per_page); ++i) {
+      for (uint64_t i = first; i < std::min<uint64_t>(cells.size(), first + per_page); ++i) {
         if (r && cells[i].read_shared()) pool_->Free(cells[i].read_vc());
         if (w && cells[i].write_shared()) pool_->Free(cells[i].write_vc());
       }
@@ -186,7 +211,9 @@ void SharedShadow::FreeWindow(char* window, bool free_clocks) {
       if (is_resident(k, p * os_page)) std::memset(part[k] + p * os_page, 0, os_page);
     }
   }
-  accounting_->Add(MemoryCategory::kSharedCells, -(static_cast<int64_t>(accounted) + kSlotPageCharge));
+  const bool bytes_charged = byte_flags_[block].exchange(0, std::memory_order_relaxed) != 0;
+  accounting_->Add(MemoryCategory::kSharedCells,
+                   -(GranuleCharge() + (bytes_charged ? ByteCharge() : 0) + kSlotPageCharge));
   live_windows_.fetch_sub(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mu_);

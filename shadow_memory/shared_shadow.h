@@ -1,6 +1,8 @@
 // Shadow of shared memory: one window of cells per block, covering the
-// launch's static + dynamic shared bytes at 1-byte granularity (paper §4.3.3:
-// known at launch, so not paged). Windows are allocated lazily at a block's
+// launch's static + dynamic shared bytes (paper §4.3.3: known at launch, so
+// not paged) with granule cells that split into byte cells, as global pages
+// do (global_shadow.h): word data costs a quarter of byte cells, and a word
+// read by many threads keeps one clock of readers instead of four. Windows are allocated lazily at a block's
 // first access so that a large grid costs only the blocks that touch shared
 // memory, and can be released as soon as a block finishes (ReleaseBlock);
 // EndLaunch releases the rest in O(windows allocated). A released window is
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "shadow_memory/cell.h"
+#include "shadow_memory/global_shadow.h"
 #include "shadow_memory/memory_accounting.h"
 #include "shadow_memory/vc_pool.h"
 
@@ -50,16 +53,26 @@ class SharedShadow {
   uint64_t num_blocks() const { return num_blocks_; }
   uint32_t window_bytes() const { return window_bytes_; }
 
-  // The whole window of a block (window_bytes() cells), created on first use.
-  // Empty when block >= num_blocks(), the window is 0 bytes, or mmap failed.
-  CellSpan Window(uint64_t block);
-  // Cells of [offset, offset + size) in the block of a shared address; empty
-  // when any byte lies outside the window (the detector reports that access).
+  // The window of the block of a shared address, created on first use: a
+  // PageView over window_bytes() bytes from (block << 32), granule cells
+  // with byte cells for split granules, like a global page (the detector
+  // runs the same granule rules on both). Invalid when block >=
+  // num_blocks(), the window is 0 bytes, or mmap failed; Contains() says
+  // whether an access lies inside the window.
+  PageView View(uint64_t shared_address);
+  // The granule cells of [offset, offset + size) in the block of a shared
+  // address; empty when any byte lies outside the window.
   CellSpan Cells(uint64_t shared_address, uint32_t size);
   // No cell (false) where Cells() is empty.
   Cell CellFor(uint64_t shared_address) {
     CellSpan s = Cells(shared_address, 1);
     return s.empty() ? Cell() : s.front();
+  }
+  // Every cell of a block's window (granule cells, then byte cells), for
+  // tests; empty where View() is invalid.
+  CellSpan Window(uint64_t block) {
+    char* w = WindowOf(block);
+    return w == nullptr ? CellSpan() : WindowCells(w);
   }
   // The block has finished: frees its window and the clocks its cells hold.
   // Only the block's own worker may call it (no access may follow).
@@ -77,8 +90,14 @@ class SharedShadow {
   static constexpr uint64_t kMaxSpareBytes = uint64_t{64} << 20;
 
  private:
+  char* WindowOf(uint64_t block);
   char* AllocateWindow(uint64_t block);
-  void FreeWindow(char* window, bool free_clocks);
+  void FreeWindow(uint64_t block, char* window, bool free_clocks);
+  PageView WindowView(uint64_t block, char* window);
+  uint64_t GranuleCount() const;
+  uint64_t CellCount() const;
+  int64_t GranuleCharge() const;
+  int64_t ByteCharge() const;
   uint64_t WriteSideBytes() const;
   uint64_t ReadSideBytes() const;
   uint64_t WindowMappingBytes() const;    // virtual: read halves at kReadHalfOffset
@@ -91,6 +110,7 @@ class SharedShadow {
   uint64_t num_blocks_ = 0;
   uint32_t window_bytes_ = 0;
   char** windows_ = nullptr;  // num_blocks_ slots, mmap'ed NORESERVE, atomic_ref access
+  std::atomic<uint8_t>* byte_flags_ = nullptr;  // per block: its byte cells are charged (after windows_)
   uint64_t windows_mapping_bytes_ = 0;
   mutable std::mutex mu_;
   std::vector<uint64_t> allocated_;  // guarded by mu_: blocks that got a window

@@ -543,6 +543,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     }
   }
 
+  shadow::PageView shared_view;  // the window of the last shared lane (one per record but DSMEM)
   for (uint32_t m = mask; m != 0; m &= m - 1) {
     const unsigned lane = static_cast<unsigned>(std::countr_zero(m));
     const uint64_t addr = r.addr[lane];
@@ -604,11 +605,6 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         first.decided = first.Decides();
       }
     };
-    // One cell of `cells` (its stripe locked).
-    auto visit = [&](const shadow::CellSpan& cells, size_t i, uint64_t byte) {
-      shadow::CellSpanLock guard(cells.subspan(i, 1), lock);
-      check_noted(cells[i], byte);
-    };
     // A plain access over cells that each cover `step` bytes, decided at once
     // (callers hold the cells' stripes and exclude the same-value filter): the
     // fast path, or, when all cells carry the same metadata (the common case:
@@ -626,18 +622,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       }
       return true;
     };
-    // The cells of one lane's access (shared memory), under one lock per
-    // 4-cell stripe; cells holding out-of-line clocks, and
-    // the same-value filter (which depends on the byte), go cell by cell.
-    auto visit_all = [&](const shadow::CellSpan& cells, uint64_t first_addr, uint64_t step) {
-      if (!a.same_value) {
-        shadow::CellSpanLock guard(cells, lock);
-        if (decide_at_once(cells, first_addr, step)) return;
-      }
-      for (size_t i = 0; i < cells.size(); ++i) visit(cells, i, first_addr + i * step);
-    };
-    // Global memory at full granularity: granule cells, split into byte cells
-    // where an access covers part of a granule (global_shadow.h).
+    // Global and shared memory at full granularity: granule cells, split into
+    // byte cells where an access covers part of a granule (global_shadow.h).
     // Bytes [lo, hi) of granule g, on its byte cells (split first if needed),
     // folded back into g when they end up equal. Caller holds g's stripe.
     auto check_bytes = [&](const shadow::PageView& v, Cell g, uint64_t lo, uint64_t hi) {
@@ -650,7 +636,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       for (uint64_t b = lo; b < hi; ++b) check_noted(bytes[b - ga], b);
       shadow::MergeGranule(g, bytes);
     };
-    auto visit_granules = [&](const shadow::CellSpan& gs, uint64_t first_addr, uint32_t bytes) __attribute__((always_inline)) {
+    auto visit_granules = [&](const shadow::PageView& v, const shadow::CellSpan& gs, uint64_t first_addr, uint32_t bytes) __attribute__((always_inline)) {
       shadow::CellSpanLock guard(gs, lock);
       // Whole granules, none split: the word rules on granule cells. With the
       // same-value filter only if every lane is granule-aligned (the filter
@@ -665,12 +651,12 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       }
       const uint64_t end = first_addr + bytes;
       for (const Cell g : gs) {
-        const uint64_t ga = view.AddressOf(g);
+        const uint64_t ga = v.AddressOf(g);
         const uint64_t lo = std::max(first_addr, ga), hi = std::min(end, ga + shadow::kGranuleBytes);
         if (!g.split() && lo == ga && hi == ga + shadow::kGranuleBytes && (!a.same_value || lanes_granule_aligned)) {
           check_noted(g, ga);
         } else {
-          check_bytes(view, g, lo, hi);
+          check_bytes(v, g, lo, hi);
         }
       }
     };
@@ -694,27 +680,46 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       } else if (!view.tracked()) {
         c.limit_unchecked++;  // a page made over the memory limit: not checked
       } else {
-        visit_granules(view.Cells(addr, size, touch), addr, size);
+        visit_granules(view, view.Cells(addr, size, touch), addr, size);
       }
     } else {
-      const shadow::CellSpan cells = shadow.shared().Cells(addr, size);
-      if (cells.empty()) {
+      // Shared memory: granule cells of the block's window, split into byte
+      // cells where an access covers part of a granule, as for global.
+      if (!shared_view.Contains(addr, size)) shared_view = shadow.shared().View(addr);
+      if (!shared_view.Contains(addr, size)) {
         c.shadow_dropped++;  // outside the launch's shared window: not tracked
         if (strong) StrongAfter(r, bs, block, warp, lane, c);
         continue;
       }
-      // Cells that take out-of-line clocks here wait for the block's next
-      // whole-block barrier to collapse them (BlockState::inflated_shared).
-      const auto inflated = [](const Cell x) { return x.read_shared() || x.write_shared(); };
-      uint32_t was_inflated = 0;  // cells.size() <= 16
-      if (launch.cluster_size <= 1) {
-        for (size_t i = 0; i < cells.size(); ++i) was_inflated |= uint32_t{inflated(cells[i])} << i;
-      }
-      visit_all(cells, addr, 1);
-      if (launch.cluster_size <= 1) {
-        for (size_t i = 0; i < cells.size(); ++i) {
-          if (inflated(cells[i]) && !(was_inflated >> i & 1)) bs.inflated_shared.push_back(cells[i]);
-        }
+      const shadow::CellSpan gs = shared_view.Cells(addr, size, touch);
+      if (launch.cluster_size > 1) {
+        visit_granules(shared_view, gs, addr, size);
+      } else {
+        // Cells that take out-of-line clocks here wait for the block's next
+        // whole-block barrier to collapse them (BlockState::inflated_shared):
+        // the granules and, of split ones, their byte cells.
+        const auto inflated = [](const Cell x) { return x.read_shared() || x.write_shared(); };
+        auto for_each_leaf = [&](auto&& f) {
+          for (const Cell g : gs) {
+            if (!g.split()) {
+              f(g);
+            } else {
+              for (const Cell b : shared_view.ByteCells(g, shadow::Touch::kNone)) f(b);
+            }
+          }
+        };
+        std::array<const void*, 20> before;  // <= 5 granules of a 16-byte access, 4 bytes each
+        size_t n_before = 0;
+        for_each_leaf([&](const Cell x) {
+          if (inflated(x) && n_before < before.size()) before[n_before++] = x.write_half();
+        });
+        visit_granules(shared_view, gs, addr, size);
+        for_each_leaf([&](const Cell x) {
+          if (inflated(x) && std::find(before.begin(), before.begin() + n_before, x.write_half()) ==
+                                 before.begin() + n_before) {
+            bs.inflated_shared.push_back(x);
+          }
+        });
         // Without barriers cells inflate and deflate again and again: keep the
         // list to the cells still inflated, each once (amortised O(1); bounded
         // by the window, so the list never grows with the work).

@@ -18,26 +18,66 @@ TEST_CASE("each block gets its own window of static + dynamic bytes") {
   s.BeginLaunch(4, 100);
   CHECK(s.live_windows() == 0);  // lazily allocated
   CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
+  // 25 granule cells, then 4 byte cells per granule.
   const CellSpan w0 = s.Window(0);
-  CHECK(w0.size() == 100);
+  CHECK(w0.size() == 25 + 100);
   CHECK(s.live_windows() == 1);
   CHECK(s.Window(0).front() == w0.front());
   const CellSpan w3 = s.Window(3);
-  CHECK(w3.size() == 100);
+  CHECK(w3.size() == 125);
   CHECK_FALSE(w3.front() == w0.front());
   CHECK(s.Window(4).empty());
   CHECK(acct.Bytes(MemoryCategory::kSharedCells) > 0);
 
-  CHECK(s.CellFor(SharedAddr(3, 99)) == w3[99]);
+  CHECK(s.CellFor(SharedAddr(3, 99)) == w3[24]);  // the granule of bytes 96..99
   CHECK_FALSE(s.CellFor(SharedAddr(3, 100)));
   CHECK_FALSE(s.CellFor(SharedAddr(4, 0)));
-  CHECK(s.Cells(SharedAddr(0, 96), 4).size() == 4);
+  CHECK(s.Cells(SharedAddr(0, 96), 4).size() == 1);
+  CHECK(s.Cells(SharedAddr(0, 94), 4).size() == 2);  // straddles two granules
   CHECK(s.Cells(SharedAddr(0, 97), 4).empty());  // crosses the window's end
   CHECK(s.Cells(SharedAddr(0, 0xfffffffe), 4).empty());  // no 32-bit wrap-around
 
-  w0[5].SetWrite({1, 1}, 2, false);
+  w0[1].SetWrite({1, 1}, 2, false);
   CHECK(s.CellFor(SharedAddr(0, 5)).write_epoch() == Epoch{1, 1});
   CHECK(s.CellFor(SharedAddr(3, 5)).IsPristine());  // windows do not alias
+}
+
+TEST_CASE("a window's view splits granules like a global page and charges byte cells once") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  SharedShadow s(&acct, &pool);
+  s.BeginLaunch(2, 4096);
+  const PageView v = s.View(SharedAddr(1, 8));
+  REQUIRE(v.valid());
+  REQUIRE(v.tracked());
+  CHECK(v.Contains(SharedAddr(1, 4092), 4));
+  CHECK_FALSE(v.Contains(SharedAddr(1, 4093), 4));
+  CHECK_FALSE(v.Contains(SharedAddr(0, 8), 4));  // another block's window
+  const uint64_t granules_only = acct.Bytes(MemoryCategory::kSharedCells);
+  const Cell g = v.Cells(SharedAddr(1, 8), 4).front();
+  CHECK(v.AddressOf(g) == SharedAddr(1, 8));
+  g.SetWrite({7, 3}, 1, false);
+  AddReader(g, pool, {1, 1}, 0);
+  AddReader(g, pool, {2, 1}, 0);
+  const CellSpan bytes = v.ByteCells(g);
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == granules_only + 4096 * 2 * kCellHalfSize);
+  SplitGranule(g, bytes, pool);
+  CHECK(g.split());
+  for (const Cell b : bytes) {
+    CHECK(b.write_epoch() == Epoch{7, 3});
+    CHECK(b.read_shared());
+  }
+  CHECK(pool.live() == 4);  // each byte its own copy of the readers' clock
+  v.ByteCells(v.Cells(SharedAddr(1, 12), 4).front());
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == granules_only + 4096 * 2 * kCellHalfSize);  // once
+  // The byte cells are the window's, after its granules: released with it.
+  s.ReleaseBlock(1);
+  CHECK(pool.live() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == 0);
+  // The next window of the same slot starts unsplit and uncharged.
+  s.View(SharedAddr(1, 0));
+  CHECK(acct.Bytes(MemoryCategory::kSharedCells) == granules_only);
+  CHECK_FALSE(s.CellFor(SharedAddr(1, 8)).split());
 }
 
 TEST_CASE("a kernel without shared memory has no windows") {
