@@ -43,8 +43,6 @@ void SharedShadow::DropSparesLocked() {
 // global page, global_shadow.h) and the granules' stripe locks, then at
 // kReadHalfOffset the read halves. Only these two parts are ever touched;
 // the space between costs nothing.
-uint64_t SharedShadow::GranuleCount() const { return (uint64_t{window_bytes_} + kGranuleBytes - 1) >> kGranuleShift; }
-uint64_t SharedShadow::CellCount() const { return GranuleCount() * (1 + kGranuleBytes); }
 uint64_t SharedShadow::WriteSideBytes() const {
   return RoundToOsPage(CellCount() * kCellHalfSize + (GranuleCount() + kCellsPerLock - 1) / kCellsPerLock);
 }

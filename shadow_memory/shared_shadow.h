@@ -94,8 +94,8 @@ class SharedShadow {
   char* AllocateWindow(uint64_t block);
   void FreeWindow(uint64_t block, char* window, bool free_clocks);
   PageView WindowView(uint64_t block, char* window);
-  uint64_t GranuleCount() const;
-  uint64_t CellCount() const;
+  uint64_t GranuleCount() const { return (uint64_t{window_bytes_} + kGranuleBytes - 1) >> kGranuleShift; }
+  uint64_t CellCount() const { return GranuleCount() * (1 + kGranuleBytes); }
   int64_t GranuleCharge() const;
   int64_t ByteCharge() const;
   uint64_t WriteSideBytes() const;
