@@ -53,6 +53,39 @@ void SettleResident(HalfArray& a) {
   }
 }
 
+// Gives back the resident spare regions of a that this launch did not touch
+// (after SettleResident, resident holds only those): spares of a page reused
+// for other addresses, or of buffers the program stopped using. Kept, they
+// piled up to the spare cap across launches (CUB radix sort 1M: 57 MiB of
+// spares beside 35 MiB of live cells). Returns how many regions went back.
+int64_t DropStaleResident(HalfArray& a) {
+  constexpr uint64_t kRegion = uint64_t{1} << kTouchBits;
+  int64_t dropped = 0;
+  uint64_t run_start = 0, run_len = 0;
+  auto flush = [&] {
+    if (run_len == 0) return;
+    if (madvise(a.base + run_start * kRegion, run_len * kRegion, MADV_DONTNEED) == 0) {
+      for (uint64_t r = run_start; r < run_start + run_len; ++r) a.resident[r >> 6] &= ~(uint64_t{1} << (r & 63));
+      dropped += static_cast<int64_t>(run_len);
+    }
+    run_len = 0;
+  };
+  for (uint32_t i = 0; i < HalfArray::kMaxTouchWords; ++i) {
+    for (uint64_t w = a.resident[i]; w != 0; w &= w - 1) {
+      const uint64_t region = uint64_t{i} * 64 + static_cast<uint64_t>(std::countr_zero(w));
+      if (run_len != 0 && region == run_start + run_len) {
+        ++run_len;
+      } else {
+        flush();
+        run_start = region;
+        run_len = 1;
+      }
+    }
+  }
+  flush();
+  return dropped;
+}
+
 // Zeroes the touched regions of a in place and marks them resident. O(touched).
 void ZeroTouchedInPlace(HalfArray& a) {
   constexpr uint64_t kRegion = uint64_t{1} << kTouchBits;
@@ -223,11 +256,14 @@ void GlobalShadow::DestroyPage(GlobalPage* page) {
 
 void GlobalShadow::RetirePage(GlobalPage* page) {
   int64_t touched = 0;
+  int64_t stale = 0;
   for (HalfArray* a : Halves(page)) {
     touched += CountTouched(*a);
     SettleResident(*a);
+    if (a->base != nullptr) stale += DropStaleResident(*a);
   }
   accounting_->Add(MemoryCategory::kGlobalCells, -(touched << kTouchBits));
+  accounting_->Add(MemoryCategory::kSpareCells, -(stale << kTouchBits));
   if (page->untracked || spare_.size() >= kMaxSparePages) {
     for (HalfArray* a : Halves(page)) ClearTouched(*a);
     DestroyPage(page);
