@@ -5,6 +5,7 @@
 #include <functional>
 #include <queue>
 
+#include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 #include "ptx_emulator/runtime/stream_order.h"
 
@@ -181,6 +182,7 @@ cudaError_t RunNodes(const Graph& graph, cudaStream_t stream, bool per_thread, c
 }  // namespace
 
 cudaError_t RunGraph(const Graph& graph, cudaStream_t stream, bool per_thread) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   StreamOrder& order = StreamOrder::Get();
   const uint64_t stream_id = rt.StreamId(stream, per_thread);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/functional/function_ref.h"
+#include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/arrays.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/graph_model.h"
@@ -53,6 +54,9 @@ cudaError_t Allocate(void** ptr, size_t size, Kind kind, bool async = false) {
   // The session's reports attribute addresses to allocations.
   if (emu::ShmRecordSink* sink = rt.session_sink())
     sink->OnAllocation(reinterpret_cast<uint64_t>(*p), size, ReportedKind(kind, async), "");
+  // The host reads and writes it directly (host_access_watch.h).
+  if (kind == Kind::kManaged || kind == Kind::kHost)
+    NoteHostAccessibleMemory(reinterpret_cast<uint64_t>(*p), size, reinterpret_cast<uint64_t>(*p));
   return cudaSuccess;
 }
 
@@ -71,6 +75,7 @@ cudaError_t Release(void* ptr, bool host, bool async = false) {
   if (!a || a->base != reinterpret_cast<uint64_t>(ptr) || (a->kind == Kind::kHost) != host ||
       a->kind == Kind::kGlobalVariable || a->kind == Kind::kConstVariable)
     return rt.Fail(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
+  if (a->kind == Kind::kManaged || a->kind == Kind::kHost) ForgetHostAccessibleMemory(a->base);
   if (!rt.device().memory().Free(ptr).ok()) return rt.Fail(cudaErrorInvalidDevicePointer);
   // Pool memory goes back to its pool whichever call frees it (cudaFree may
   // free what cudaMallocAsync gave).
@@ -129,6 +134,7 @@ void NoteStreamCopy(void* dst, const void* src, size_t count, cudaStream_t strea
 }
 
 cudaError_t Copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
   if (count == 0) return cudaSuccess;
@@ -160,6 +166,7 @@ cudaError_t FreeDevice(void* ptr) { return Release(ptr, false); }
 
 // Shared with memcpy nodes (stream_work.h).
 cudaError_t Copy3D(const cudaMemcpy3DParms* given, cudaStream_t stream) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
   if (!given) return rt.Fail(cudaErrorInvalidValue);
@@ -210,6 +217,7 @@ void StoreElement(char* p, unsigned value, unsigned element_size) {
 // cudaMemset, cudaMemset2D (bytes) and memset nodes (stream_work.h).
 cudaError_t SetElements(void* dst, size_t pitch, unsigned value, unsigned element_size, size_t width,
                         size_t height, cudaStream_t stream) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
   if (element_size != 1 && element_size != 2 && element_size != 4) return rt.Fail(cudaErrorInvalidValue);
