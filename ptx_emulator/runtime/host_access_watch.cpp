@@ -209,7 +209,8 @@ void Unwatch(uint64_t host) {
     const uint64_t size = r.size.load(std::memory_order_relaxed);
     if (size == 0 || r.host.load(std::memory_order_relaxed) != host) continue;
     if (g_protected)
-      mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + size) - PageDown(host), PROT_READ | PROT_WRITE);
+      mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + size) - PageDown(host),
+               PROT_READ | PROT_WRITE);
     r.size.store(0, std::memory_order_release);
     // Pages shared with another region stay as the protection state says.
     if (g_protected) Protect(PROT_NONE);

@@ -64,7 +64,8 @@ std::vector<transport::StreamOpInfo> StreamOrder::TakeHostAccesses() {
     ops.push_back(std::move(op));
   }
   if (dropped != 0)
-    PrintDiagnostic(absl::StrCat(dropped, " host accesses to managed or mapped memory were not checked (buffer full)"));
+    PrintDiagnostic(
+        absl::StrCat(dropped, " host accesses to managed or mapped memory were not checked (buffer full)"));
   return ops;
 }
 

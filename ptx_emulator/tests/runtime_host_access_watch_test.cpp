@@ -17,7 +17,8 @@ constexpr uint64_t kPage = 4096;
 
 struct Pages {
   explicit Pages(size_t n) : size(n * kPage) {
-    base = static_cast<char*>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    base = static_cast<char*>(
+        mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     REQUIRE(base != MAP_FAILED);
     // The test's own code is "the program", not the runtime.
     SetRuntimeTextForTesting(1, 2);

@@ -14,10 +14,10 @@
   }
 }
 @*/
-// Race-free twin of host_fills_next_buffer_racy.cu.
-// Double buffering with two managed buffers: while a kernel consumes one
-// buffer, the host fills the other for the next round. The two buffers may
-// share a page: only the bytes of the allocation the host touched count.
+// Race-free twin of host_fills_next_buffer_racy.cu. Double buffering with two
+// managed buffers: while a kernel consumes one buffer, the host fills the other
+// for the next round. The two buffers may share a page: only the bytes of the
+// allocation the host touched count.
 #include <cstdio>
 #include <cuda_runtime.h>
 

@@ -30,10 +30,10 @@
   }
 }
 @*/
-// Seeded bug; twin: host_fills_next_buffer_ok.cu.
-// Double buffering with two managed buffers: while a kernel consumes one
-// buffer, the host fills the other for the next round. Here the host fills the
-// buffer in use (the index is wrong): a race with the kernel reading it.
+// Seeded bug; twin: host_fills_next_buffer_ok.cu. Double buffering with two
+// managed buffers: while a kernel consumes one buffer, the host fills the other
+// for the next round. Here the host fills the buffer in use (the index is
+// wrong): a race with the kernel reading it.
 #include <cstdio>
 #include <cuda_runtime.h>
 

@@ -14,10 +14,11 @@
   }
 }
 @*/
-// Race-free twin of host_reads_managed_before_sync_racy.cu. A kernel fills a cudaMallocManaged array on the legacy stream and the
-// host sums it after synchronising: a launch returns before the kernel has run, so on a GPU
-// with concurrent managed access the host reads values the kernel is still
-// writing (on one without, the host's access faults).
+// Race-free twin of host_reads_managed_before_sync_racy.cu. A kernel fills a
+// cudaMallocManaged array on the legacy stream and the host sums it after
+// synchronising: a launch returns before the kernel has run, so on a GPU with
+// concurrent managed access the host reads values the kernel is still writing
+// (on one without, the host's access faults).
 #include <cstdio>
 #include <cuda_runtime.h>
 

@@ -9,8 +9,8 @@
       "stream_order_races": [
         {
           "lines": [
-            40,
-            47
+            41,
+            48
           ]
         }
       ]
@@ -21,8 +21,8 @@
       "stream_order_races": [
         {
           "lines": [
-            40,
-            47
+            41,
+            48
           ]
         }
       ]
@@ -30,8 +30,9 @@
   }
 }
 @*/
-// Seeded bug; twin: host_reads_managed_before_sync_ok.cu. A kernel fills a cudaMallocManaged array on the legacy stream and the
-// host sums it without synchronising first: a launch returns before the kernel has run, so on a GPU
+// Seeded bug; twin: host_reads_managed_before_sync_ok.cu. A kernel fills a
+// cudaMallocManaged array on the legacy stream and the host sums it without
+// synchronising first: a launch returns before the kernel has run, so on a GPU
 // with concurrent managed access the host reads values the kernel is still
 // writing (on one without, the host's access faults).
 #include <cstdio>

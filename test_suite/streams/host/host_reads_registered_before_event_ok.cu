@@ -14,10 +14,11 @@
   }
 }
 @*/
-// Race-free twin of host_reads_registered_before_event_racy.cu. Page-aligned host memory registered with cudaHostRegister (mapped): a
-// kernel on a stream writes it through the device alias and the host reads
-// the results after synchronising (an event recorded after the kernel and synchronised
-// orders them).
+// Race-free twin of host_reads_registered_before_event_racy.cu. Page-aligned
+// host memory registered with cudaHostRegister (mapped): a kernel on a stream
+// writes it through the device alias and the host reads the results after
+// synchronising (an event recorded after the kernel and synchronised orders
+// them).
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>

@@ -9,8 +9,8 @@
       "stream_order_races": [
         {
           "lines": [
-            41,
-            55
+            42,
+            56
           ]
         }
       ]
@@ -21,8 +21,8 @@
       "stream_order_races": [
         {
           "lines": [
-            41,
-            55
+            42,
+            56
           ]
         }
       ]
@@ -30,9 +30,10 @@
   }
 }
 @*/
-// Seeded bug; twin: host_reads_registered_before_event_ok.cu. Page-aligned host memory registered with cudaHostRegister (mapped): a
-// kernel on a stream writes it through the device alias and the host reads
-// the results without synchronising first (an event recorded after the kernel and synchronised
+// Seeded bug; twin: host_reads_registered_before_event_ok.cu. Page-aligned host
+// memory registered with cudaHostRegister (mapped): a kernel on a stream writes
+// it through the device alias and the host reads the results without
+// synchronising first (an event recorded after the kernel and synchronised
 // orders them).
 #include <cstdio>
 #include <cstdlib>

@@ -14,10 +14,9 @@
   }
 }
 @*/
-// Race-free twin of host_writes_managed_variable_racy.cu.
-// A __managed__ array counted by a kernel on the legacy stream; the host
-// resets one counter after cudaDeviceSynchronize: until then the kernel may
-// still be incrementing it.
+// Race-free twin of host_writes_managed_variable_racy.cu. A __managed__ array
+// counted by a kernel on the legacy stream; the host resets one counter after
+// cudaDeviceSynchronize: until then the kernel may still be incrementing it.
 #include <cstdio>
 #include <cuda_runtime.h>
 

@@ -9,8 +9,8 @@
       "stream_order_races": [
         {
           "lines": [
-            42,
-            46
+            41,
+            45
           ]
         }
       ]
@@ -21,8 +21,8 @@
       "stream_order_races": [
         {
           "lines": [
-            42,
-            46
+            41,
+            45
           ]
         }
       ]
@@ -30,10 +30,9 @@
   }
 }
 @*/
-// Seeded bug; twin: host_writes_managed_variable_ok.cu.
-// A __managed__ array counted by a kernel on the legacy stream; the host
-// resets one counter before cudaDeviceSynchronize: until then the kernel may
-// still be incrementing it.
+// Seeded bug; twin: host_writes_managed_variable_ok.cu. A __managed__ array
+// counted by a kernel on the legacy stream; the host resets one counter before
+// cudaDeviceSynchronize: until then the kernel may still be incrementing it.
 #include <cstdio>
 #include <cuda_runtime.h>
 

@@ -14,10 +14,11 @@
   }
 }
 @*/
-// Race-free twin of host_writes_mapped_pinned_before_sync_racy.cu. A kernel on a stream reads its input from mapped pinned memory
-// (cudaHostAlloc with cudaHostAllocMapped, a zero-copy buffer) and the host
-// refills the buffer for the next round after synchronising: the kernel may still be reading
-// it (cudaStreamSynchronize of the kernel's stream orders the two).
+// Race-free twin of host_writes_mapped_pinned_before_sync_racy.cu. A kernel on
+// a stream reads its input from mapped pinned memory (cudaHostAlloc with
+// cudaHostAllocMapped, a zero-copy buffer) and the host refills the buffer for
+// the next round after synchronising: the kernel may still be reading it
+// (cudaStreamSynchronize of the kernel's stream orders the two).
 #include <cstdio>
 #include <cuda_runtime.h>
 

@@ -9,8 +9,8 @@
       "stream_order_races": [
         {
           "lines": [
-            40,
-            52
+            41,
+            53
           ]
         }
       ]
@@ -21,8 +21,8 @@
       "stream_order_races": [
         {
           "lines": [
-            40,
-            52
+            41,
+            53
           ]
         }
       ]
@@ -30,9 +30,10 @@
   }
 }
 @*/
-// Seeded bug; twin: host_writes_mapped_pinned_before_sync_ok.cu. A kernel on a stream reads its input from mapped pinned memory
-// (cudaHostAlloc with cudaHostAllocMapped, a zero-copy buffer) and the host
-// refills the buffer for the next round without synchronising first: the kernel may still be reading
+// Seeded bug; twin: host_writes_mapped_pinned_before_sync_ok.cu. A kernel on a
+// stream reads its input from mapped pinned memory (cudaHostAlloc with
+// cudaHostAllocMapped, a zero-copy buffer) and the host refills the buffer for
+// the next round without synchronising first: the kernel may still be reading
 // it (cudaStreamSynchronize of the kernel's stream orders the two).
 #include <cstdio>
 #include <cuda_runtime.h>
