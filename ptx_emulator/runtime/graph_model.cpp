@@ -5,6 +5,7 @@
 #include <functional>
 #include <queue>
 
+#include "ptx_emulator/runtime/graph_memory.h"
 #include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 #include "ptx_emulator/runtime/stream_order.h"
@@ -82,6 +83,10 @@ void CopyNodeParams(const GraphNode& from, GraphNode* to) {
   to->set = from.set;
   to->host = from.host;
   to->event = from.event;
+  to->alloc = from.alloc;
+  to->access = from.access;
+  to->alloc.accessDescs = to->access.empty() ? nullptr : to->access.data();
+  to->free_ptr = from.free_ptr;
   if (from.child) {
     to->child = CloneGraph(*from.child);
     to->child->owner = to;
@@ -151,6 +156,8 @@ cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
     case cudaGraphNodeTypeHost: return CallHostFunction(stream, n.host.fn, n.host.userData);
     case cudaGraphNodeTypeEventRecord: return RecordEvent(n.event, stream);
     case cudaGraphNodeTypeWaitEvent: return WaitEvent(stream, n.event);
+    case cudaGraphNodeTypeMemAlloc: return RunMemAllocNode(n);
+    case cudaGraphNodeTypeMemFree: return RunMemFreeNode(n);
     default: return cudaSuccess;  // empty nodes (child graphs: RunNodes) only order others
   }
 }
