@@ -116,6 +116,13 @@ bool ReleaseGraphAllocation(void* ptr) {
   return true;
 }
 
+void ForgetGraphAllocations() {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.allocations.clear();
+  s.used = s.used_high = s.reserved = s.reserved_high = 0;
+}
+
 }  // namespace barracuda::cudart
 
 namespace rt = barracuda::cudart;

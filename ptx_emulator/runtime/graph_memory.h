@@ -34,6 +34,10 @@ cudaError_t RunMemFreeNode(const GraphNode& n);
 // cudaFree / cudaFreeAsync of `ptr`: true when it is a graph allocation (its
 // address stays the graph's; the allocation ends).
 bool ReleaseGraphAllocation(void* ptr);
+// cudaDeviceReset: the arena and every graph allocation in it are gone (an
+// alloc node made before now runs with cudaErrorInvalidValue); the counters
+// start again from 0.
+void ForgetGraphAllocations();
 
 }  // namespace barracuda::cudart
 

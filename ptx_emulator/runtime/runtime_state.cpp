@@ -1,5 +1,6 @@
 #include "ptx_emulator/runtime/runtime_state.h"
 
+#include "ptx_emulator/runtime/graph_memory.h"
 #include "ptx_emulator/runtime/host_register.h"
 #include "ptx_emulator/runtime/memory_pools.h"
 
@@ -444,6 +445,7 @@ void Runtime::Reset() {
   StreamOrder::Get().Reset();
   ForgetHostRegistrations();  // their aliases go with the arena
   ResetMemoryPools();         // allocations of every pool go with it too
+  ForgetGraphAllocations();   // and graph memory nodes' addresses
   std::lock_guard<std::mutex> lock(mu_);
   emu::RecordSink* sink = device_->sink();
   // A fresh device: all allocations, module globals and loaded code go; the
