@@ -31,7 +31,7 @@ std::optional<StreamOpInfo> StreamOpInfo::Decode(std::string_view payload) {
   if (!r.U32(&kind) || !r.U32(&barrier) || !r.U64(&op.launch_id) || !r.U64(&op.stream_id) || !r.U64(&op.tick) ||
       !r.U32(&n))
     return std::nullopt;
-  if (kind < 1 || kind > 3 || barrier > 1 || n > r.remaining() / 16) return std::nullopt;
+  if (kind < 1 || kind > 4 || barrier > 1 || n > r.remaining() / 16) return std::nullopt;
   op.kind = static_cast<StreamOpKind>(kind);
   op.after_barrier = barrier != 0;
   op.before.resize(n);

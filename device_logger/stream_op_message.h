@@ -15,7 +15,11 @@
 
 namespace barracuda::transport {
 
-enum class StreamOpKind : uint32_t { kKernel = 1, kCopy = 2, kSet = 3 };
+// kHostAccess: host (CPU) reads and writes of host-accessible device memory
+// (managed, mapped pinned, registered) while some kernel was not ordered
+// before the host (ptx_emulator/runtime/host_access_watch.h); its ranges are
+// the bytes as kernels address them, stream_id the host's own timeline.
+enum class StreamOpKind : uint32_t { kKernel = 1, kCopy = 2, kSet = 3, kHostAccess = 4 };
 
 struct StreamOpInfo {
   StreamOpKind kind = StreamOpKind::kKernel;

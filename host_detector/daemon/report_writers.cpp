@@ -94,6 +94,7 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
       auto side = [&](const StreamOrderRace::Side& s) {
         reports::ReportContext::StreamOpSide out;
         out.kernel = s.kind == transport::StreamOpKind::kKernel;
+        out.host = s.kind == transport::StreamOpKind::kHostAccess;
         out.api = s.api;
         out.stream_id = s.stream_id;
         out.launch_id = s.launch_id;

@@ -46,6 +46,14 @@ void StreamOrderCheck::OnOp(transport::StreamOpInfo info) {
   }
   for (const transport::StreamOpInfo::Range& r : op.info.ranges)
     Touch(op, r.base, r.size, r.write, /*strong=*/false, protocol::kNoSite);
+  if (op.info.kind == transport::StreamOpKind::kHostAccess) {
+    // Everything the host issues later is ordered after its own accesses:
+    // only earlier operations can race with one, so it is not retained.
+    if (op.truncated) ++truncated_;
+    for (const Op& earlier : retained_)
+      if (!op.info.After(earlier.info)) Compare(earlier, op);
+    return;
+  }
   Complete(std::move(op));
 }
 

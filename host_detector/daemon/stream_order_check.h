@@ -4,7 +4,10 @@
 // and that touch the same device bytes, at least one writing with a plain
 // access: two kernels, or a kernel and a cudaMemcpyAsync / cudaMemsetAsync.
 // The emulator runs them one after the other, so the kernels' own analysis
-// sees no race; on a GPU they may overlap.
+// sees no race; on a GPU they may overlap. Also the host's own reads and
+// writes of managed / mapped memory (kHostAccess operations, the bytes of the
+// watched page: ptx_emulator/runtime/host_access_watch.h) against earlier
+// kernels and copies the host had not synchronised with.
 //
 // Per operation, the device memory it touched (a footprint of 4-byte words
 // per 128-byte line: plain reads, plain writes, strong reads, strong writes,
@@ -54,7 +57,8 @@ class StreamOrderCheck {
   static constexpr size_t kMaxRaces = 256;
   static constexpr size_t kMaxLines = size_t{4} << 20;  // per operation (512 MiB of device memory)
 
-  // A copy or set is checked at once; a kernel when its launch ends.
+  // A copy, set or host access is checked at once; a kernel when its launch
+  // ends. Host accesses are not retained (later operations follow them).
   void OnOp(transport::StreamOpInfo op);
   // Whether the records of `launch_id` are to be collected.
   bool Collecting(uint64_t launch_id) const { return open_ && open_->info.launch_id == launch_id; }

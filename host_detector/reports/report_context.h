@@ -200,7 +200,8 @@ class ReportContext {
   // Stream-order races (stream_order_races.h resolves them): two operations
   // of different streams that nothing orders, touching the same bytes.
   struct StreamOpSide {
-    bool kernel = false;        // a kernel launch, else a copy or set
+    bool kernel = false;        // a kernel launch, else a copy, set or host access
+    bool host = false;          // the host's own read or write (api "host access")
     std::string api;            // "kernel launch", "cudaMemcpyAsync", "cudaMemsetAsync"
     uint64_t stream_id = 0;
     uint64_t launch_id = 0;     // kernels

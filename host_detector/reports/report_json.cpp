@@ -98,7 +98,7 @@ json MemoryErrorJson(const ResolvedMemoryError& e) {
 
 json StreamSideJson(const ResolvedStreamOrderRace::Side& s) {
   const ReportContext::StreamOpSide& op = s.op;
-  return json{{"operation", op.kernel ? "kernel" : op.api == "cudaMemsetAsync" ? "set" : "copy"},
+  return json{{"operation", op.kernel ? "kernel" : op.host ? "host" : op.api == "cudaMemsetAsync" ? "set" : "copy"},
               {"api", op.api},
               {"stream", op.stream_id},
               {"graph_node", IsGraphNode(op)},

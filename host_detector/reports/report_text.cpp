@@ -266,7 +266,7 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
   auto side = [&](const char* label, const ResolvedStreamOrderRace::Side& s) {
     Line(out, ptx::Cat("    ", label, Capitalized(StreamSideHeadline(s))));
     if (s.op.kernel) Line(out, ptx::Cat("            ", WhereText(s.access)));
-    std::string issued = s.op.kernel ? "launched" : "called";
+    std::string issued = s.op.kernel ? "launched" : s.op.host ? "accessed" : "called";
     if (!s.op.host_location.empty()) {
       Line(out, ptx::Cat("            ", issued, " at ", s.op.host_location));
     } else if (!s.op.host_frames.empty()) {
@@ -274,7 +274,9 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
     }
   };
   for (const ResolvedStreamOrderRace& r : races) {
-    Line(out, ptx::Cat("Stream-order race #", r.ordinal, ": operations of two streams with nothing ordering them [",
+    const char* what = r.later.op.host ? "the host accessed memory an unfinished operation uses"
+                                       : "operations of two streams with nothing ordering them";
+    Line(out, ptx::Cat("Stream-order race #", r.ordinal, ": ", what, " [",
                        Plural(r.occurrences, "occurrence", "occurrences"), "]"));
     side("First:  ", r.earlier);
     side("Second: ", r.later);
@@ -284,7 +286,10 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
                           " allocation of ", r.allocation->size, " bytes");
     }
     Line(out, address);
-    Line(out, "    Order them with cudaEventRecord + cudaStreamWaitEvent, a synchronisation, or one stream");
+    Line(out, r.later.op.host
+                  ? "    Synchronise first: cudaStreamSynchronize of its stream, cudaEventSynchronize of an event "
+                    "recorded after it, or cudaDeviceSynchronize"
+                  : "    Order them with cudaEventRecord + cudaStreamWaitEvent, a synchronisation, or one stream");
     Line(out, "");
   }
   return races.size();

@@ -11,6 +11,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/graph_memory.h"
 #include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 #include "ptx_emulator/runtime/stream_capture.h"
@@ -323,6 +324,27 @@ CUDART_EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* node, cudaG
                                                     const cudaGraphNode_t* deps, size_t num_deps, cudaEvent_t event) {
   return rt::AddNode(node, graph, deps, num_deps,
                      [&](GraphNode& n) { return rt::FillEvent(n, cudaGraphNodeTypeWaitEvent, event); });
+}
+
+// Graph memory nodes (graph_memory.h).
+CUDART_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                                   const cudaGraphNode_t* deps, size_t num_deps,
+                                                   cudaMemAllocNodeParams* params) {
+  return rt::AddNode(node, graph, deps, num_deps, [&](GraphNode& n) { return rt::MakeMemAllocNode(n, params); });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                                  const cudaGraphNode_t* deps, size_t num_deps, void* dptr) {
+  return rt::AddNode(node, graph, deps, num_deps, [&](GraphNode& n) { return rt::MakeMemFreeNode(n, dptr); });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params) {
+  return rt::GetParams(node, cudaGraphNodeTypeMemAlloc, params != nullptr, [&](GraphNode& n) { *params = n.alloc; });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) {
+  return rt::GetParams(node, cudaGraphNodeTypeMemFree, dptr_out != nullptr,
+                       [&](GraphNode& n) { *static_cast<void**>(dptr_out) = n.free_ptr; });
 }
 
 // ---------------------------------------------------------------- node parameters

@@ -5,6 +5,8 @@
 #include <functional>
 #include <queue>
 
+#include "ptx_emulator/runtime/graph_memory.h"
+#include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 #include "ptx_emulator/runtime/stream_order.h"
 
@@ -81,6 +83,10 @@ void CopyNodeParams(const GraphNode& from, GraphNode* to) {
   to->set = from.set;
   to->host = from.host;
   to->event = from.event;
+  to->alloc = from.alloc;
+  to->access = from.access;
+  to->alloc.accessDescs = to->access.empty() ? nullptr : to->access.data();
+  to->free_ptr = from.free_ptr;
   if (from.child) {
     to->child = CloneGraph(*from.child);
     to->child->owner = to;
@@ -150,6 +156,8 @@ cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
     case cudaGraphNodeTypeHost: return CallHostFunction(stream, n.host.fn, n.host.userData);
     case cudaGraphNodeTypeEventRecord: return RecordEvent(n.event, stream);
     case cudaGraphNodeTypeWaitEvent: return WaitEvent(stream, n.event);
+    case cudaGraphNodeTypeMemAlloc: return RunMemAllocNode(n);
+    case cudaGraphNodeTypeMemFree: return RunMemFreeNode(n);
     default: return cudaSuccess;  // empty nodes (child graphs: RunNodes) only order others
   }
 }
@@ -181,6 +189,7 @@ cudaError_t RunNodes(const Graph& graph, cudaStream_t stream, bool per_thread, c
 }  // namespace
 
 cudaError_t RunGraph(const Graph& graph, cudaStream_t stream, bool per_thread) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   StreamOrder& order = StreamOrder::Get();
   const uint64_t stream_id = rt.StreamId(stream, per_thread);

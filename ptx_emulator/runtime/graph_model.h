@@ -72,6 +72,11 @@ struct GraphNode {
   cudaMemsetParams set{};
   cudaHostNodeParams host{};
   cudaEvent_t event = nullptr;  // event record / wait
+  // Memory alloc node (graph_memory.h): dptr fixed when the node is made;
+  // its access descriptors are kept in `access`.
+  cudaMemAllocNodeParams alloc{};
+  std::vector<cudaMemAccessDesc> access;
+  void* free_ptr = nullptr;  // memory free node
   std::unique_ptr<Graph> child;
 };
 

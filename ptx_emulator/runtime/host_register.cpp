@@ -33,6 +33,7 @@
 
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/runtime_state.h"
+#include "ptx_emulator/runtime/stream_order.h"
 
 namespace barracuda::cudart {
 namespace {
@@ -223,6 +224,12 @@ cudaError_t Register(void* ptr, size_t size, unsigned flags) {
   s.by_device[device] = host;
   if (emu::ShmRecordSink* sink = rt.session_sink())
     sink->OnAllocation(device, size, transport::AllocationKind::kHostMapped, "cudaHostRegister");
+  // The host accesses the range itself, kernels the alias (host_access_watch.h);
+  // read-only pages are left alone (protecting and reopening them would make
+  // them writable).
+  bool writable = true;
+  for (const Segment& seg : segments) writable &= (seg.prot & PROT_WRITE) != 0;
+  if (writable) NoteHostAccessibleMemory(host, size, device);
   return cudaSuccess;
 }
 
@@ -234,6 +241,7 @@ cudaError_t Unregister(void* ptr) {
   auto it = s.by_host.find(reinterpret_cast<uint64_t>(ptr));
   if (!ptr || it == s.by_host.end()) return rt.Fail(cudaErrorHostMemoryNotRegistered);
   const HostRegistration r = it->second;
+  ForgetHostAccessibleMemory(r.host);
   const uint64_t lo = r.host & ~(kPage - 1), hi = (r.host + r.size + kPage - 1) & ~(kPage - 1);
   UnmapAlias(r.device - (r.host - lo), hi - lo);
   (void)rt.device().memory().Free(reinterpret_cast<void*>(r.device));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/ops/mem_access.h"
 #include "ptx_emulator/runtime/graph_model.h"
@@ -162,6 +163,7 @@ RegisteredKernel* FindKernel(const void* func) {
 }
 
 cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool per_thread) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
   if (!l.kernel) return rt.Fail(cudaErrorInvalidDeviceFunction);

@@ -9,7 +9,9 @@
 #include "absl/functional/function_ref.h"
 #include "ptx_emulator/runtime/arrays.h"
 #include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/graph_memory.h"
 #include "ptx_emulator/runtime/graph_model.h"
+#include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/host_register.h"
 #include "ptx_emulator/runtime/memory_pools.h"
 #include "ptx_emulator/runtime/runtime_state.h"
@@ -53,6 +55,9 @@ cudaError_t Allocate(void** ptr, size_t size, Kind kind, bool async = false) {
   // The session's reports attribute addresses to allocations.
   if (emu::ShmRecordSink* sink = rt.session_sink())
     sink->OnAllocation(reinterpret_cast<uint64_t>(*p), size, ReportedKind(kind, async), "");
+  // The host reads and writes it directly (host_access_watch.h).
+  if (kind == Kind::kManaged || kind == Kind::kHost)
+    NoteHostAccessibleMemory(reinterpret_cast<uint64_t>(*p), size, reinterpret_cast<uint64_t>(*p));
   return cudaSuccess;
 }
 
@@ -71,6 +76,9 @@ cudaError_t Release(void* ptr, bool host, bool async = false) {
   if (!a || a->base != reinterpret_cast<uint64_t>(ptr) || (a->kind == Kind::kHost) != host ||
       a->kind == Kind::kGlobalVariable || a->kind == Kind::kConstVariable)
     return rt.Fail(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
+  if (a->kind == Kind::kManaged || a->kind == Kind::kHost) ForgetHostAccessibleMemory(a->base);
+  // A graph allocation's address stays the graph's: only the allocation ends.
+  if (!host && ReleaseGraphAllocation(ptr)) return cudaSuccess;
   if (!rt.device().memory().Free(ptr).ok()) return rt.Fail(cudaErrorInvalidDevicePointer);
   // Pool memory goes back to its pool whichever call frees it (cudaFree may
   // free what cudaMallocAsync gave).
@@ -129,6 +137,7 @@ void NoteStreamCopy(void* dst, const void* src, size_t count, cudaStream_t strea
 }
 
 cudaError_t Copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
   if (count == 0) return cudaSuccess;
@@ -160,6 +169,7 @@ cudaError_t FreeDevice(void* ptr) { return Release(ptr, false); }
 
 // Shared with memcpy nodes (stream_work.h).
 cudaError_t Copy3D(const cudaMemcpy3DParms* given, cudaStream_t stream) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
   if (!given) return rt.Fail(cudaErrorInvalidValue);
@@ -210,6 +220,7 @@ void StoreElement(char* p, unsigned value, unsigned element_size) {
 // cudaMemset, cudaMemset2D (bytes) and memset nodes (stream_work.h).
 cudaError_t SetElements(void* dst, size_t pitch, unsigned value, unsigned element_size, size_t width,
                         size_t height, cudaStream_t stream) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
   if (element_size != 1 && element_size != 2 && element_size != 4) return rt.Fail(cudaErrorInvalidValue);
@@ -404,18 +415,24 @@ CUDART_EXPORT cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*
 }
 CUDART_EXPORT cudaError_t cudaFreeHost(void* ptr) { return rt::Release(ptr, true); }
 namespace {
-// Stream-ordered allocation would be a memory node in a captured graph; those
-// are not implemented, so capturing one is refused (and ends the capture).
-cudaError_t NoMemoryNode(rt::GraphNode&) {
-  rt::PrintDiagnostic("capturing cudaMallocAsync / cudaFreeAsync (graph memory nodes) is not supported by the "
-                      "emulator backend");
-  return cudaErrorStreamCaptureUnsupported;
-}
 // From `pool` (nullptr: the device's current pool, cudaMallocAsync's).
+// Captured, it becomes a graph memory alloc node (graph_memory.h) whose
+// address is the result.
 cudaError_t MallocAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream, bool per_thread) {
   Runtime& r = Runtime::Get();
   if (pool && !rt::ValidMemPool(pool)) return r.Fail(cudaErrorInvalidValue);
-  if (auto captured = rt::CaptureWork(stream, per_thread, NoMemoryNode)) return *captured;
+  if (auto captured = rt::CaptureWork(stream, per_thread, [&](rt::GraphNode& n) {
+        if (!ptr) return cudaErrorInvalidValue;
+        cudaMemAllocNodeParams params{};
+        params.poolProps.allocType = cudaMemAllocationTypePinned;
+        params.poolProps.location.type = cudaMemLocationTypeDevice;
+        params.poolProps.location.id = 0;
+        params.bytesize = size;
+        const cudaError_t e = rt::MakeMemAllocNode(n, &params);
+        if (e == cudaSuccess) *ptr = params.dptr;
+        return e;
+      }))
+    return *captured;
   if (!r.ValidStream(stream)) return r.Fail(cudaErrorInvalidResourceHandle);
   if (!pool) pool = rt::CurrentMemPool();
   if (cudaError_t e = rt::CheckPoolLimit(pool, size)) return r.Fail(e);
@@ -423,8 +440,11 @@ cudaError_t MallocAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_
   if (e == cudaSuccess) rt::NotePoolAllocation(pool, *ptr, size);
   return e;
 }
+// Captured: a graph memory free node (of a graph allocation only).
 cudaError_t FreeAsync(void* ptr, cudaStream_t stream, bool per_thread) {
-  if (auto captured = rt::CaptureWork(stream, per_thread, NoMemoryNode)) return *captured;
+  if (auto captured =
+          rt::CaptureWork(stream, per_thread, [&](rt::GraphNode& n) { return rt::MakeMemFreeNode(n, ptr); }))
+    return *captured;
   if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
   return rt::Release(ptr, false, /*async=*/true);
 }

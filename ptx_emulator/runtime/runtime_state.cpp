@@ -1,5 +1,6 @@
 #include "ptx_emulator/runtime/runtime_state.h"
 
+#include "ptx_emulator/runtime/graph_memory.h"
 #include "ptx_emulator/runtime/host_register.h"
 #include "ptx_emulator/runtime/memory_pools.h"
 
@@ -315,6 +316,8 @@ cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
                                   transport::AllocationKind::kModuleGlobal, v->name);
     if (v->managed && v->managed_pointer) {
       *v->managed_pointer = g->address;
+      NoteHostAccessibleMemory(reinterpret_cast<uint64_t>(g->address), g->size,
+                               reinterpret_cast<uint64_t>(g->address));
       var_by_symbol_[g->address] = v;  // host code names a managed variable by its address
     }
   }
@@ -442,6 +445,7 @@ void Runtime::Reset() {
   StreamOrder::Get().Reset();
   ForgetHostRegistrations();  // their aliases go with the arena
   ResetMemoryPools();         // allocations of every pool go with it too
+  ForgetGraphAllocations();   // and graph memory nodes' addresses
   std::lock_guard<std::mutex> lock(mu_);
   emu::RecordSink* sink = device_->sink();
   // A fresh device: all allocations, module globals and loaded code go; the

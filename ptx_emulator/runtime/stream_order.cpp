@@ -5,7 +5,11 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 
+#include "absl/strings/str_cat.h"
+
+#include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 #include "ptx_emulator/runtime/shm_sink.h"
 
@@ -35,7 +39,54 @@ bool StreamOrder::active() const {
 
 namespace {
 thread_local StreamOrder::NodeScope::State* current_node = nullptr;
+
+void SendAll(std::vector<transport::StreamOpInfo>& ops) {
+  if (ops.empty()) return;
+  if (emu::ShmRecordSink* sink = Runtime::Get().session_sink())
+    for (transport::StreamOpInfo& op : ops) sink->OnStreamOp(op);
+}
 }  // namespace
+
+std::vector<transport::StreamOpInfo> StreamOrder::TakeHostAccesses() {
+  std::vector<transport::StreamOpInfo> ops;
+  uint64_t dropped = 0;
+  for (const host_access::Access& a : host_access::Take(&dropped)) {
+    transport::StreamOpInfo op;
+    op.kind = transport::StreamOpKind::kHostAccess;
+    op.api = "host access";
+    op.stream_id = kHostTimeline;
+    op.tick = ++host_tick_;
+    // Ordered after what the host had waited for when it accessed the bytes
+    // (host_ has not changed since: every change flushes first).
+    op.before.assign(host_.begin(), host_.end());
+    op.ranges.push_back({a.device, a.size, a.write});
+    op.host_location = FormatHostFrames(a.pc, a.frames, /*first_exact=*/true);
+    ops.push_back(std::move(op));
+  }
+  if (dropped != 0)
+    PrintDiagnostic(
+        absl::StrCat(dropped, " host accesses to managed or mapped memory were not checked (buffer full)"));
+  return ops;
+}
+
+void StreamOrder::UpdateOutstanding() {
+  bool outstanding = false;
+  for (const auto& [timeline, tick] : kernels_) {
+    auto it = host_.find(timeline);
+    if (it == host_.end() || it->second < tick) outstanding = true;
+  }
+  if (!outstanding) kernels_.clear();
+  host_access::SetOutstanding(outstanding);
+}
+
+void StreamOrder::FlushHostAccesses() {
+  std::vector<transport::StreamOpInfo> ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ops = TakeHostAccesses();
+  }
+  SendAll(ops);
+}
 
 // What an operation issued now on `stream_id` is ordered after.
 StreamOrder::Clock StreamOrder::Before(uint64_t stream_id, bool non_blocking) {
@@ -52,7 +103,20 @@ StreamOrder::Clock StreamOrder::Before(uint64_t stream_id, bool non_blocking) {
 }
 
 void StreamOrder::Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<transport::StreamOpInfo> host_ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    host_ops = TakeHostAccesses();
+    EnqueueLocked(stream_id, non_blocking, op);
+    if (op.kind == transport::StreamOpKind::kKernel) {
+      kernels_[op.stream_id] = op.tick;
+      host_access::SetOutstanding(true);
+    }
+  }
+  SendAll(host_ops);  // before the caller sends `op`: the accesses came first
+}
+
+void StreamOrder::EnqueueLocked(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op) {
   if (NodeScope::State* node = current_node) {  // the work of a graph node
     const uint64_t tick = ++node->tick;
     op.stream_id = node->timeline;
@@ -92,16 +156,28 @@ void StreamOrder::WaitEvent(uint64_t stream_id, const void* event) {
 }
 
 void StreamOrder::HostWaitStream(uint64_t stream_id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Join(host_, streams_[stream_id]);
-  if (stream_id == 0)  // the legacy stream's work waited for every blocking stream's
-    for (const auto& [s, clock] : streams_)
-      if (!non_blocking_[s]) Join(host_, clock);
+  std::vector<transport::StreamOpInfo> host_ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    host_ops = TakeHostAccesses();
+    Join(host_, streams_[stream_id]);
+    if (stream_id == 0)  // the legacy stream's work waited for every blocking stream's
+      for (const auto& [s, clock] : streams_)
+        if (!non_blocking_[s]) Join(host_, clock);
+    UpdateOutstanding();
+  }
+  SendAll(host_ops);
 }
 
 void StreamOrder::HostWaitEvent(const void* event) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = events_.find(event); it != events_.end()) Join(host_, it->second);
+  std::vector<transport::StreamOpInfo> host_ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    host_ops = TakeHostAccesses();
+    if (auto it = events_.find(event); it != events_.end()) Join(host_, it->second);
+    UpdateOutstanding();
+  }
+  SendAll(host_ops);
 }
 
 StreamOrder::Clock StreamOrder::BeginGraph(uint64_t stream_id, bool non_blocking) {
@@ -134,35 +210,57 @@ StreamOrder::NodeScope::~NodeScope() { current_node = outer_; }
 StreamOrder::Clock StreamOrder::NodeScope::after() const { return state_.before; }
 
 void StreamOrder::Barrier() {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [s, clock] : streams_) Join(host_, clock);
-  for (auto& [s, clock] : streams_) clock = host_;
-  barrier_pending_ = true;
+  std::vector<transport::StreamOpInfo> host_ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    host_ops = TakeHostAccesses();
+    for (const auto& [s, clock] : streams_) Join(host_, clock);
+    // Graph nodes' timelines are in the streams' clocks (EndGraph).
+    for (auto& [s, clock] : streams_) clock = host_;
+    barrier_pending_ = true;
+    kernels_.clear();
+    host_access::SetOutstanding(false);
+  }
+  SendAll(host_ops);  // before the next operation, which carries the barrier
 }
 
 void StreamOrder::Reset() {
-  std::lock_guard<std::mutex> lock(mu_);
-  host_.clear();
-  streams_.clear();
-  events_.clear();
-  barrier_pending_ = true;
+  std::vector<transport::StreamOpInfo> host_ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    host_ops = TakeHostAccesses();
+    host_.clear();
+    streams_.clear();
+    events_.clear();
+    kernels_.clear();
+    barrier_pending_ = true;
+    host_access::UnwatchAll();  // the arena is gone; registrations are dropped
+  }
+  SendAll(host_ops);
 }
 
 std::string HostCallSite() {
   void* frames[24];
   const int n = backtrace(frames, 24);
+  uint64_t pcs[24];
+  for (int i = 1; i < n; ++i) pcs[i - 1] = reinterpret_cast<uint64_t>(frames[i]);
+  return FormatHostFrames(pcs, n > 0 ? n - 1 : 0, /*first_exact=*/false);
+}
+
+std::string FormatHostFrames(const uint64_t* pcs, int n, bool first_exact) {
   Dl_info self{};
   dladdr(reinterpret_cast<void*>(&HostCallSite), &self);
   std::string out;
   int kept = 0;
   // Launches pass through nvcc's stub functions and the runtime header's
   // inline helpers before the program's own call: keep enough frames.
-  for (int i = 1; i < n && kept < 8; ++i) {
+  for (int i = 0; i < n && kept < 8; ++i) {
     Dl_info info{};
-    if (dladdr(frames[i], &info) == 0 || info.dli_fname == nullptr) continue;
+    if (dladdr(reinterpret_cast<void*>(pcs[i]), &info) == 0 || info.dli_fname == nullptr) continue;
     if (info.dli_fbase == self.dli_fbase) continue;  // this library
-    // The return address minus one: the call instruction (addr2line's line).
-    const uint64_t offset = reinterpret_cast<uint64_t>(frames[i]) - 1 - reinterpret_cast<uint64_t>(info.dli_fbase);
+    // A return address minus one: the call instruction (addr2line's line).
+    const uint64_t adjust = first_exact && i == 0 ? 0 : 1;
+    const uint64_t offset = pcs[i] - adjust - reinterpret_cast<uint64_t>(info.dli_fbase);
     char buf[32];
     std::snprintf(buf, sizeof buf, "+0x%" PRIx64, offset);
     out += (out.empty() ? "" : " ") + std::string(info.dli_fname) + buf;
@@ -180,6 +278,23 @@ void Send(transport::StreamOpInfo& op) {
 }
 }  // namespace
 
+namespace {
+// At exit: the program's last accesses (it may never synchronise again),
+// before the session's sink detaches (registered earlier, so it runs later).
+void FlushAtExit() {
+  StreamOrder::Get().FlushHostAccesses();
+  host_access::SetOutstanding(false);
+}
+}  // namespace
+
+void NoteHostAccessibleMemory(uint64_t host, uint64_t size, uint64_t device) {
+  if (Runtime::Get().session_sink() == nullptr) return;  // untraced: nothing to watch for
+  StreamOrder::Get().NoteStreamCreated();  // the host is a timeline of its own
+  host_access::Watch(host, size, device);
+}
+
+void ForgetHostAccessibleMemory(uint64_t host) { host_access::Unwatch(host); }
+
 bool StreamOpsTraced() { return Runtime::Get().session_sink() != nullptr && StreamOrder::Get().active(); }
 
 void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id) {
@@ -189,6 +304,8 @@ void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id) {
   op.kind = transport::StreamOpKind::kKernel;
   op.launch_id = launch_id;
   op.api = "kernel launch";
+  static const bool at_exit = (std::atexit(FlushAtExit), true);
+  (void)at_exit;
   order.Enqueue(stream_id, non_blocking, op);
   Send(op);
 }

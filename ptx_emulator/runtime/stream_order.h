@@ -20,6 +20,9 @@
 //   no race is reported that the runtime's implicit synchronisation prevents)
 //   cudaMalloc*/cudaFree*, page-locked allocations, synchronous cudaMemset and
 //   device-to-device cudaMemcpy.
+// The host's own reads and writes of managed / mapped memory while a kernel
+// may run (host_access_watch.h) are operations of the host timeline
+// (kHostTimeline), each ordered after what the host had waited for then.
 // The host threads of the program are one timeline: host-side ordering
 // between threads (mutexes, joins) is invisible, so operations that threads
 // issue are taken as ordered by their issue order (races between threads'
@@ -45,6 +48,9 @@ class StreamOrder {
   // Graph nodes run on timelines of their own, numbered from here up (stream
   // ids are below): reports call such a side "a node of a graph".
   static constexpr uint64_t kFirstGraphNodeTimeline = uint64_t{1} << 48;
+  // The host's own accesses to host-accessible device memory
+  // (host_access_watch.h) are operations of this timeline.
+  static constexpr uint64_t kHostTimeline = uint64_t{1} << 47;
 
   // A stream other than the default ones exists: from now on operations are
   // sent to the session (before, all work is on one stream and ordered).
@@ -60,6 +66,10 @@ class StreamOrder {
   void HostWaitEvent(const void* event);
   void Barrier();  // device-wide: everything before is ordered before everything after
   void Reset();    // cudaDeviceReset
+  // Sends the host accesses recorded since the last change of the host's
+  // clock (every host wait and every operation issued does it first, so each
+  // access is ordered after exactly what the host had waited for).
+  void FlushHostAccesses();
 
   // A graph launched on `stream_id` (activates the order: nodes without an
   // edge between them may run at the same time even on one stream). Returns
@@ -89,6 +99,15 @@ class StreamOrder {
 
  private:
   Clock Before(uint64_t stream_id, bool non_blocking);  // mu_ held
+  void EnqueueLocked(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op);
+  // mu_ held: the recorded host accesses as operations (sent by the caller
+  // after unlocking, before anything the call itself sends).
+  std::vector<transport::StreamOpInfo> TakeHostAccesses();
+  // mu_ held: whether some kernel is not ordered before the host (its
+  // host-accessible memory is watched until none is).
+  void UpdateOutstanding();
+  Clock kernels_;  // timeline -> its last kernel's tick, while not ordered before the host
+  uint64_t host_tick_ = 0;
   mutable std::mutex mu_;
   uint64_t next_graph_timeline_ = kFirstGraphNodeTimeline;
   bool active_ = false;
@@ -102,6 +121,16 @@ class StreamOrder {
 // The program's frames that called the runtime, innermost first, outside this
 // library: "module+0xoffset" each (addr2line -e module offset names the line).
 std::string HostCallSite();
+// The same for raw program counters: pc[0] is exact when `first_exact` (a
+// faulting instruction), the others return addresses.
+std::string FormatHostFrames(const uint64_t* pcs, int n, bool first_exact);
+
+// Host-accessible device memory (managed, mapped pinned, registered): its
+// host accesses are watched while a kernel may run (host_access_watch.h),
+// and the stream order becomes active (the host is a timeline of its own).
+// `device`: the same bytes as kernels address them.
+void NoteHostAccessibleMemory(uint64_t host, uint64_t size, uint64_t device);
+void ForgetHostAccessibleMemory(uint64_t host);
 
 // Whether operations are sent: the order is active and a session traces.
 // Callers check it before computing what an operation touched.

@@ -5,6 +5,7 @@
 // instead (stream_capture.h); graphs run them through the same functions.
 #include <chrono>
 
+#include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
@@ -42,6 +43,9 @@ cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event) {
 
 // Everything issued before has completed: the function runs at once.
 cudaError_t CallHostFunction(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  // Not checked: a host function runs in its stream's order (its accesses are
+  // not the host thread's).
+  host_access::Pause pause;
   Runtime& rt = Runtime::Get();
   if (!fn) return rt.Fail(cudaErrorInvalidValue);
   if (cudaError_t e = Sync(stream)) return e;

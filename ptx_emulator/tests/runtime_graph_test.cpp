@@ -623,3 +623,161 @@ TEST_CASE("graphs: a graph launched into a capturing stream becomes a child node
   CHECK(cudaStreamDestroy(s) == cudaSuccess);
   cudaGetLastError();
 }
+
+namespace {
+
+uint64_t GraphMem(cudaGraphMemAttributeType attr) {
+  uint64_t v = ~uint64_t{0};
+  REQUIRE(cudaDeviceGetGraphMemAttribute(0, attr, &v) == cudaSuccess);
+  return v;
+}
+
+cudaMemAllocNodeParams AllocParams(size_t bytes) {
+  cudaMemAllocNodeParams p{};
+  p.poolProps.allocType = cudaMemAllocationTypePinned;
+  p.poolProps.location.type = cudaMemLocationTypeDevice;
+  p.poolProps.location.id = 0;
+  p.bytesize = bytes;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("graphs: captured cudaMallocAsync and cudaFreeAsync become memory nodes", "[runtime][graph]") {
+  RegisterGraphModule();
+  Buffer result;
+  cudaStream_t s;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  uint32_t* p = nullptr;
+  REQUIRE(cudaMallocAsync(reinterpret_cast<void**>(&p), kN * sizeof(uint32_t), s) == cudaSuccess);
+  REQUIRE(p != nullptr);
+  REQUIRE(cudaMemsetAsync(p, 0, kN * sizeof(uint32_t), s) == cudaSuccess);
+  REQUIRE(LaunchAxpb(p, 1, 5, s) == cudaSuccess);
+  REQUIRE(LaunchAxpb(p, 2, 1, s) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(result.d, p, kN * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s) == cudaSuccess);
+  REQUIRE(cudaFreeAsync(p, s) == cudaSuccess);
+  cudaGraph_t graph;
+  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  const std::vector<cudaGraphNode_t> nodes = Nodes(graph);
+  REQUIRE(nodes.size() == 6);
+  CHECK(TypeOf(nodes.front()) == cudaGraphNodeTypeMemAlloc);
+  CHECK(TypeOf(nodes.back()) == cudaGraphNodeTypeMemFree);
+  cudaMemAllocNodeParams got{};
+  REQUIRE(cudaGraphMemAllocNodeGetParams(nodes.front(), &got) == cudaSuccess);
+  CHECK(got.dptr == p);
+  CHECK(got.bytesize == kN * sizeof(uint32_t));
+  CHECK(got.poolProps.location.type == cudaMemLocationTypeDevice);
+  void* freed = nullptr;
+  REQUIRE(cudaGraphMemFreeNodeGetParams(nodes.back(), &freed) == cudaSuccess);
+  CHECK(freed == p);
+  // The wrong node type for either query.
+  CHECK(cudaGraphMemAllocNodeGetParams(nodes.back(), &got) == cudaErrorInvalidValue);
+  CHECK(cudaGraphMemFreeNodeGetParams(nodes.front(), &freed) == cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+
+  cudaGraphExec_t exec;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  for (int launch = 0; launch < 2; ++launch) {
+    std::memset(result.d, 0xff, kN * sizeof(uint32_t));
+    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    for (int i = 0; i < kN; ++i) CHECK(result.d[i] == 11u);  // (0 * 1 + 5) * 2 + 1
+    // Freed in the graph: nothing in use, the bytes kept for the next launch.
+    CHECK(GraphMem(cudaGraphMemAttrUsedMemCurrent) == 0);
+    CHECK(GraphMem(cudaGraphMemAttrUsedMemHigh) >= kN * sizeof(uint32_t));
+    CHECK(GraphMem(cudaGraphMemAttrReservedMemCurrent) >= kN * sizeof(uint32_t));
+  }
+  REQUIRE(cudaDeviceGraphMemTrim(0) == cudaSuccess);
+  CHECK(GraphMem(cudaGraphMemAttrReservedMemCurrent) == 0);
+  CHECK(GraphMem(cudaGraphMemAttrReservedMemHigh) >= kN * sizeof(uint32_t));
+  uint64_t zero = 0, one = 1;
+  REQUIRE(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero) == cudaSuccess);
+  REQUIRE(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &zero) == cudaSuccess);
+  CHECK(GraphMem(cudaGraphMemAttrUsedMemHigh) == 0);
+  CHECK(GraphMem(cudaGraphMemAttrReservedMemHigh) == 0);
+  // Only the high watermarks, only to 0; device 0 only.
+  CHECK(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &one) == cudaErrorInvalidValue);
+  CHECK(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &zero) == cudaErrorInvalidValue);
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, nullptr) == cudaErrorInvalidValue);
+  uint64_t v = 0;
+  CHECK(cudaDeviceGetGraphMemAttribute(1, cudaGraphMemAttrUsedMemCurrent, &v) == cudaErrorInvalidDevice);
+  CHECK(cudaDeviceGraphMemTrim(1) == cudaErrorInvalidDevice);
+  (void)cudaGetLastError();
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE("graphs: memory alloc and free nodes of the explicit API", "[runtime][graph]") {
+  RegisterGraphModule();
+  Buffer result;
+  cudaGraph_t graph;
+  REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+  cudaMemAllocNodeParams params = AllocParams(kN * sizeof(uint32_t));
+  cudaGraphNode_t alloc, set, copy, free_node;
+  REQUIRE(cudaGraphAddMemAllocNode(&alloc, graph, nullptr, 0, &params) == cudaSuccess);
+  REQUIRE(params.dptr != nullptr);
+  CHECK(TypeOf(alloc) == cudaGraphNodeTypeMemAlloc);
+  cudaMemsetParams mp{};
+  mp.dst = params.dptr;
+  mp.value = 7;
+  mp.elementSize = 4;
+  mp.width = kN;
+  mp.height = 1;
+  REQUIRE(cudaGraphAddMemsetNode(&set, graph, &alloc, 1, &mp) == cudaSuccess);
+  REQUIRE(cudaGraphAddMemcpyNode1D(&copy, graph, &set, 1, result.d, params.dptr, kN * sizeof(uint32_t),
+                                   cudaMemcpyDeviceToDevice) == cudaSuccess);
+
+  // Refused: a size of 0, another device, host memory, a free of memory no
+  // alloc node gave (cudaMalloc's), no node handle.
+  cudaGraphNode_t bad;
+  cudaMemAllocNodeParams wrong = AllocParams(0);
+  CHECK(cudaGraphAddMemAllocNode(&bad, graph, nullptr, 0, &wrong) == cudaErrorInvalidValue);
+  wrong = AllocParams(64);
+  wrong.poolProps.location.id = 1;
+  CHECK(cudaGraphAddMemAllocNode(&bad, graph, nullptr, 0, &wrong) == cudaErrorInvalidValue);
+  wrong = AllocParams(64);
+  wrong.poolProps.location.type = cudaMemLocationTypeHost;
+  CHECK(cudaGraphAddMemAllocNode(&bad, graph, nullptr, 0, &wrong) == cudaErrorInvalidValue);
+  CHECK(cudaGraphAddMemAllocNode(&bad, graph, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(cudaGraphAddMemFreeNode(&bad, graph, nullptr, 0, result.d) == cudaErrorInvalidValue);
+  CHECK(cudaGraphAddMemFreeNode(&bad, graph, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+  CHECK(Nodes(graph).size() == 3);
+
+  // Not freed in the graph: the allocation outlives the launch, and the graph
+  // cannot run again until it is freed.
+  cudaGraphExec_t exec;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  for (int i = 0; i < kN; ++i) CHECK(result.d[i] == 7u);
+  CHECK(GraphMem(cudaGraphMemAttrUsedMemCurrent) == kN * sizeof(uint32_t));
+  CHECK(cudaGraphLaunch(exec, nullptr) == cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+  REQUIRE(cudaFree(params.dptr) == cudaSuccess);
+  CHECK(GraphMem(cudaGraphMemAttrUsedMemCurrent) == 0);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cudaFreeAsync(params.dptr, nullptr) == cudaSuccess);  // the stream-ordered free ends it too
+  CHECK(GraphMem(cudaGraphMemAttrUsedMemCurrent) == 0);
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+
+  // With a free node after the copy: freed in every launch; a second free
+  // node for the same allocation is refused.
+  REQUIRE(cudaGraphAddMemFreeNode(&free_node, graph, &copy, 1, params.dptr) == cudaSuccess);
+  CHECK(TypeOf(free_node) == cudaGraphNodeTypeMemFree);
+  CHECK(cudaGraphAddMemFreeNode(&bad, graph, &copy, 1, params.dptr) == cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  for (int launch = 0; launch < 2; ++launch) {
+    std::memset(result.d, 0, kN * sizeof(uint32_t));
+    REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    for (int i = 0; i < kN; ++i) CHECK(result.d[i] == 7u);
+    CHECK(GraphMem(cudaGraphMemAttrUsedMemCurrent) == 0);
+  }
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+}

@@ -2,6 +2,7 @@
 // operations are stream-order races.
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <vector>
 
 #include "host_detector/daemon/stream_order_check.h"
@@ -103,4 +104,67 @@ TEST_CASE("StreamOrderCheck: reads, atomics and barriers are not races", "[daemo
 }
 
 }  // namespace
+StreamOpInfo HostAccess(uint64_t tick, std::vector<std::pair<uint64_t, uint64_t>> before, uint64_t base, uint64_t size,
+                        bool write, std::string where = "app+0x10") {
+  StreamOpInfo op = Op(StreamOpKind::kHostAccess, uint64_t{1} << 47, tick, std::move(before));
+  op.api = "host access";
+  op.host_location = std::move(where);
+  op.ranges.push_back({base, size, write});
+  return op;
+}
+
+TEST_CASE("StreamOrderCheck: host accesses against kernels not synchronised with", "[daemon][stream-order]") {
+  StreamOrderCheck check;
+  Kernel(check, Op(StreamOpKind::kKernel, 0, 1, {}, 1), {Access(protocol::Op::kWrite, 0x1000)});
+  // The host reads the kernel's output before waiting for stream 0: a race,
+  // the kernel first, the host second.
+  check.OnOp(HostAccess(1, {}, 0x1000, 4096, false));
+  REQUIRE(check.races().size() == 1);
+  const StreamOrderRace& r = check.races()[0];
+  CHECK(r.address == 0x1000);
+  CHECK(r.earlier.kind == StreamOpKind::kKernel);
+  CHECK(r.earlier.write);
+  CHECK(r.later.kind == StreamOpKind::kHostAccess);
+  CHECK_FALSE(r.later.write);
+  CHECK(r.later.host_location == "app+0x10");
+  // After the host waited for the kernel (its clock has stream 0 at 1): none.
+  check.OnOp(HostAccess(2, {{0, 1}}, 0x1000, 4096, true, "app+0x20"));
+  CHECK(check.races().size() == 1);
+  // Bytes the kernel did not touch (another allocation on the page): none.
+  check.OnOp(HostAccess(3, {}, 0x1080, 64, true, "app+0x30"));
+  CHECK(check.races().size() == 1);
+}
+
+TEST_CASE("StreamOrderCheck: host reads of bytes a kernel only read are not races", "[daemon][stream-order]") {
+  StreamOrderCheck check;
+  Kernel(check, Op(StreamOpKind::kKernel, 16, 1, {}, 1), {Access(protocol::Op::kRead, 0x2000)});
+  check.OnOp(HostAccess(1, {}, 0x2000, 128, false));
+  CHECK(check.races().empty());
+  // A host write of them is one (write after read).
+  check.OnOp(HostAccess(2, {}, 0x2000, 128, true, "app+0x40"));
+  REQUIRE(check.races().size() == 1);
+  CHECK_FALSE(check.races()[0].earlier.write);
+  CHECK(check.races()[0].later.write);
+}
+
+TEST_CASE("StreamOrderCheck: host accesses are not retained", "[daemon][stream-order]") {
+  StreamOrderCheck check;
+  // The host writes, then issues a kernel reading the same bytes: CUDA orders
+  // the kernel after the host's earlier work, and the host access is not
+  // kept to be compared with it.
+  check.OnOp(HostAccess(1, {}, 0x3000, 128, true));
+  Kernel(check, Op(StreamOpKind::kKernel, 16, 1, {}, 1), {Access(protocol::Op::kRead, 0x3000)});
+  CHECK(check.races().empty());
+}
+
+TEST_CASE("StreamOrderCheck: a host access and an unfinished copy", "[daemon][stream-order]") {
+  StreamOrderCheck check;
+  // cudaMemcpyAsync into pinned memory on stream 16, read by the host before
+  // cudaStreamSynchronize: a race too.
+  check.OnOp(Copy(16, 1, {}, 0x4000, 256, true));
+  check.OnOp(HostAccess(1, {}, 0x4000, 4096, false));
+  REQUIRE(check.races().size() == 1);
+  CHECK(check.races()[0].earlier.api == "cudaMemcpyAsync");
+}
+
 }  // namespace barracuda::daemon

@@ -1,0 +1,132 @@
+// host_access::Watch & co. (ptx_emulator/runtime/host_access_watch.h) with
+// real page faults: what is recorded while a kernel is outstanding, and that
+// the program goes on unharmed.
+#include <catch2/catch.hpp>
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "ptx_emulator/runtime/host_access_watch.h"
+
+namespace barracuda::cudart::host_access {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+struct Pages {
+  explicit Pages(size_t n) : size(n * kPage) {
+    base = static_cast<char*>(
+        mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    REQUIRE(base != MAP_FAILED);
+    // The test's own code is "the program", not the runtime.
+    SetRuntimeTextForTesting(1, 2);
+  }
+  ~Pages() {
+    Unwatch(reinterpret_cast<uint64_t>(base));
+    SetOutstanding(false);
+    munmap(base, size);
+  }
+  char* base;
+  size_t size;
+};
+
+uint64_t Addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+TEST_CASE("host access watch: reads and writes while outstanding are recorded", "[runtime][host-access]") {
+  Pages pages(2);
+  volatile int* p = reinterpret_cast<volatile int*>(pages.base);
+  p[3] = 5;  // not watched yet
+  (void)Take();
+  Watch(Addr(pages.base), 2 * kPage, 0x700000000000);
+  SetOutstanding(true);
+  const int v = p[3];  // a read: recorded, the page opened for reading
+  CHECK(v == 5);
+  p[3] = 6;            // a write to that page faults again: recorded
+  p[1024 + 7] = 9;     // the second page, written
+  SetOutstanding(false);
+  const std::vector<Access> got = Take();
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].device == 0x700000000000);
+  CHECK(got[0].size == kPage);
+  CHECK_FALSE(got[0].write);
+  CHECK(got[0].frames >= 1);
+  CHECK(got[1].device == 0x700000000000);
+  CHECK(got[1].write);
+  CHECK(got[2].device == 0x700000000000 + kPage);
+  CHECK(got[2].write);
+  CHECK(p[3] == 6);
+  CHECK(p[1024 + 7] == 9);
+}
+
+TEST_CASE("host access watch: nothing is recorded when no kernel is outstanding or during a pause",
+          "[runtime][host-access]") {
+  Pages pages(1);
+  volatile int* p = reinterpret_cast<volatile int*>(pages.base);
+  Watch(Addr(pages.base), kPage, Addr(pages.base));
+  (void)Take();
+  p[0] = 1;  // nothing outstanding
+  SetOutstanding(true);
+  {
+    Pause pause;  // the runtime at work: the pages are open
+    p[1] = 2;
+  }
+  SetOutstanding(false);
+  p[2] = 3;
+  CHECK(Take().empty());
+  CHECK(p[0] + p[1] + p[2] == 6);
+}
+
+TEST_CASE("host access watch: only the region's bytes on the page are the host side", "[runtime][host-access]") {
+  Pages pages(1);
+  volatile int* p = reinterpret_cast<volatile int*>(pages.base);
+  // A region of 256 bytes from byte 512: the page is protected; an access to
+  // other bytes of it opens the page without a record.
+  Watch(Addr(pages.base) + 512, 256, 0x1000);
+  (void)Take();
+  SetOutstanding(true);
+  p[0] = 1;  // outside the region
+  SetOutstanding(false);
+  CHECK(Take().empty());
+  SetOutstanding(true);
+  p[128 + 1] = 1;  // byte 516: inside
+  SetOutstanding(false);
+  const std::vector<Access> got = Take();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].device == 0x1000);
+  CHECK(got[0].size == 256);
+  CHECK(got[0].write);
+  Unwatch(Addr(pages.base) + 512);
+}
+
+TEST_CASE("host access watch: a loop over many pages is one record", "[runtime][host-access]") {
+  Pages pages(8);
+  Watch(Addr(pages.base), 8 * kPage, Addr(pages.base));
+  (void)Take();
+  SetOutstanding(true);
+  volatile char* c = pages.base;
+  for (size_t i = 0; i < 8 * kPage; i += 64) c[i] = 1;
+  SetOutstanding(false);
+  const std::vector<Access> got = Take();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].device == Addr(pages.base));
+  CHECK(got[0].size == 8 * kPage);
+  CHECK(got[0].write);
+}
+
+TEST_CASE("host access watch: unwatching while protected opens the pages", "[runtime][host-access]") {
+  Pages pages(1);
+  Watch(Addr(pages.base), kPage, Addr(pages.base));
+  (void)Take();
+  SetOutstanding(true);
+  Unwatch(Addr(pages.base));
+  volatile int* p = reinterpret_cast<volatile int*>(pages.base);
+  p[0] = 4;  // no longer watched: no fault handled, no record
+  SetOutstanding(false);
+  CHECK(Take().empty());
+  CHECK(p[0] == 4);
+}
+
+}  // namespace
+}  // namespace barracuda::cudart::host_access
