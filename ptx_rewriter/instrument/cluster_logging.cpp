@@ -42,14 +42,14 @@ std::string BarrierAddress(const std::string& phase) {
 void FunctionRewriter::ClusterBarrier(const Instruction& in, size_t stmt, std::string& before,
                                       std::string& after) const {
   const std::string arrivals(snippet::kClusterArrivals);
-  const uint8_t space_scope_scope = static_cast<uint8_t>(proto::Scope::kCluster);
+  const uint8_t scope = static_cast<uint8_t>(proto::Scope::kCluster);
   if (in.HasModifier(".wait")) {
     // The phase of the last arrival: arrivals - 1.
     const std::string phase(snippet::kTmp32);
     after += Cat("sub.u32 ", phase, ", ", arrivals, ", 1;\n");
     after += BarrierAddress(phase);
     const uint32_t desc = abi::PackDesc(static_cast<uint8_t>(proto::Op::kAcquire), proto::kFlagLoad, 4,
-                                        abi::InstSpace::kSharedRecord, space_scope_scope);
+                                        abi::InstSpace::kSharedRecord, scope);
     after += snippet::Call(abi::kLogAccess, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))},
                                             Arg{64, std::string(snippet::kAddr)}});
     return;
@@ -58,7 +58,7 @@ void FunctionRewriter::ClusterBarrier(const Instruction& in, size_t stmt, std::s
     before += BarrierAddress(arrivals);
     const uint32_t desc = abi::PackDesc(static_cast<uint8_t>(proto::Op::kRelease),
                                         proto::kFlagLoad | proto::kFlagStore, 4, abi::InstSpace::kSharedRecord,
-                                        space_scope_scope);
+                                        scope);
     before += snippet::Call(abi::kLogAccess, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))},
                                              Arg{64, std::string(snippet::kAddr)}});
   }
