@@ -29,6 +29,11 @@ namespace gq = barracuda::gpu_queue;
 // Device address of the QueueSet, set by the host before a launch.
 extern "C" __device__ uint64_t __barracuda_queue_set = 0;
 
+// Defined by the instrumented module at merge time (logger_abi.h
+// kClusterShared): the owner and own-window offset of a distributed shared
+// memory address, ~0 when it is in no cluster CTA's window.
+extern "C" __device__ __noinline__ uint64_t __barracuda_cluster_shared(uint64_t addr, uint32_t cluster_space);
+
 namespace {
 
 __device__ __forceinline__ uint32_t LaneId() {
@@ -132,8 +137,15 @@ __device__ __forceinline__ uint32_t SharedBase() {
   return set != nullptr ? set->shared_base : 0;
 }
 
+// A cluster CTA's shared byte (kClusterShared's answer, not ~0) as a record address.
+__device__ __forceinline__ uint64_t OwnerAddress(uint64_t owner) {
+  return proto::SharedAddress(static_cast<uint32_t>(owner >> 32), static_cast<uint32_t>(owner) - SharedBase());
+}
+
 // The space (0 global, 1 shared, -1 local/param/const: not logged) and the
 // record address of `addr`, an address in the instruction's space `space`.
+// A neighbour CTA's shared memory (distributed shared memory) is recorded
+// as that CTA's, as the emulator records it.
 __device__ __forceinline__ int Locate(abi::InstSpace inst_space, uint64_t addr, uint64_t& logged) {
   logged = addr;
   switch (inst_space) {
@@ -141,17 +153,37 @@ __device__ __forceinline__ int Locate(abi::InstSpace inst_space, uint64_t addr, 
     case abi::InstSpace::kShared:
       logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(addr) - SharedBase());
       return 1;
+    case abi::InstSpace::kSharedRecord: return 1;
+    case abi::InstSpace::kSharedCluster: {
+      const uint64_t owner = __barracuda_cluster_shared(addr, 1);
+      logged = owner != ~0ull ? OwnerAddress(owner)
+                              : proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(addr) - SharedBase());
+      return 1;
+    }
     case abi::InstSpace::kGeneric: {
       const void* p = reinterpret_cast<const void*>(addr);
       if (__isShared(p)) {
         logged = proto::SharedAddress(BlockLinear(), static_cast<uint32_t>(__cvta_generic_to_shared(p)) - SharedBase());
         return 1;
       }
-      return __isGlobal(p) ? 0 : -1;
+      if (__isGlobal(p)) return 0;
+      // isspacep.shared is the own CTA's window only: a neighbour's (from
+      // mapa) is neither, like local and param addresses.
+      const uint64_t owner = __barracuda_cluster_shared(addr, 0);
+      if (owner == ~0ull) return -1;
+      logged = OwnerAddress(owner);
+      return 1;
     }
   }
   return -1;
 }
+
+// One side of a bulk copy: its space (Locate), record address and op.
+struct Side {
+  int space;
+  uint64_t base;
+  proto::Op op;
+};
 
 // One access by the lanes of `active` for which `mine` holds (all of `active`
 // run this): a record per space the lanes' addresses fall in (global first,
@@ -233,25 +265,58 @@ extern "C" __device__ __noinline__ void __barracuda_log_async_wait(uint32_t site
 
 extern "C" __device__ __noinline__ void __barracuda_log_bulk(uint32_t desc, uint32_t site, uint64_t src, uint64_t dst,
                                                              uint32_t bytes) {
-  // Lane by lane (the emulator's order): a record per 16 bytes of the source
-  // (global), then per 16 bytes of the destination, each of that lane alone.
+  // Lane by lane (the emulator's order): a record per 16 bytes of the source,
+  // then per 16 bytes of the destination, each of that lane alone.
   const uint32_t active = CallersOf(site);
-  uint64_t dst_log = dst;
+  uint64_t src_log = src, dst_log = dst;
+  const int src_space = Locate(static_cast<abi::InstSpace>(abi::DescOp(desc)), src, src_log);
   const int dst_space = Locate(abi::DescSpace(desc), dst, dst_log);
   const uint8_t flags = abi::DescFlags(desc);
   for (uint32_t m = active; m != 0; m &= m - 1) {
     const uint32_t l = __ffs(m) - 1;
     const uint32_t n = __shfl_sync(active, bytes, l);
+    const Side sides[2] = {{__shfl_sync(active, src_space, l), src_log, proto::Op::kRead},
+                           {__shfl_sync(active, dst_space, l), dst_log, proto::Op::kWrite}};
+    for (const Side& side : sides) {
+      if (side.space < 0) continue;
+      for (uint32_t off = 0; off < n; off += 16)
+        Append(active,
+               Header(side.op, flags, 16,
+                      proto::PackSpaceScope(static_cast<proto::Space>(side.space), proto::Scope::kNone), 1u << l,
+                      site),
+               false, 1u << l, side.base + off, 0);
+    }
+  }
+}
+
+extern "C" __device__ __noinline__ void __barracuda_log_bulk_reduce(uint32_t desc, uint32_t site, uint64_t src,
+                                                                    uint64_t dst, uint32_t bytes) {
+  // Lane by lane, as ReduceBulk records it: the source reads (async records of
+  // the lane), then each destination element as a strong read-modify-write,
+  // stamped (the emulator stamps it with its update, as atom).
+  const uint32_t active = CallersOf(site);
+  uint64_t src_log = src, dst_log = dst;
+  const int src_space = Locate(abi::InstSpace::kShared, src, src_log);
+  const int dst_space = Locate(abi::DescSpace(desc), dst, dst_log);
+  const uint8_t flags = abi::DescFlags(desc);
+  const uint8_t elem = abi::DescSize(desc);
+  const uint8_t read_flags = proto::kFlagAsync | proto::kFlagAsyncProxy;
+  const auto scope = static_cast<proto::Scope>(abi::DescScope(desc));
+  for (uint32_t m = active; m != 0; m &= m - 1) {
+    const uint32_t l = __ffs(m) - 1;
+    const uint32_t n = __shfl_sync(active, bytes, l);
     const int ds = __shfl_sync(active, dst_space, l);
     for (uint32_t off = 0; off < n; off += 16)
-      Append(active, Header(proto::Op::kRead, flags, 16, proto::PackSpaceScope(proto::Space::kGlobal, proto::Scope::kNone),
-                            1u << l, site),
-             false, 1u << l, src + off, 0);
-    if (ds < 0) continue;
-    for (uint32_t off = 0; off < n; off += 16)
-      Append(active, Header(proto::Op::kWrite, flags, 16,
-                            proto::PackSpaceScope(static_cast<proto::Space>(ds), proto::Scope::kNone), 1u << l, site),
-             false, 1u << l, dst_log + off, 0);
+      Append(active,
+             Header(proto::Op::kRead, read_flags, 16,
+                    proto::PackSpaceScope(static_cast<proto::Space>(src_space), proto::Scope::kNone), 1u << l, site),
+             false, 1u << l, src_log + off, 0);
+    if (ds < 0 || elem == 0) continue;
+    for (uint32_t off = 0; off < n; off += elem)
+      Append(active,
+             Header(proto::Op::kAtomic, flags, elem, proto::PackSpaceScope(static_cast<proto::Space>(ds), scope),
+                    1u << l, site),
+             true, 1u << l, dst_log + off, 0);
   }
 }
 
@@ -293,6 +358,8 @@ namespace {
 // memory, which is not locked (logger_abi.h kRmwLock).
 __device__ __forceinline__ uint32_t* RmwLock(gq::QueueSet* set, uint64_t address, uint32_t space) {
   if (space == static_cast<uint32_t>(abi::InstSpace::kShared) ||
+      space == static_cast<uint32_t>(abi::InstSpace::kSharedCluster) ||
+      space == static_cast<uint32_t>(abi::InstSpace::kSharedRecord) ||
       (space == static_cast<uint32_t>(abi::InstSpace::kGeneric) && __isShared(reinterpret_cast<const void*>(address))))
     return nullptr;
   const auto slot = static_cast<uint32_t>(((address >> 2) * 0x9E3779B97F4A7C15ull) >> 40) % set->rmw_lock_count;

@@ -90,11 +90,21 @@ inline constexpr const char* kLogSized = "__barracuda_log_sized";
 //   ptx_rewriter/README.md "Asynchronous copies").
 inline constexpr const char* kLogAsyncWait = "__barracuda_log_async_wait";
 // __barracuda_log_bulk(.b32 desc, .b32 site, .b64 src, .b64 dst, .b32 bytes):
-//   a bulk copy (cp.async.bulk global -> shared) of `bytes` (a multiple of 16)
-//   per lane: lane by lane, a kRead per 16 bytes of src (global) then a kWrite
-//   per 16 bytes of dst (desc's space), each of that lane alone, with desc's
-//   flags (kFlagAsync | kFlagAsyncProxy). Not stamped.
+//   a bulk copy (cp.async.bulk global -> shared, shared::cta -> global) of
+//   `bytes` (a multiple of 16) per lane: lane by lane, a kRead per 16 bytes of
+//   src then a kWrite per 16 bytes of dst, each of that lane alone, with
+//   desc's flags (kFlagAsync | kFlagAsyncProxy). desc's space is dst's; its op
+//   byte holds src's InstSpace (a copy has two spaces and no op of its own;
+//   0 = global). Not stamped.
 inline constexpr const char* kLogBulk = "__barracuda_log_bulk";
+// __barracuda_log_bulk_reduce(.b32 desc, .b32 site, .b64 src, .b64 dst, .b32 bytes):
+//   cp.reduce.async.bulk (not .tensor) of `bytes` (a multiple of 16) per lane,
+//   lane by lane as the emulator records it (ptx_emulator/ops/bulk_copy_ops.cpp
+//   ReduceBulk): a kRead per 16 bytes of src (shared::cta, kFlagAsync |
+//   kFlagAsyncProxy), then per element of dst a stamped kAtomic (load|store).
+//   desc: op kAtomic, flags, access size = the element's bytes, space = dst's,
+//   scope = the reduction's (gpu to global, cluster to shared::cluster).
+inline constexpr const char* kLogBulkReduce = "__barracuda_log_bulk_reduce";
 
 // log_fi's packed word. kFiFell: this lane fell through at its last divergent
 // execution of the branch. kFiElseAtFi: the fall-through is the join, so the
@@ -108,6 +118,19 @@ inline constexpr uint32_t kFiFell = 1u << 31;
 inline constexpr uint32_t kFiElseAtFi = 1u << 30;
 inline constexpr uint32_t kFiDepthMask = (1u << 29) - 1;
 
+// (.b64 owner) __barracuda_cluster_shared(.b64 addr, .b32 cluster_space): not
+//   a logging function but the logger's one callee outside it, defined at
+//   merge time (ptx_rewriter/instrument/cluster_hook.cpp): the logger is PTX
+//   for compute_75, where the cluster instructions (isspacep.shared::cluster,
+//   getctarank, mapa, %cluster_*) do not exist, so the instrumented module
+//   supplies them when its target has them (sm_90 and later). Returns, for a
+//   shared memory address of a CTA of the calling thread's cluster (a
+//   .shared::cluster address with cluster_space != 0, else a generic one),
+//   the owning CTA's grid-linear block << 32 | the .shared::cta address the
+//   same byte has in the caller's own window; ~0 for an address in no
+//   cluster CTA's window (and always on targets without clusters).
+inline constexpr const char* kClusterShared = "__barracuda_cluster_shared";
+
 // The queue array the host allocates; see gpu_queue.h. A .global .u64 in the
 // logger module holding the device address of the QueueSet.
 inline constexpr const char* kQueueSetSymbol = "__barracuda_queue_set";
@@ -115,7 +138,11 @@ inline constexpr const char* kQueueSetSymbol = "__barracuda_queue_set";
 // ---- desc: op | flags << 8 | access_size << 16 | space << 24 | scope << 28
 // `space` is the instruction's space, which for generic accesses the logger
 // resolves per lane with isspacep (local/param/const lanes are not logged).
-enum class InstSpace : uint8_t { kGlobal = 0, kShared = 1, kGeneric = 2 };
+// kSharedCluster: a .shared::cluster address (distributed shared memory: the
+// owning CTA may be a neighbour of the cluster, kClusterShared says which).
+// kSharedRecord: the address is already a record's shared address
+// (protocol::SharedAddress; the synthetic cluster-barrier locations).
+enum class InstSpace : uint8_t { kGlobal = 0, kShared = 1, kGeneric = 2, kSharedCluster = 3, kSharedRecord = 4 };
 
 constexpr uint32_t PackDesc(uint8_t op, uint8_t flags, uint8_t access_size, InstSpace space, uint8_t scope) {
   return static_cast<uint32_t>(op) | static_cast<uint32_t>(flags) << 8 |

@@ -3,6 +3,8 @@
 // emulator's own tracer emits for the original kernels (per warp, as
 // multisets, stamps ignored; logger_equivalence.h).
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -406,6 +408,124 @@ TEST_CASE("logger: asynchronous copies, matrix loads and stores", "[logger][asyn
 )";
   const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {2, 1, 1}, {64, 1, 1}, 16384, 0)});
   CHECK(CountOp(o.logger, proto::Op::kAsyncWait) > 0);
+}
+
+// Bulk async-groups (ptx_rewriter/instrument/bulk_groups.cpp): shared ->
+// global bulk copies and bulk reductions in groups (an empty one among them),
+// .read and full waits, a cp.async wait between them (the lanes' one count of
+// observed records), a predicated copy, and a reduction into shared memory
+// with its complete_tx.
+TEST_CASE("logger: bulk async-groups and bulk reductions", "[logger][async]") {
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 16 .b8 smem[4096];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [buf];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  shl.b32 %r3, %r1, 5;
+  mov.u32 %r4, smem;
+  add.u32 %r5, %r4, %r3;
+  cvt.u64.u32 %rd3, %r3;
+  add.s64 %rd4, %rd2, %rd3;
+  mov.u32 %r9, bar;
+  setp.eq.u32 %p3, %r1, 0;
+  @%p3 mbarrier.init.shared.b64 [%r9], 1;
+  st.shared.v4.u32 [%r5], {%r1, %r2, %r3, %r4};
+  st.shared.v4.u32 [%r5+16], {%r4, %r3, %r2, %r1};
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd4], [%r5], 32;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.commit_group;
+  setp.lt.u32 %p1, %r2, 7;
+  @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd4+2048], [%r5+16], 16;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd4+4096], [%r5], 32;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 2;
+  cp.async.bulk.wait_group.read 1;
+  cp.async.ca.shared.global [%r5+2048], [%rd4+8192], 16;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.u64 [%rd4+6144], [%r5], 32;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 0;
+  cp.async.bulk.wait_group 1;
+  cp.async.bulk.wait_group 0;
+  cp.async.bulk.wait_group 0;
+  setp.eq.u32 %p2, %r2, 0;
+  @%p2 cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [%r5+2048], [%r5], 32, [%r9];
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {2, 1, 1}, {64, 1, 1}, 16384, 0)});
+  CHECK(CountOp(o.logger, proto::Op::kAsyncWait) > 0);
+  CHECK(CountOp(o.logger, proto::Op::kAtomic) > 0);
+}
+
+// Distributed shared memory: each CTA of a cluster of two writes its
+// neighbour's window through a generic address from mapa and through a
+// .shared::cluster one, and reads its own both ways; the records name the
+// owning CTA's window (the merged module's __barracuda_cluster_shared,
+// ptx_rewriter/instrument/cluster_hook.cpp), as the emulator's do; the
+// cluster barriers are cluster-scope release / acquire records on the
+// phase's synthetic location (cluster_logging.cpp), .relaxed arrivals none.
+TEST_CASE("logger: distributed shared memory and cluster barriers", "[logger][cluster]") {
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf, .param .u32 n)
+.explicitcluster
+.reqnctapercluster 2, 1, 1
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 sbuf[512];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  xor.b32 %r3, %r2, 1;
+  mov.u32 %r4, sbuf;
+  shl.b32 %r5, %r1, 2;
+  add.u32 %r6, %r4, %r5;
+  cvt.u64.u32 %rd1, %r6;
+  cvta.shared.u64 %rd2, %rd1;
+  mapa.u64 %rd3, %rd2, %r3;
+  st.u32 [%rd3], %r1;
+  ld.u32 %r7, [%rd2];
+  mapa.shared::cluster.u32 %r8, %r6, %r3;
+  st.shared::cluster.u32 [%r8+256], %r1;
+  ld.shared::cluster.u32 %r9, [%r6+256];
+  atom.shared::cluster.add.u32 %r10, [%r8], 1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ld.shared.u32 %r11, [%r6];
+  barrier.cluster.arrive.relaxed;
+  barrier.cluster.wait;
+  barrier.cluster.arrive.release;
+  barrier.cluster.wait.acquire;
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {4, 1, 1}, {64, 1, 1}, 4096, 0)});
+  // Some write names another block's window (two warps per block).
+  bool remote = false;
+  for (const auto& [id, w] : o.logger)
+    for (const std::string& r : w.records) {
+      proto::Record rec{};
+      std::memcpy(&rec, r.data(), std::min(r.size(), sizeof rec));
+      const uint32_t own_block = rec.header.warp_id / 2;
+      if (proto::OpOf(rec.header) == proto::Op::kWrite && proto::SpaceOf(rec.header) == proto::Space::kShared)
+        for (uint32_t l = 0; l < 32; ++l)
+          if (((rec.header.active_mask >> l) & 1u) != 0 && (rec.addr[l] >> 32) != own_block) remote = true;
+    }
+  CHECK(remote);
 }
 
 TEST_CASE("logger: queue wrap-around keeps every record", "[logger]") {

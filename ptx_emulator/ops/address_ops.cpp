@@ -63,16 +63,24 @@ void Cvta(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   });
 }
 
+// imm: the Space, | kIsspacepCluster for isspacep.shared::cluster, which the
+// PTX ISA makes true in the shared memory window of any CTA of the cluster
+// (isspacep.shared: the executing CTA's only).
+constexpr uint64_t kIsspacepCluster = uint64_t{1} << 8;
+
 void Isspacep(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const AddressOperand a = MakeAddress(inst.ops[1], ctx);
-  const Space space = static_cast<Space>(inst.imm);
+  const Space space = static_cast<Space>(inst.imm & 0xff);
+  const bool cluster = (inst.imm & kIsspacepCluster) != 0;
   uint32_t result = 0;
   ForLanes(exec, [&](uint32_t l) {
     const uint64_t addr = a.At(l);
     bool in = false;
+    ClusterPlace place;
     switch (space) {
       case Space::kShared:
-        in = addr - reinterpret_cast<uintptr_t>(ctx.shared_base) < ctx.shared_bytes;
+        in = addr - reinterpret_cast<uintptr_t>(ctx.shared_base) < ctx.shared_bytes ||
+             (cluster && FindClusterGeneric(ctx, l, addr, 1, place));
         break;
       case Space::kLocal:
         in = addr - reinterpret_cast<uintptr_t>(ctx.LocalWindow(l)) < ctx.local_stride;
@@ -183,7 +191,7 @@ absl::StatusOr<bool> SelectAddressOp(const ptx::Instruction& ir, Inst& inst) {
   if (ir.op == ptx::Opcode::kIsspacep) {
     if (inst.ops[0].kind != Opnd::Kind::kPred) return mem::UnimplementedForm(ir, "predicate destination expected");
     inst.fn = &Isspacep;
-    inst.imm = static_cast<uint64_t>(space);
+    inst.imm = static_cast<uint64_t>(space) | (m.space == ptx::StateSpace::kSharedCluster ? kIsspacepCluster : 0);
     return true;
   }
   if (inst.ops[0].kind != Opnd::Kind::kValue) return mem::UnimplementedForm(ir, "register destination expected");

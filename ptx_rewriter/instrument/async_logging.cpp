@@ -10,9 +10,14 @@
 namespace barracuda::ptx::logging_pass {
 
 Action DecideCp(const Instruction& in) {
+  if (!in.modifiers.empty() && in.modifiers[0] == ".reduce") return DecideBulkReduce(in);
   if (in.modifiers.empty() || in.modifiers[0] != ".async" || in.opaque) return Action::kNotCovered;
   if (in.info.bulk || in.HasModifier(".bulk")) {
     if (in.HasModifier(".prefetch")) return Action::kNone;  // a cache hint
+    if (in.HasModifier(".commit_group")) return Action::kBulkCommit;
+    if (in.HasModifier(".wait_group")) return DecideBulkWait(in);
+    if (in.HasModifier(".tensor")) return Action::kNotCovered;
+    if (DecideBulkStore(in)) return Action::kBulkStore;
     const bool from_global = in.modifiers.size() > 3 && in.modifiers[3] == ".global";
     const bool to_shared =
         in.modifiers.size() > 2 && (in.modifiers[2] == ".shared::cluster" || in.modifiers[2] == ".shared::cta");
@@ -20,7 +25,7 @@ Action DecideCp(const Instruction& in) {
         !in.HasModifier(".multicast::cluster") && !in.HasModifier(".tensor") && in.operands.size() >= 4 &&
         in.operands[0].is_address() && in.operands[1].is_address() && in.operands[3].is_address())
       return Action::kBulkCopy;
-    return Action::kNotCovered;  // bulk async-groups, shared -> global, TMA: not logged
+    return Action::kNotCovered;  // multicast, shared::cluster -> shared::cta, byte masks: not logged
   }
   if (in.HasModifier(".commit_group")) return Action::kAsyncCommit;
   if (in.HasModifier(".wait_all")) return Action::kAsyncWait;
@@ -187,7 +192,8 @@ std::string FunctionRewriter::AsyncWait(const Instruction& in, size_t stmt) cons
   std::string s = Cat("max.u32 ", done, ", ", done, ", ", bound, ";\n");
   s += Cat("setp.gt.u32 ", p, ", ", done, ", ", seen, ";\n");
   s += snippet::Call(abi::kLogAsyncWait, {Arg{32, Cat(Site(stmt))}, Arg{32, done}}, {}, p);
-  s += Cat("mov.u32 ", seen, ", ", done, ";\n");
+  // max, not mov: a bulk wait (bulk_groups.cpp) may have logged past ac.
+  s += Cat("max.u32 ", seen, ", ", seen, ", ", done, ";\n");
   return s;
 }
 

@@ -41,6 +41,7 @@ enum class Action : uint8_t {
   kAccess,
   kFence,
   kBarrier,
+  kClusterBarrier,  // barrier.cluster.arrive / .wait (cluster_logging.cpp)
   kWarpSync,
   kBranch,
   kExit,
@@ -50,6 +51,10 @@ enum class Action : uint8_t {
   kAsyncWait,    // cp.async.wait_group N / wait_all: kAsyncWait
   kAsyncArrive,  // cp.async.mbarrier.arrive[.noinc]
   kBulkCopy,     // cp.async.bulk global -> shared with mbarrier::complete_tx::bytes
+  kBulkStore,    // cp.async.bulk.global.shared::cta.bulk_group: in the thread's open bulk async-group
+  kBulkReduce,   // cp.reduce.async.bulk (not .tensor): to global with bulk_group, to shared::cluster with complete_tx
+  kBulkCommit,   // cp.async.bulk.commit_group: no record, the thread's bulk group boundary
+  kBulkWait,     // cp.async.bulk.wait_group{.read} N: kAsyncWait
   kProxyFence,   // fence.proxy.async*
   kMatrix,       // ldmatrix / stmatrix (.m8n8)
   kWmma,         // wmma.load / wmma.store
@@ -67,8 +72,8 @@ inline uint8_t ProtocolScope(Scope s) { return static_cast<uint8_t>(RecordScope(
 inline std::optional<abi::InstSpace> InstSpaceOf(StateSpace s) {
   switch (s) {
     case StateSpace::kGlobal: return abi::InstSpace::kGlobal;
-    case StateSpace::kShared:
-    case StateSpace::kSharedCluster: return abi::InstSpace::kShared;
+    case StateSpace::kShared: return abi::InstSpace::kShared;
+    case StateSpace::kSharedCluster: return abi::InstSpace::kSharedCluster;
     case StateSpace::kNone:
     case StateSpace::kGeneric: return abi::InstSpace::kGeneric;
     default: return std::nullopt;
@@ -80,6 +85,12 @@ inline std::optional<abi::InstSpace> InstSpaceOf(StateSpace s) {
 // The cp.async family, as ptx_emulator/ops/async_copy_ops.cpp and
 // bulk_copy_ops.cpp select it (async_logging.cpp).
 Action DecideCp(const Instruction& in);
+// The bulk async-group forms DecideCp hands on (bulk_groups.cpp):
+// cp.async.bulk.global.shared::cta.bulk_group (true when logged),
+// cp.async.bulk.wait_group{.read} N, cp.reduce.async.bulk.
+bool DecideBulkStore(const Instruction& in);
+Action DecideBulkWait(const Instruction& in);
+Action DecideBulkReduce(const Instruction& in);
 // ldmatrix / stmatrix / wmma of access class `c` (matrix_logging.cpp).
 Action DecideMatrix(const Instruction& in, const AccessClass& c);
 
@@ -129,7 +140,14 @@ class FunctionRewriter {
   std::string AsyncWait(const Instruction& in, size_t stmt) const;
   absl::Status AsyncArrive(const Instruction& in, size_t stmt, std::string& before) const;
   absl::Status BulkCopy(const Instruction& in, size_t stmt, std::string& before) const;
+  // The bulk async-groups (bulk_groups.cpp).
+  absl::Status BulkStore(const Instruction& in, size_t stmt, std::string& before) const;
+  absl::Status BulkReduce(const Instruction& in, size_t stmt, std::string& before) const;
+  std::string BulkCommit() const;
+  std::string BulkWait(const Instruction& in, size_t stmt) const;
   std::string ProxyFence(size_t stmt) const;
+  // barrier.cluster (cluster_logging.cpp).
+  void ClusterBarrier(const Instruction& in, size_t stmt, std::string& before, std::string& after) const;
   // The collective matrix moves (matrix_logging.cpp; README "Matrix loads and
   // stores").
   absl::Status Matrix(const Instruction& in, size_t stmt, std::string& before) const;
@@ -148,6 +166,8 @@ class FunctionRewriter {
   int labels_ = 0;
   // Group-boundary registers of the async state: the largest wait_group N + 1.
   int async_groups_ = 0;
+  // Bulk group-boundary registers: the largest cp.async.bulk.wait_group N + 1.
+  int bulk_groups_ = 0;
 };
 
 }  // namespace barracuda::ptx::logging_pass

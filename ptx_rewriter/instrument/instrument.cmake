@@ -3,14 +3,20 @@
 target_sources(barracuda_ptx PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/logging_calls.cpp
   ${CMAKE_CURRENT_LIST_DIR}/async_logging.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bulk_groups.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cluster_logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matrix_logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/predication.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pruning.cpp
   ${CMAKE_CURRENT_LIST_DIR}/register_types.cpp
   ${CMAKE_CURRENT_LIST_DIR}/snippets.cpp
   ${CMAKE_CURRENT_LIST_DIR}/instrument_stats.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/merge_logger.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/merge_logger.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cluster_hook.cpp)
 target_sources(barracuda-ptx PRIVATE ${PROJECT_SOURCE_DIR}/ptx_rewriter/tool/cmd_instrument.cpp)
+if(TARGET ptx_rewriter_tests)
+  target_sources(ptx_rewriter_tests PRIVATE ${PROJECT_SOURCE_DIR}/ptx_rewriter/tests/cluster_hook_test.cpp)
+endif()
 
 # FileCheck tests, the LLVM way: each tests/instrument/*.ptx holds the input
 # and its CHECK lines; `// ARGS:` gives extra barracuda-ptx instrument flags.

@@ -55,7 +55,7 @@ Action Decide(const Instruction& in, const AccessClass& c, bool is_entry, bool c
     case Opcode::kBar:
     case Opcode::kBarrier:
       if (in.opaque) return Action::kNotCovered;
-      if (in.HasModifier(".cluster")) return in.HasModifier(".wait") ? Action::kBarrier : Action::kNone;
+      if (in.HasModifier(".cluster")) return Action::kClusterBarrier;
       if (in.info.barrier == BarrierMode::kWarpSync) return Action::kWarpSync;
       return in.info.barrier == BarrierMode::kNone ? Action::kNotCovered : Action::kBarrier;
     case Opcode::kShfl:
@@ -120,7 +120,8 @@ RegionFacts ScanRegion(const Function& f, const FunctionCfg& cfg, const BranchRe
       const auto* in = std::get_if<Instruction>(&f.body[i]);
       if (in == nullptr) continue;
       facts.call = facts.call || in->is_call();
-      facts.barrier = facts.barrier || (actions[i] == Action::kBarrier && in->info.barrier != BarrierMode::kArrive);
+      facts.barrier = facts.barrier || (actions[i] == Action::kBarrier && in->info.barrier != BarrierMode::kArrive) ||
+                      (actions[i] == Action::kClusterBarrier && in->HasModifier(".wait"));
     }
   };
   // Depth-first, to tell back edges: 0 unseen, 1 on the path, 2 done.
@@ -300,16 +301,14 @@ absl::StatusOr<std::string> FunctionRewriter::U32Text(const Instruction& in, con
 
 std::string FunctionRewriter::Barrier(const Instruction& in, size_t stmt) const {
   // Operands as the emulator reads them (exec/barriers.cpp): bar.red has its
-  // destination first and its predicate last; barrier.cluster.wait none.
+  // destination first and its predicate last.
   std::string id = "0", count = "0";
   const bool red = in.info.barrier == BarrierMode::kRed;
   const size_t id_index = red ? 1 : 0;
   const size_t n = in.operands.size();
   const bool has_count = red ? n == 4 : n >= 2;
-  if (!in.HasModifier(".cluster")) {
-    if (n > id_index) id = PrintOperand(in.operands[id_index]);
-    if (has_count) count = PrintOperand(in.operands[id_index + 1]);
-  }
+  if (n > id_index) id = PrintOperand(in.operands[id_index]);
+  if (has_count) count = PrintOperand(in.operands[id_index + 1]);
   const auto op = in.info.barrier == BarrierMode::kArrive ? proto::Op::kBarrierArrive : proto::Op::kBarrier;
   const uint32_t desc = abi::PackDesc(static_cast<uint8_t>(op), 0, 0, abi::InstSpace::kGlobal, 0);
   return snippet::Call(abi::kLogBarrier, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))}, Arg{32, id}, Arg{32, count}});
@@ -421,7 +420,7 @@ absl::Status FunctionRewriter::Run() {
     return absl::OkStatus();
   };
   std::string prologue = snippet::PrologueDecls(branch_registers);
-  bool async = false, tensor = false;
+  bool async = false, bulk = false, tensor = false, cluster_barrier = false;
   for (size_t i = 0; i < n; ++i) {
     switch (actions[i]) {
       case Action::kAsyncCopy:
@@ -430,6 +429,17 @@ absl::Status FunctionRewriter::Run() {
       case Action::kBulkCopy:
         async = true;
         break;
+      case Action::kBulkStore:
+      case Action::kBulkReduce:
+      case Action::kBulkCommit:
+        async = bulk = true;
+        break;
+      case Action::kBulkWait: {
+        async = bulk = true;
+        const auto& in = std::get<Instruction>(f_.body[i]);
+        bulk_groups_ = std::max(bulk_groups_, static_cast<int>(in.operands[0].value) + 1);
+        break;
+      }
       case Action::kAsyncWait: {
         async = true;
         const auto& in = std::get<Instruction>(f_.body[i]);
@@ -440,12 +450,17 @@ absl::Status FunctionRewriter::Run() {
       case Action::kWmma:
         tensor = true;
         break;
+      case Action::kClusterBarrier:
+        cluster_barrier = true;
+        break;
       default:
         break;
     }
   }
   if (tensor) prologue += snippet::TensorPrologue();
   if (async) prologue += snippet::AsyncPrologue(async_groups_);
+  if (bulk) prologue += snippet::BulkPrologue(bulk_groups_);
+  if (cluster_barrier) prologue += snippet::ClusterBarrierPrologue();
   for (int k = 0; k < branch_registers; ++k)
     prologue += Cat("mov.u32 ", snippet::DepthReg(k), ", 0;\nmov.u32 ", snippet::FellReg(k), ", 0;\nmov.u32 ",
                     snippet::JoinMaskReg(k), ", 0;\n");
@@ -488,6 +503,10 @@ absl::Status FunctionRewriter::Run() {
         ++stats_.barriers;
         before = Barrier(*in, i);
         break;
+      case Action::kClusterBarrier:
+        ++stats_.barriers;
+        ClusterBarrier(*in, i, before, after);
+        break;
       case Action::kMbarrier:
         ++stats_.accesses;
         if (auto st = Mbarrier(*in, i, before, after); !st.ok()) return st;
@@ -514,6 +533,21 @@ absl::Status FunctionRewriter::Run() {
       case Action::kBulkCopy:
         ++stats_.accesses;
         if (auto st = BulkCopy(*in, i, before); !st.ok()) return st;
+        break;
+      case Action::kBulkStore:
+        ++stats_.accesses;
+        if (auto st = BulkStore(*in, i, before); !st.ok()) return st;
+        break;
+      case Action::kBulkReduce:
+        ++stats_.accesses;
+        if (auto st = BulkReduce(*in, i, before); !st.ok()) return st;
+        break;
+      case Action::kBulkCommit:
+        before = BulkCommit();
+        break;
+      case Action::kBulkWait:
+        ++stats_.fences;
+        after = BulkWait(*in, i);
         break;
       case Action::kProxyFence:
         ++stats_.fences;

@@ -5,9 +5,14 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "device_logger/logger_abi.h"
+#include "ptx_rewriter/instrument/cluster_hook.h"
+#include "ptx_rewriter/instrument/snippets.h"
 #include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::ptx {
+
+namespace abi = barracuda::logger_abi;
 
 absl::Status MergeLogger(Module& module, const Module& logger) {
   absl::flat_hash_set<std::string> logger_functions, logger_names;
@@ -23,6 +28,13 @@ absl::Status MergeLogger(Module& module, const Module& logger) {
   for (const ModuleItem& item : logger.items) {
     // Debug info and file tables of the logger would clash with the module's.
     if (std::holds_alternative<FileDirective>(item) || std::holds_alternative<SectionDirective>(item)) continue;
+    if (const auto* f = std::get_if<Function>(&item); f != nullptr && !f->has_body && f->name == abi::kClusterShared) {
+      // The logger's external callee: this module defines it (cluster_hook.h).
+      auto hook = snippet::ParseItems(ClusterSharedDefinition(TargetHasClusters(module)));
+      if (!hook.ok()) return absl::InternalError(Cat("cluster hook: ", hook.status().message()));
+      for (ModuleItem& h : *hook) merged.push_back(std::move(h));
+      continue;
+    }
     ModuleItem copy = item;
     if (auto* f = std::get_if<Function>(&copy); f != nullptr && f->has_body) f->linkage = Linkage::kNone;
     merged.push_back(std::move(copy));

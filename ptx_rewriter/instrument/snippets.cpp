@@ -25,6 +25,26 @@ std::string AsyncPrologue(int groups) {
   return decls + init;
 }
 
+std::string BulkGroupReg(int k) { return Cat("%__bcda_bg", k); }
+std::string BulkReadsGroupReg(int k) { return Cat("%__bcda_bq", k); }
+
+std::string BulkPrologue(int groups) {
+  std::string decls, init;
+  for (std::string_view r : {kBulkReadsEnd, kBulkEnd}) {
+    decls += Cat(".reg .b32 ", r, ";\n");
+    init += Cat("mov.u32 ", r, ", 0;\n");
+  }
+  if (groups > 0) decls += Cat(".reg .b32 %__bcda_bg<", groups, ">;\n.reg .b32 %__bcda_bq<", groups, ">;\n");
+  for (int k = 0; k < groups; ++k) init += Cat("mov.u32 ", BulkGroupReg(k), ", 0;\nmov.u32 ", BulkReadsGroupReg(k), ", 0;\n");
+  return decls + init;
+}
+
+std::string ClusterTmpReg(int k) { return Cat("%__bcda_cc", k); }
+
+std::string ClusterBarrierPrologue() {
+  return Cat(".reg .b32 ", kClusterArrivals, ";\n.reg .b32 %__bcda_cc<4>;\nmov.u32 ", kClusterArrivals, ", 0;\n");
+}
+
 std::string TensorPrologue() {
   return Cat(".reg .b64 ", kTensorBase, ";\n.reg .b64 ", kTensorOffset, ";\n.reg .b32 ", kTensorX, ";\n.reg .b32 ",
              kTensorY, ";\n.reg .b32 ", kTensorLd, ";\n");
@@ -79,6 +99,8 @@ std::string LoggerDeclarations() {
              "(.param .b32 desc, .param .b32 site, .param .b64 addr, .param .b32 size);\n",
              ".extern .func ", abi::kLogAsyncWait, "(.param .b32 site, .param .b32 count);\n",
              ".extern .func ", abi::kLogBulk,
+             "(.param .b32 desc, .param .b32 site, .param .b64 src, .param .b64 dst, .param .b32 bytes);\n",
+             ".extern .func ", abi::kLogBulkReduce,
              "(.param .b32 desc, .param .b32 site, .param .b64 src, .param .b64 dst, .param .b32 bytes);\n");
 }
 

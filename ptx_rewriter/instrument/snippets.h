@@ -43,6 +43,21 @@ inline constexpr std::string_view kAsyncSeen = "%__bcda_ao";     // the count la
 std::string AsyncGroupReg(int k);
 // `.reg` declarations and zero initialisation of the async state.
 std::string AsyncPrologue(int groups);
+// Bulk async-groups (cp.async.bulk ... .bulk_group, cp.reduce.async.bulk),
+// declared only in functions that have them:
+inline constexpr std::string_view kBulkReadsEnd = "%__bcda_br";  // kAsyncRecords after the last bulk group copy's reads
+inline constexpr std::string_view kBulkEnd = "%__bcda_be";       // ... after its last record
+// %__bcda_bg<k> / %__bcda_bq<k>: kBulkEnd / kBulkReadsEnd at the k-th most
+// recent cp.async.bulk.commit_group (k = 0 newest).
+std::string BulkGroupReg(int k);
+std::string BulkReadsGroupReg(int k);
+// `.reg` declarations and zero initialisation of the bulk group state.
+std::string BulkPrologue(int groups);
+// barrier.cluster state (cluster_logging.cpp), declared only in functions
+// that have it: the thread's arrivals so far (its phase), and temporaries.
+inline constexpr std::string_view kClusterArrivals = "%__bcda_cb";
+std::string ClusterTmpReg(int k);  // %__bcda_cc<k>, k < 4
+std::string ClusterBarrierPrologue();
 // Temporaries of the wmma address computation (declared with AsyncPrologue's
 // companion TensorPrologue).
 inline constexpr std::string_view kTensorBase = "%__bcda_wb";    // .b64: the instruction's address

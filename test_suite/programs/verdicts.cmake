@@ -54,9 +54,7 @@ if(TARGET barracuda_gpu)
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_verdicts.py
       --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55 --jobs 2 --quiet
       --barracuda-arg=--backend=gpu --barracuda-arg=--gpu-runtime=emulator
-      "--skip=clusters/cluster_dsmem_block_sync_only_racy: the logger attributes a neighbour CTA's shared memory (DSMEM) to the calling CTA"
       "--skip=tma/tma_store_no_proxy_fence_racy: the logger does not log TMA tensor copies yet"
-      "--skip=tma/bulk_store_no_proxy_fence_racy: the logger does not log shared-to-global bulk copies yet"
       "--skip=tma/tma_load_read_before_phase_racy: the logger does not log TMA tensor copies yet"
       "--skip=tma/tma_reduce_plain_read_racy: the logger does not log TMA tensor reductions yet"
       "--skip=graphs/graph_kernel_race_racy: the GPU agent does not analyse launches captured into CUDA graphs"

@@ -1,0 +1,21 @@
+// The module-supplied callee of the device logger: __barracuda_cluster_shared
+// (device_logger/logger_abi.h kClusterShared), defined by MergeLogger.
+#ifndef BARRACUDA_PTX_REWRITER_INSTRUMENT_CLUSTER_HOOK_H_
+#define BARRACUDA_PTX_REWRITER_INSTRUMENT_CLUSTER_HOOK_H_
+
+#include <string>
+
+#include "ptx_rewriter/ir.h"
+
+namespace barracuda::ptx {
+
+// The module's .target names sm_90 or later (sm_90a, sm_100, ...).
+bool TargetHasClusters(const Module& module);
+// The PTX definition of __barracuda_cluster_shared: with `clusters`, from
+// isspacep.shared::cluster / getctarank / mapa and the %cluster_* registers;
+// without, one that answers ~0 (no address is in a cluster CTA's window).
+std::string ClusterSharedDefinition(bool clusters);
+
+}  // namespace barracuda::ptx
+
+#endif  // BARRACUDA_PTX_REWRITER_INSTRUMENT_CLUSTER_HOOK_H_
