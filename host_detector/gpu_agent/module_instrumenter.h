@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -46,6 +47,16 @@ struct InstrumentedModule {
 //    instrumented modules);
 //  - InvalidArgument: the PTX does not parse or cannot be instrumented
 //    (file:line:col of the problem).
+// One module's PTX text, as the driver API loads it (cuModuleLoadData of
+// `nvcc -ptx` or NVRTC output) and as a fat binary's chosen entry holds it:
+// sites numbered, instrumented, logger merged; `fatbin` stays empty. `ident`
+// names the text for the parser's messages; `name` is the module's name in
+// reports (empty: ident and the .target's sm). Errors as below
+// (InvalidArgument).
+absl::StatusOr<InstrumentedModule> InstrumentPtxText(std::string_view ptx_text, const std::string& ident,
+                                                     std::string name, const ptx::Module& logger,
+                                                     const ModuleInstrumentOptions& options);
+
 absl::StatusOr<InstrumentedModule> InstrumentRegisteredFatbin(const fatbin::RegisteredFatbin& registered,
                                                               const ptx::Module& logger,
                                                               const ModuleInstrumentOptions& options);
