@@ -23,7 +23,10 @@ target_link_libraries(barracuda_gpu_agent_core PUBLIC barracuda_ptx barracuda_de
 
 add_library(barracuda_gpu SHARED
   ${CMAKE_CURRENT_LIST_DIR}/agent.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/agent_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_hooks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/driver_hooks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/real_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/real_runtime.cpp)
 target_include_directories(barracuda_gpu PRIVATE ${BARRACUDA_CUDA_INCLUDE_DIR})
 target_link_libraries(barracuda_gpu PRIVATE barracuda_gpu_agent_core ${CMAKE_DL_LIBS} Threads::Threads)
