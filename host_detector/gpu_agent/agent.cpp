@@ -294,7 +294,8 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
   if (!producer_) return launch();
   Kernel* k = KernelOf(function);
   if (k == nullptr) {
-    Note("a kernel launched through a function the program did not register is not analysed");
+    std::lock_guard<std::mutex> lock(launch_mu_);
+    if (!detached_) Note("a kernel launched through a function the program did not register is not analysed");
     return launch();
   }
   return LaunchKernel(k, k->host_function, shape, launch);

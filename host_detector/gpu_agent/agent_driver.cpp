@@ -137,8 +137,10 @@ int Agent::DriverLaunch(const char* api, const void* function, const LaunchShape
     k = DriverKernelOf(function);
   }
   if (k == nullptr) {
-    Note(absl::StrCat("a kernel launched with ", api,
-                      " from a module the agent did not load (or through a handle it did not see) is not analysed"));
+    std::lock_guard<std::mutex> lock(launch_mu_);
+    if (!detached_)
+      Note(absl::StrCat("a kernel launched with ", api,
+                        " from a module the agent did not load (or through a handle it did not see) is not analysed"));
     return launch();
   }
   return static_cast<int>(
