@@ -458,8 +458,8 @@ void Agent::Detach(int32_t status) {
   std::lock_guard<std::mutex> lock(launch_mu_);
   if (detached_) return;
   if (drainer_ && drainer_->unframed() != 0)
-    Note(absl::StrCat(drainer_->unframed(), " records of launches the agent did not see (CUDA graphs, the driver "
-                      "API) were not analysed"));
+    Note(absl::StrCat(drainer_->unframed(), " records of launches the agent did not see (CUDA graphs, driver-API "
+                      "launches of modules it did not load) were not analysed"));
   // Not ReleaseQueues: at exit the runtime may already have torn its memory
   // down; the idle drainer does not touch the queues.
   drainer_.reset();
