@@ -95,6 +95,7 @@ class Agent {
     bool driver = false;
     bool driver_library = false;
     const void* driver_handle = nullptr;
+    std::vector<std::string> driver_globals;  // reported at the first launch, as `vars` are
   };
   struct Kernel {
     Module* module = nullptr;

@@ -56,6 +56,7 @@ int Agent::LoadDriverModule(const char* api, const void* image, bool library,
     loaded_with = load(inst->ptx.c_str());
     if (loaded_with == CUDA_SUCCESS) {
       m.cluster_dims = std::move(inst->cluster_dims);
+      m.driver_globals = std::move(inst->globals);
       producer_->SendModule(m.id, next_site_base_, m.name, inst->sites.ToJson().dump());
       next_site_base_ += static_cast<uint32_t>(inst->sites.sites.size());
       if (config_.verbose)
@@ -163,22 +164,38 @@ absl::Status Agent::PrepareDriverModule(Module& m) {
   static auto* module_global = RealDriver<decltype(cuModuleGetGlobal_v2)>("cuModuleGetGlobal_v2");
   static auto* library_global = RealDriver<decltype(cuLibraryGetGlobal)>("cuLibraryGetGlobal");
   static auto* copy = RealDriver<decltype(cuMemcpyHtoD_v2)>("cuMemcpyHtoD_v2");
-  if (m.queue_set_written) return absl::OkStatus();
-  CUdeviceptr address = 0;
-  size_t bytes = 0;
-  CUresult r = CUDA_ERROR_NOT_FOUND;
-  if (m.driver_library && library_global != nullptr)
-    r = library_global(&address, &bytes, static_cast<CUlibrary>(const_cast<void*>(m.driver_handle)),
-                       logger_abi::kQueueSetSymbol);
-  else if (!m.driver_library && module_global != nullptr)
-    r = module_global(&address, &bytes, static_cast<CUmodule>(const_cast<void*>(m.driver_handle)),
-                      logger_abi::kQueueSetSymbol);
-  if (r == CUDA_SUCCESS && bytes != sizeof queue_device_) r = CUDA_ERROR_INVALID_VALUE;
-  if (r == CUDA_SUCCESS) r = copy != nullptr ? copy(address, &queue_device_, sizeof queue_device_) : CUDA_ERROR_NOT_FOUND;
-  if (r != CUDA_SUCCESS)
-    return absl::FailedPreconditionError(absl::StrCat("the queue pointer of module ", m.id, " (", m.name,
-                                                      ") could not be written: ", DriverErrorText(r)));
-  m.queue_set_written = true;
+  auto global = [&](const char* name, CUdeviceptr* address, size_t* bytes) -> CUresult {
+    if (m.driver_library)
+      return library_global != nullptr ? library_global(address, bytes,
+                                                        static_cast<CUlibrary>(const_cast<void*>(m.driver_handle)),
+                                                        name)
+                                       : CUDA_ERROR_NOT_FOUND;
+    return module_global != nullptr
+               ? module_global(address, bytes, static_cast<CUmodule>(const_cast<void*>(m.driver_handle)), name)
+               : CUDA_ERROR_NOT_FOUND;
+  };
+  if (!m.queue_set_written) {
+    CUdeviceptr address = 0;
+    size_t bytes = 0;
+    CUresult r = global(logger_abi::kQueueSetSymbol, &address, &bytes);
+    if (r == CUDA_SUCCESS && bytes != sizeof queue_device_) r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS)
+      r = copy != nullptr ? copy(address, &queue_device_, sizeof queue_device_) : CUDA_ERROR_NOT_FOUND;
+    if (r != CUDA_SUCCESS)
+      return absl::FailedPreconditionError(absl::StrCat("the queue pointer of module ", m.id, " (", m.name,
+                                                        ") could not be written: ", DriverErrorText(r)));
+    m.queue_set_written = true;
+  }
+  if (!m.globals_reported) {
+    // The module's variables, so that a race on one names it in the report.
+    for (const std::string& name : m.driver_globals) {
+      CUdeviceptr address = 0;
+      size_t bytes = 0;
+      if (global(name.c_str(), &address, &bytes) == CUDA_SUCCESS)
+        producer_->SendAllocation(address, bytes, transport::AllocationKind::kModuleGlobal, name);
+    }
+    m.globals_reported = true;
+  }
   return absl::OkStatus();
 }
 

@@ -33,6 +33,16 @@ absl::flat_hash_map<std::string, std::array<uint32_t, 3>> ClusterDims(const ptx:
   return dims;
 }
 
+std::vector<std::string> GlobalVariables(const ptx::Module& module) {
+  std::vector<std::string> names;
+  for (const ptx::ModuleItem& item : module.items) {
+    const auto* v = std::get_if<ptx::VarDecl>(&item);
+    if (v == nullptr || v->space != ptx::StateSpace::kGlobal || v->linkage == ptx::Linkage::kExtern) continue;
+    for (const ptx::Declarator& d : v->declarators) names.push_back(d.name);
+  }
+  return names;
+}
+
 // The PTX .target's sm (".target sm_75, debug" -> 75); 0 when absent.
 uint32_t TargetSm(const ptx::Module& module) {
   for (const std::string& t : module.targets) {
@@ -58,6 +68,7 @@ absl::StatusOr<InstrumentedModule> InstrumentPtxText(std::string_view ptx_text, 
   if (!named && out.sm != 0) out.name = absl::StrCat(ident, " (sm_", out.sm, " PTX)");
   out.sites = ptx::BuildSiteTable(*module);
   out.cluster_dims = ClusterDims(*module);
+  out.globals = GlobalVariables(*module);  // before the logger's own are merged in
   ptx::InstrumentOptions io;
   io.prune = options.prune;
   io.site_base = options.site_base;

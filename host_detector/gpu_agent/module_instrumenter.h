@@ -39,6 +39,9 @@ struct InstrumentedModule {
   // `.reqnctapercluster x, y, z` of each kernel that has one (a launch without
   // a cluster attribute still runs in clusters of this shape).
   absl::flat_hash_map<std::string, std::array<uint32_t, 3>> cluster_dims;
+  // The module's own .global variables (defined here, not .extern), for
+  // attribution in reports where no registration names them (driver API).
+  std::vector<std::string> globals;
 };
 
 // `logger` is the parsed device logger (device_logger::LoggerPtx()). Errors:

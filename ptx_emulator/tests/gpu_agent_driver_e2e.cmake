@@ -6,7 +6,8 @@
 # must give 0 races, and either way the report must list the module the
 # agent instrumented.
 #   cmake -DBARRACUDA=... -DPROGRAM=... -DARGS="a|b" -DJSON=... -DEXPECT=racy|clean
-#         [-DLINE=regex] -P gpu_agent_driver_e2e.cmake
+#         [-DLINE=regex] [-DALSO=regex] -P gpu_agent_driver_e2e.cmake
+# ALSO: a further regex the racy run's stderr must match (the allocation named).
 string(REPLACE "|" ";" args "${ARGS}")
 execute_process(COMMAND ${BARRACUDA} --backend=gpu --gpu-runtime=emulator --report-json ${JSON} ${PROGRAM} ${args}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -20,6 +21,9 @@ if(EXPECT STREQUAL "racy")
   endif()
   if(NOT err MATCHES "${LINE}")
     message(FATAL_ERROR "FAIL: no race attributed to ${LINE}")
+  endif()
+  if(ALSO AND NOT err MATCHES "${ALSO}")
+    message(FATAL_ERROR "FAIL: the report does not say ${ALSO}")
   endif()
 else()
   if(NOT rc EQUAL 0)

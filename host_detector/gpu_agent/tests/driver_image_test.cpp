@@ -26,6 +26,9 @@ constexpr char kPtx[] = R"(//
 .target sm_75
 .address_size 64
 
+.global .align 4 .u32 counter;
+.extern .global .align 4 .u32 elsewhere;
+
 .visible .entry neighbour(
 .param .u64 neighbour_param_0
 )
@@ -80,6 +83,8 @@ TEST_CASE("gpu agent driver image: PTX text is instrumented with its source line
   CHECK(out->sites.sites[1].source->line == 11);
   CHECK(out->sites.sites[1].source->file == "/src/neighbour.cu");
   CHECK(out->stats.accesses == 3);
+  // Its own globals for attribution: not the .extern one, not the logger's.
+  CHECK(out->globals == std::vector<std::string>{"counter"});
   CHECK(out->ptx.find(logger_abi::kQueueSetSymbol) != std::string::npos);
   CHECK(out->ptx.find("], 501;") != std::string::npos);  // the shared store: site 1 + base
   REQUIRE(ptx::ParseModule(out->ptx, "instrumented.ptx").ok());
