@@ -123,6 +123,8 @@ void** Agent::RegisterFatbin(void* wrapper) {
       m.cluster_dims = std::move(inst->cluster_dims);
       m.wrapper = std::make_unique<fatbin::WrapperRaw>(fatbin::MakeWrapper(m.fatbin.data()));
       to_register = m.wrapper.get();
+      own_images_.insert(m.wrapper.get());
+      own_images_.insert(m.fatbin.data());
       producer_->SendModule(m.id, next_site_base_, m.name, inst->sites.ToJson().dump());
       next_site_base_ += static_cast<uint32_t>(inst->sites.sites.size());
       if (config_.verbose)
@@ -290,16 +292,29 @@ uint64_t Agent::StreamId(cudaStream_t stream) {
 
 cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::FunctionRef<cudaError_t()> launch) {
   if (!producer_) return launch();
-  static auto* synchronize = Real<decltype(cudaDeviceSynchronize)>("cudaDeviceSynchronize");
-  static auto* capturing = Real<decltype(cudaStreamIsCapturing)>("cudaStreamIsCapturing");
-  static auto* attributes = Real<decltype(cudaFuncGetAttributes)>("cudaFuncGetAttributes");
-  std::lock_guard<std::mutex> lock(launch_mu_);
-  if (detached_) return launch();
   Kernel* k = KernelOf(function);
   if (k == nullptr) {
-    Note("a kernel launched through a function the program did not register is not analysed");
+    std::lock_guard<std::mutex> lock(launch_mu_);
+    if (!detached_) Note("a kernel launched through a function the program did not register is not analysed");
     return launch();
   }
+  return LaunchKernel(k, k->host_function, shape, launch);
+}
+
+uint32_t Agent::StaticSharedBytes(const Kernel& k, const void* function) {
+  if (k.module->driver) return DriverStaticSharedBytes(function);
+  static auto* attributes = Real<decltype(cudaFuncGetAttributes)>("cudaFuncGetAttributes");
+  cudaFuncAttributes attr{};
+  if (attributes == nullptr || attributes(&attr, function) != cudaSuccess) return 0;
+  return static_cast<uint32_t>(attr.sharedSizeBytes);
+}
+
+cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchShape& shape,
+                                absl::FunctionRef<cudaError_t()> launch) {
+  static auto* synchronize = Real<decltype(cudaDeviceSynchronize)>("cudaDeviceSynchronize");
+  static auto* capturing = Real<decltype(cudaStreamIsCapturing)>("cudaStreamIsCapturing");
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  if (detached_) return launch();
   if (!k->module->skip_reason.empty()) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, " is not analysed: ", k->module->skip_reason));
     k->skip_noted = true;
@@ -313,7 +328,7 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
     return launch();
   }
   absl::Status ready = EnsureQueues();
-  if (ready.ok()) ready = PrepareModule(*k->module);
+  if (ready.ok()) ready = k->module->driver ? PrepareDriverModule(*k->module) : PrepareModule(*k->module);
   if (!ready.ok()) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, " is not analysed: ", ready.message()));
     k->skip_noted = true;
@@ -323,8 +338,7 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
     k->name_id = next_name_id_++;
     producer_->SendKernelName(k->name_id, k->name);
   }
-  cudaFuncAttributes attr{};
-  if (attributes == nullptr || attributes(&attr, k->host_function) != cudaSuccess) attr.sharedSizeBytes = 0;
+  const uint32_t static_shared = StaticSharedBytes(*k, function);
   const uint64_t launch_id = ++launches_;
   protocol::Record begin{};
   begin.header.op = static_cast<uint8_t>(protocol::Op::kKernelBegin);
@@ -332,7 +346,7 @@ cudaError_t Agent::Launch(const void* function, const LaunchShape& shape, absl::
   protocol::KernelPayload& p = begin.kernel;
   p.grid[0] = shape.grid.x, p.grid[1] = shape.grid.y, p.grid[2] = shape.grid.z;
   p.block[0] = shape.block.x, p.block[1] = shape.block.y, p.block[2] = shape.block.z;
-  p.static_shared_bytes = static_cast<uint32_t>(attr.sharedSizeBytes);
+  p.static_shared_bytes = static_shared;
   p.dynamic_shared_bytes = static_cast<uint32_t>(shape.dynamic_shared);
   p.launch_id = launch_id;
   p.stream_id = StreamId(shape.stream);
@@ -444,8 +458,8 @@ void Agent::Detach(int32_t status) {
   std::lock_guard<std::mutex> lock(launch_mu_);
   if (detached_) return;
   if (drainer_ && drainer_->unframed() != 0)
-    Note(absl::StrCat(drainer_->unframed(), " records of launches the agent did not see (CUDA graphs, the driver "
-                      "API) were not analysed"));
+    Note(absl::StrCat(drainer_->unframed(), " records of launches the agent did not see (CUDA graphs, driver-API "
+                      "launches of modules it did not load) were not analysed"));
   // Not ReleaseQueues: at exit the runtime may already have torn its memory
   // down; the idle drainer does not touch the queues.
   drainer_.reset();

@@ -26,7 +26,9 @@
 #include "device_logger/gpu_queue.h"
 #include "device_logger/shm_transport.h"
 #include "host_detector/gpu_agent/agent_config.h"
+#include "absl/container/flat_hash_set.h"
 #include "host_detector/gpu_agent/cuda_declarations.h"
+#include "host_detector/gpu_agent/driver_handles.h"
 #include "host_detector/gpu_agent/queue_drainer.h"
 #include "ptx_rewriter/fatbin/fatbin_format.h"
 #include "ptx_rewriter/ir.h"
@@ -53,6 +55,19 @@ class Agent {
 
   // ---- runtime calls
   cudaError_t Launch(const void* function, const LaunchShape& shape, absl::FunctionRef<cudaError_t()> launch);
+
+  // ---- driver API (agent_driver.cpp; CUresult values as int: the codes the
+  // agent tells apart are the runtime's too)
+  // `load` calls the real loader with an image (the instrumented PTX, or the
+  // program's own when the module is not analysed); `loaded` reads the handle
+  // it wrote. `library`: a CUlibrary (its globals through cuLibraryGetGlobal).
+  int LoadDriverModule(const char* api, const void* image, bool library, absl::FunctionRef<int(const void*)> load,
+                       absl::FunctionRef<const void*()> loaded);
+  void DriverModuleAlias(const void* alias, const void* module);              // cuLibraryGetModule
+  void DriverFunction(const void* function, const void* module, const char* name);  // cuModuleGetFunction...
+  void DriverFunctionAlias(const void* alias, const void* function);          // cuKernelGetFunction
+  void DriverUnload(const void* module);
+  int DriverLaunch(const char* api, const void* function, const LaunchShape& shape, absl::FunctionRef<int()> launch);
   void OnAllocation(const void* base, size_t size, transport::AllocationKind kind, const char* api);
   void OnFree(const void* base);
   cudaError_t DeviceReset(absl::FunctionRef<cudaError_t()> reset);
@@ -76,6 +91,11 @@ class Agent {
       size_t size;
     };
     std::vector<Var> vars;
+    // Loaded through the driver API: the CUmodule or CUlibrary it was loaded as.
+    bool driver = false;
+    bool driver_library = false;
+    const void* driver_handle = nullptr;
+    std::vector<std::string> driver_globals;  // reported at the first launch, as `vars` are
   };
   struct Kernel {
     Module* module = nullptr;
@@ -89,6 +109,12 @@ class Agent {
   void Note(const std::string& text);  // stderr + the report's diagnostics
   Module* ModuleOf(void** handle);
   Kernel* KernelOf(const void* function);
+  Kernel* DriverKernelOf(const void* function);  // under mu_
+  absl::Status PrepareDriverModule(Module& m);   // under launch_mu_
+  uint32_t StaticSharedBytes(const Kernel& k, const void* function);
+  static uint32_t DriverStaticSharedBytes(const void* function);
+  cudaError_t LaunchKernel(Kernel* k, const void* function, const LaunchShape& shape,
+                           absl::FunctionRef<cudaError_t()> launch);
   // The launch's own status; when the runtime rejected the kernel's code
   // (module not loadable, unsupported instruction) the kernel did not run and
   // the session is told (kLaunchNotRun: the analysis is incomplete).
@@ -109,6 +135,11 @@ class Agent {
   absl::flat_hash_map<const void*, Kernel*> kernel_by_host_;
   absl::flat_hash_map<const void*, const void*> host_by_kernel_handle_;
   uint32_t next_site_base_ = 0;
+  DriverHandles driver_handles_;
+  absl::flat_hash_map<std::string, Kernel*> driver_kernels_;  // "module id:name"
+  // Images the agent itself hands a loader (re-registered fat binaries,
+  // instrumented PTX): a loader hook that meets one forwards it untouched.
+  absl::flat_hash_set<const void*> own_images_;
   uint32_t target_sm_ = 0;
 
   std::mutex launch_mu_;  // one launch at a time; queues

@@ -12,15 +12,21 @@ endif()
 # Everything but the interposed entry points: testable without a runtime.
 add_library(barracuda_gpu_agent_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/agent_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/driver_handles.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/driver_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module_instrumenter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/proc_address_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/queue_drainer.cpp)
 target_include_directories(barracuda_gpu_agent_core PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(barracuda_gpu_agent_core PUBLIC barracuda_ptx barracuda_device_logger barracuda_transport
-  absl::flat_hash_map absl::status absl::statusor absl::strings)
+  absl::flat_hash_map absl::flat_hash_set absl::status absl::statusor absl::strings)
 
 add_library(barracuda_gpu SHARED
   ${CMAKE_CURRENT_LIST_DIR}/agent.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/agent_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_hooks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/driver_hooks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/real_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/real_runtime.cpp)
 target_include_directories(barracuda_gpu PRIVATE ${BARRACUDA_CUDA_INCLUDE_DIR})
 target_link_libraries(barracuda_gpu PRIVATE barracuda_gpu_agent_core ${CMAKE_DL_LIBS} Threads::Threads)
@@ -41,6 +47,9 @@ barracuda_unit_test(gpu_agent_tests
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/module_instrumenter_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/queue_drainer_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/agent_config_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/driver_image_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/driver_handles_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/proc_address_table_test.cpp
   LIBS barracuda_gpu_agent_core)
 
 if(BARRACUDA_BENCHMARKS)

@@ -33,7 +33,53 @@ absl::flat_hash_map<std::string, std::array<uint32_t, 3>> ClusterDims(const ptx:
   return dims;
 }
 
+std::vector<std::string> GlobalVariables(const ptx::Module& module) {
+  std::vector<std::string> names;
+  for (const ptx::ModuleItem& item : module.items) {
+    const auto* v = std::get_if<ptx::VarDecl>(&item);
+    if (v == nullptr || v->space != ptx::StateSpace::kGlobal || v->linkage == ptx::Linkage::kExtern) continue;
+    for (const ptx::Declarator& d : v->declarators) names.push_back(d.name);
+  }
+  return names;
+}
+
+// The PTX .target's sm (".target sm_75, debug" -> 75); 0 when absent.
+uint32_t TargetSm(const ptx::Module& module) {
+  for (const std::string& t : module.targets) {
+    if (t.rfind("sm_", 0) != 0) continue;
+    uint32_t sm = 0;
+    for (size_t i = 3; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) sm = sm * 10 + (t[i] - '0');
+    return sm;
+  }
+  return 0;
+}
+
 }  // namespace
+
+absl::StatusOr<InstrumentedModule> InstrumentPtxText(std::string_view ptx_text, const std::string& ident,
+                                                     std::string name, const ptx::Module& logger,
+                                                     const ModuleInstrumentOptions& options) {
+  absl::StatusOr<ptx::Module> module = ptx::ParseModule(ptx_text, ident);
+  InstrumentedModule out;
+  const bool named = !name.empty();
+  out.name = named ? std::move(name) : absl::StrCat(ident, " (PTX)");
+  if (!module.ok()) return absl::InvalidArgumentError(absl::StrCat("PTX of ", out.name, ": ", module.status().message()));
+  out.sm = TargetSm(*module);
+  if (!named && out.sm != 0) out.name = absl::StrCat(ident, " (sm_", out.sm, " PTX)");
+  out.sites = ptx::BuildSiteTable(*module);
+  out.cluster_dims = ClusterDims(*module);
+  out.globals = GlobalVariables(*module);  // before the logger's own are merged in
+  ptx::InstrumentOptions io;
+  io.prune = options.prune;
+  io.site_base = options.site_base;
+  absl::StatusOr<ptx::InstrumentStats> stats = ptx::InstrumentModule(*module, io);
+  if (!stats.ok()) return absl::InvalidArgumentError(absl::StrCat("instrumenting ", out.name, ": ", stats.status().message()));
+  out.stats = *stats;
+  if (absl::Status st = ptx::MergeLogger(*module, logger); !st.ok())
+    return absl::InvalidArgumentError(absl::StrCat("merging the device logger into ", out.name, ": ", st.message()));
+  out.ptx = ptx::PrintModule(*module);
+  return out;
+}
 
 absl::StatusOr<InstrumentedModule> InstrumentRegisteredFatbin(const fatbin::RegisteredFatbin& registered,
                                                               const ptx::Module& logger,
@@ -49,26 +95,16 @@ absl::StatusOr<InstrumentedModule> InstrumentRegisteredFatbin(const fatbin::Regi
                                                       " and no PTX (build with -gencode arch=compute_XX,"
                                                       "code=[sm_XX,compute_XX])"));
   const fatbin::FatbinEntry& entry = fb.entries[*chosen];
-  InstrumentedModule out;
-  out.sm = entry.sm_arch();
-  out.name = absl::StrCat(entry.ident.empty() ? "module" : entry.ident, " (sm_", entry.sm_arch(), " PTX)");
-  absl::StatusOr<ptx::Module> module = ptx::ParseModule(entry.ptx, entry.ident.empty() ? "module.ptx" : entry.ident);
-  if (!module.ok()) return absl::InvalidArgumentError(absl::StrCat("PTX of ", out.name, ": ", module.status().message()));
-  out.sites = ptx::BuildSiteTable(*module);
-  out.cluster_dims = ClusterDims(*module);
-  ptx::InstrumentOptions io;
-  io.prune = options.prune;
-  io.site_base = options.site_base;
-  absl::StatusOr<ptx::InstrumentStats> stats = ptx::InstrumentModule(*module, io);
-  if (!stats.ok()) return absl::InvalidArgumentError(absl::StrCat("instrumenting ", out.name, ": ", stats.status().message()));
-  out.stats = *stats;
-  if (absl::Status st = ptx::MergeLogger(*module, logger); !st.ok())
-    return absl::InvalidArgumentError(absl::StrCat("merging the device logger into ", out.name, ": ", st.message()));
-  out.ptx = ptx::PrintModule(*module);
-  const fatbin::PtxEntrySource source{&entry, out.ptx};
+  const std::string ident = entry.ident.empty() ? "module" : entry.ident;
+  absl::StatusOr<InstrumentedModule> out = InstrumentPtxText(
+      entry.ptx, entry.ident.empty() ? "module.ptx" : entry.ident, absl::StrCat(ident, " (sm_", entry.sm_arch(), " PTX)"),
+      logger, options);
+  if (!out.ok()) return out.status();
+  out->sm = entry.sm_arch();
+  const fatbin::PtxEntrySource source{&entry, out->ptx};
   absl::StatusOr<std::vector<uint8_t>> bytes = fatbin::WritePtxFatbin({&source, 1});
   if (!bytes.ok()) return bytes.status();
-  out.fatbin = std::move(*bytes);
+  out->fatbin = std::move(*bytes);
   return out;
 }
 

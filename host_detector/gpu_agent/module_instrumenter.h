@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -38,6 +39,9 @@ struct InstrumentedModule {
   // `.reqnctapercluster x, y, z` of each kernel that has one (a launch without
   // a cluster attribute still runs in clusters of this shape).
   absl::flat_hash_map<std::string, std::array<uint32_t, 3>> cluster_dims;
+  // The module's own .global variables (defined here, not .extern), for
+  // attribution in reports where no registration names them (driver API).
+  std::vector<std::string> globals;
 };
 
 // `logger` is the parsed device logger (device_logger::LoggerPtx()). Errors:
@@ -46,6 +50,16 @@ struct InstrumentedModule {
 //    instrumented modules);
 //  - InvalidArgument: the PTX does not parse or cannot be instrumented
 //    (file:line:col of the problem).
+// One module's PTX text, as the driver API loads it (cuModuleLoadData of
+// `nvcc -ptx` or NVRTC output) and as a fat binary's chosen entry holds it:
+// sites numbered, instrumented, logger merged; `fatbin` stays empty. `ident`
+// names the text for the parser's messages; `name` is the module's name in
+// reports (empty: ident and the .target's sm). Errors as below
+// (InvalidArgument).
+absl::StatusOr<InstrumentedModule> InstrumentPtxText(std::string_view ptx_text, const std::string& ident,
+                                                     std::string name, const ptx::Module& logger,
+                                                     const ModuleInstrumentOptions& options);
+
 absl::StatusOr<InstrumentedModule> InstrumentRegisteredFatbin(const fatbin::RegisteredFatbin& registered,
                                                               const ptx::Module& logger,
                                                               const ModuleInstrumentOptions& options);
