@@ -25,6 +25,10 @@ uint64_t PageUp(uint64_t a) { return (a + kPage - 1) & ~(kPage - 1); }
 // (stored last) and retired by zeroing it; protection is removed before.
 struct Region {
   std::atomic<uint64_t> host{0}, size{0}, device{0};
+  // Protected while kernels are outstanding only if armed: a kernel since the
+  // last synchronisation was passed a pointer into it, or it is a __managed__
+  // variable (kernels name those directly). g_mu guards both.
+  bool armed = false, always = false;
 };
 Region g_regions[kMaxRegions];
 
@@ -172,7 +176,7 @@ void Install() {  // g_mu held
 void Protect(int prot) {  // g_mu held
   for (Region& r : g_regions) {
     const uint64_t size = r.size.load(std::memory_order_relaxed);
-    if (size == 0) continue;
+    if (size == 0 || !r.armed) continue;
     const uint64_t host = r.host.load(std::memory_order_relaxed);
     const uint64_t lo = PageDown(host);
     mprotect(reinterpret_cast<void*>(lo), PageUp(host + size) - lo, prot);
@@ -189,17 +193,33 @@ void Update() {  // g_mu held: protect or open to match the state
 
 }  // namespace
 
-void Watch(uint64_t host, uint64_t size, uint64_t device) {
+void Watch(uint64_t host, uint64_t size, uint64_t device, bool always) {
   if (size == 0) return;
   std::lock_guard<std::mutex> lock(g_mu);
   for (Region& r : g_regions) {
     if (r.size.load(std::memory_order_relaxed) != 0) continue;
     r.host.store(host, std::memory_order_relaxed);
     r.device.store(device, std::memory_order_relaxed);
+    r.armed = r.always = always;
     r.size.store(size, std::memory_order_release);
-    if (g_protected)
+    if (g_protected && r.armed)
       mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + size) - PageDown(host), PROT_NONE);
     return;
+  }
+}
+
+void ArmReferenced(const uint64_t* words, size_t n) {
+  if (n == 0) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (Region& r : g_regions) {
+    const uint64_t size = r.size.load(std::memory_order_relaxed);
+    if (size == 0 || r.armed) continue;
+    const uint64_t device = r.device.load(std::memory_order_relaxed);
+    for (size_t i = 0; i < n && !r.armed; ++i) r.armed = words[i] - device < size;
+    if (r.armed && g_protected) {
+      const uint64_t host = r.host.load(std::memory_order_relaxed);
+      mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + size) - PageDown(host), PROT_NONE);
+    }
   }
 }
 
@@ -230,6 +250,9 @@ void SetOutstanding(bool outstanding) {
   std::lock_guard<std::mutex> lock(g_mu);
   g_outstanding = outstanding;
   Update();
+  if (!outstanding) {  // every kernel is ordered before the host: the next ones arm afresh
+    for (Region& r : g_regions) r.armed = r.always;
+  }
 }
 
 Pause::Pause() {

@@ -6,8 +6,13 @@
 // synchronises (stream_order.h says when).
 //
 // Mechanism: while a kernel launched in a barracuda session is not ordered
-// before the host ("outstanding"), the pages of every watched region are
-// mprotect'ed PROT_NONE. The SIGSEGV handler records the access (the bytes of
+// before the host ("outstanding"), the pages of every armed watched region
+// are mprotect'ed PROT_NONE. A region is armed by a launch whose parameters
+// hold a pointer into it (ArmReferenced), and __managed__ variables always
+// are: protecting every region would make a system call that fills another
+// buffer (read(2) into the next pinned buffer while a kernel works on this
+// one, a legitimate pipeline) fail with EFAULT. A kernel that reaches a
+// region only through pointers stored in memory is not watched for. The SIGSEGV handler records the access (the bytes of
 // the region on the faulting page, read or write, the faulting PC and the
 // calling frames), opens the page (PROT_READ after a read, so that a later
 // write faults again; read-write after a write) and lets the program go on.
@@ -24,13 +29,14 @@
 //   while the runtime works (Pause) nothing is protected, so another host
 //   thread's accesses in that time are not seen;
 // - system calls that read or write a protected page (read(2) into managed
-//   memory) fail with EFAULT instead of faulting: only between a launch and
-//   the host's synchronisation with it, where such an access races anyway;
+//   memory) fail with EFAULT instead of faulting: only into a buffer that an
+//   unsynchronised kernel was passed, where such an access races anyway;
 // - read versus write is exact on x86-64 (the page-fault error code);
 //   elsewhere every access counts as a write.
 #ifndef BARRACUDA_PTX_EMULATOR_RUNTIME_HOST_ACCESS_WATCH_H_
 #define BARRACUDA_PTX_EMULATOR_RUNTIME_HOST_ACCESS_WATCH_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -52,7 +58,11 @@ struct Access {
 // `host`: the bytes the host touches; `device`: the same bytes for kernels
 // (equal except for cudaHostRegister'd ranges). Regions are whole pages of
 // host memory that is readable and writable.
-void Watch(uint64_t host, uint64_t size, uint64_t device);
+// `always`: armed whatever the launches' parameters (__managed__ variables).
+void Watch(uint64_t host, uint64_t size, uint64_t device, bool always = false);
+// Arms the regions whose device bytes hold one of `words` (a launch's
+// parameter words): protected from now until the host synchronises.
+void ArmReferenced(const uint64_t* words, size_t n);
 void Unwatch(uint64_t host);
 void UnwatchAll();  // cudaDeviceReset
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,24 @@ RegisteredKernel* FindKernel(const void* func) {
   return rt.KernelByHandle(func);
 }
 
+// The host-accessible regions this launch is passed pointers into are
+// watched until the host synchronises with it (host_access_watch.h): every
+// aligned 8-byte word of its parameters, structs' pointer members included.
+static void ArmHostAccessWatch(const emu::Function& f, void* const* args) {
+  if (args == nullptr) return;
+  std::vector<uint64_t> words;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const auto& p = f.params[i];
+    if (args[i] == nullptr) continue;
+    for (uint32_t off = 0; off + 8 <= p.size; off += 8) {
+      uint64_t w;
+      std::memcpy(&w, static_cast<const char*>(args[i]) + off, 8);
+      words.push_back(w);
+    }
+  }
+  host_access::ArmReferenced(words.data(), words.size());
+}
+
 cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool per_thread) {
   host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
@@ -179,6 +198,7 @@ cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool
   config.cooperative = l.cooperative;
   // Launches are serialised: this one gets the device's next launch id.
   NoteKernelOp(config.stream_id, rt.NonBlocking(stream), rt.device().launches() + 1);
+  if (StreamOpsTraced()) ArmHostAccessWatch(rt.device().function(index), args);
   const absl::Status status = rt.device().LaunchCluster(index, config, l.cluster, args);
   if (status.ok()) return cudaSuccess;
   bool sticky = false;

@@ -317,7 +317,7 @@ cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
     if (v->managed && v->managed_pointer) {
       *v->managed_pointer = g->address;
       NoteHostAccessibleMemory(reinterpret_cast<uint64_t>(g->address), g->size,
-                               reinterpret_cast<uint64_t>(g->address));
+                               reinterpret_cast<uint64_t>(g->address), /*always_armed=*/true);
       var_by_symbol_[g->address] = v;  // host code names a managed variable by its address
     }
   }

@@ -287,10 +287,10 @@ void FlushAtExit() {
 }
 }  // namespace
 
-void NoteHostAccessibleMemory(uint64_t host, uint64_t size, uint64_t device) {
+void NoteHostAccessibleMemory(uint64_t host, uint64_t size, uint64_t device, bool always_armed) {
   if (Runtime::Get().session_sink() == nullptr) return;  // untraced: nothing to watch for
   StreamOrder::Get().NoteStreamCreated();  // the host is a timeline of its own
-  host_access::Watch(host, size, device);
+  host_access::Watch(host, size, device, always_armed);
 }
 
 void ForgetHostAccessibleMemory(uint64_t host) { host_access::Unwatch(host); }

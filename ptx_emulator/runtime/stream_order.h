@@ -129,7 +129,9 @@ std::string FormatHostFrames(const uint64_t* pcs, int n, bool first_exact);
 // host accesses are watched while a kernel may run (host_access_watch.h),
 // and the stream order becomes active (the host is a timeline of its own).
 // `device`: the same bytes as kernels address them.
-void NoteHostAccessibleMemory(uint64_t host, uint64_t size, uint64_t device);
+// `always_armed`: watched after every launch (a __managed__ variable), not
+// only after launches passed a pointer into it (host_access_watch.h).
+void NoteHostAccessibleMemory(uint64_t host, uint64_t size, uint64_t device, bool always_armed = false);
 void ForgetHostAccessibleMemory(uint64_t host);
 
 // Whether operations are sent: the order is active and a session traces.

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <vector>
@@ -40,6 +41,7 @@ TEST_CASE("host access watch: reads and writes while outstanding are recorded", 
   p[3] = 5;  // not watched yet
   (void)Take();
   Watch(Addr(pages.base), 2 * kPage, 0x700000000000);
+  { const uint64_t w = 0x700000000000 + 100; ArmReferenced(&w, 1); }
   SetOutstanding(true);
   const int v = p[3];  // a read: recorded, the page opened for reading
   CHECK(v == 5);
@@ -65,6 +67,7 @@ TEST_CASE("host access watch: nothing is recorded when no kernel is outstanding 
   Pages pages(1);
   volatile int* p = reinterpret_cast<volatile int*>(pages.base);
   Watch(Addr(pages.base), kPage, Addr(pages.base));
+  { const uint64_t w = Addr(pages.base); ArmReferenced(&w, 1); }
   (void)Take();
   p[0] = 1;  // nothing outstanding
   SetOutstanding(true);
@@ -85,10 +88,12 @@ TEST_CASE("host access watch: only the region's bytes on the page are the host s
   // other bytes of it opens the page without a record.
   Watch(Addr(pages.base) + 512, 256, 0x1000);
   (void)Take();
+  { const uint64_t w = 0x1000; ArmReferenced(&w, 1); }
   SetOutstanding(true);
   p[0] = 1;  // outside the region
   SetOutstanding(false);
   CHECK(Take().empty());
+  { const uint64_t w = 0x1000; ArmReferenced(&w, 1); }
   SetOutstanding(true);
   p[128 + 1] = 1;  // byte 516: inside
   SetOutstanding(false);
@@ -104,6 +109,7 @@ TEST_CASE("host access watch: a loop over many pages is one record", "[runtime][
   Pages pages(8);
   Watch(Addr(pages.base), 8 * kPage, Addr(pages.base));
   (void)Take();
+  { const uint64_t w = Addr(pages.base) + 5 * kPage; ArmReferenced(&w, 1); }
   SetOutstanding(true);
   volatile char* c = pages.base;
   for (size_t i = 0; i < 8 * kPage; i += 64) c[i] = 1;
@@ -119,6 +125,7 @@ TEST_CASE("host access watch: unwatching while protected opens the pages", "[run
   Pages pages(1);
   Watch(Addr(pages.base), kPage, Addr(pages.base));
   (void)Take();
+  { const uint64_t w = Addr(pages.base); ArmReferenced(&w, 1); }
   SetOutstanding(true);
   Unwatch(Addr(pages.base));
   volatile int* p = reinterpret_cast<volatile int*>(pages.base);
@@ -126,6 +133,44 @@ TEST_CASE("host access watch: unwatching while protected opens the pages", "[run
   SetOutstanding(false);
   CHECK(Take().empty());
   CHECK(p[0] == 4);
+}
+
+TEST_CASE("host access watch: only regions a launch was passed are protected until the host synchronises",
+          "[runtime][host-access]") {
+  Pages pages(3);
+  const uint64_t a = Addr(pages.base), b = a + kPage, m = a + 2 * kPage;
+  Watch(a, kPage, a);
+  Watch(b, kPage, b);
+  Watch(m, kPage, m, /*always=*/true);  // a __managed__ variable
+  (void)Take();
+  { const uint64_t w[2] = {7, a + 40}; ArmReferenced(w, 2); }  // a launch passed a pointer into a
+  SetOutstanding(true);
+  // A system call into b, which no outstanding kernel was given, works (a
+  // protected page would make it fail with EFAULT).
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  REQUIRE(write(fds[1], "abcd", 4) == 4);
+  CHECK(read(fds[0], pages.base + kPage, 4) == 4);
+  close(fds[0]);
+  close(fds[1]);
+  volatile char* c = pages.base;
+  c[5] = 1;             // a: watched
+  c[2 * kPage + 1] = 1;  // the managed variable: always watched
+  SetOutstanding(false);
+  std::vector<Access> got = Take();
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].device == a);
+  CHECK(got[1].device == m);
+  // After the host synchronised, a is disarmed: the next kernel arms afresh.
+  SetOutstanding(true);
+  c[6] = 1;
+  c[2 * kPage + 2] = 1;
+  SetOutstanding(false);
+  got = Take();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].device == m);
+  Unwatch(b);
+  Unwatch(m);
 }
 
 }  // namespace

@@ -358,6 +358,10 @@ def run_model(prog, model, args, workdir, ptx):
     if r.returncode != 0:
         tail = (r.stderr.strip() or r.stdout.strip()).split('\n')[-1][:400]
         problems.append(f'exit status {r.returncode}' + (f': {tail}' if tail else ''))
+    # A race-free program must behave under barracuda as it does alone: the tool
+    # must not change what a correct program computes (or let its system calls fail).
+    if prog.exe.name.endswith('_ok') and ('PASS' not in r.stdout or 'FAIL' in r.stdout):
+        problems.append('the race-free program did not print PASS under barracuda')
     report = None
     try:
         report = json.loads(report_path.read_text())
