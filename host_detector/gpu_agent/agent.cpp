@@ -205,50 +205,34 @@ Agent::Kernel* Agent::KernelOf(const void* function) {
 
 absl::Status Agent::EnsureQueues() {
   if (drainer_) return absl::OkStatus();
-  static auto* get_device = Real<decltype(cudaGetDevice)>("cudaGetDevice");
-  static auto* attribute = Real<decltype(cudaDeviceGetAttribute)>("cudaDeviceGetAttribute");
-  static auto* mem_info = Real<decltype(cudaMemGetInfo)>("cudaMemGetInfo");
-  static auto* host_alloc = Real<decltype(cudaHostAlloc)>("cudaHostAlloc");
-  static auto* device_pointer = Real<decltype(cudaHostGetDevicePointer)>("cudaHostGetDevicePointer");
-  static auto* free_host = Real<decltype(cudaFreeHost)>("cudaFreeHost");
-  if (!get_device || !attribute || !mem_info || !host_alloc || !device_pointer || !free_host)
-    return absl::InternalError("the CUDA runtime lacks functions the agent needs");
-  int device = 0, sms = 0;
-  size_t free_bytes = 0, total_bytes = 0;
-  if (cudaError_t e = get_device(&device); e != cudaSuccess)
-    return absl::UnavailableError(absl::StrCat("cudaGetDevice: ", ErrorText(e)));
-  if (cudaError_t e = attribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
-    return absl::UnavailableError(absl::StrCat("cudaDeviceGetAttribute: ", ErrorText(e)));
-  if (cudaError_t e = mem_info(&free_bytes, &total_bytes); e != cudaSuccess)
-    return absl::UnavailableError(absl::StrCat("cudaMemGetInfo: ", ErrorText(e)));
-  const QueueGeometry g = ChooseQueueGeometry(config_, static_cast<uint32_t>(sms), total_bytes, producer_->rings());
+  absl::StatusOr<DeviceBackend::DeviceInfo> device = backend_->Device();
+  if (!device.ok()) return device.status();
+  const QueueGeometry g =
+      ChooseQueueGeometry(config_, static_cast<uint32_t>(device->sms), device->total_bytes, producer_->rings());
   void* host = nullptr;
-  if (cudaError_t e = host_alloc(&host, g.bytes, cudaHostAllocMapped | cudaHostAllocPortable); e != cudaSuccess)
+  uint64_t device_address = 0;
+  if (absl::Status s = backend_->AllocMapped(g.bytes, &host, &device_address); !s.ok()) {
+    if (s.code() != absl::StatusCode::kResourceExhausted) return s;
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", g.bytes >> 20, " MiB of mapped pinned memory for the record queues: ",
-                     ErrorText(e), " (BARRACUDA_GPU_QUEUE_MB sets the size)"));
+                     s.message(), " (BARRACUDA_GPU_QUEUE_MB sets the size)"));
+  }
   gpu_queue::InitQueueSet(host, g.queues, g.slots);
   auto* set = static_cast<gpu_queue::QueueSet*>(host);
   // Where the program's shared memory begins in a block's window (gpu_queue.h):
   // after the driver's reserved bytes (BARRACUDA_GPU_SHARED_BASE overrides).
-  int reserved_shared = 0;
-  if (attribute(&reserved_shared, cudaDevAttrReservedSharedMemoryPerBlock, device) != cudaSuccess) reserved_shared = 0;
-  set->shared_base =
-      config_.shared_base >= 0 ? static_cast<uint32_t>(config_.shared_base) : static_cast<uint32_t>(reserved_shared);
+  set->shared_base = config_.shared_base >= 0 ? static_cast<uint32_t>(config_.shared_base)
+                                              : static_cast<uint32_t>(device->reserved_shared);
   if (config_.stamp_locks) AllocateRmwLocks(*set);
-  void* device_address = nullptr;
-  if (cudaError_t e = device_pointer(&device_address, host, 0); e != cudaSuccess) {
-    free_host(host);
-    return absl::UnavailableError(absl::StrCat("cudaHostGetDevicePointer: ", ErrorText(e)));
-  }
   queue_host_ = host;
-  queue_device_ = reinterpret_cast<uint64_t>(device_address);
+  queue_device_ = device_address;
   drainer_ = std::make_unique<QueueDrainer>(set, producer_.get());
   if (config_.verbose)
     std::fprintf(stderr,
-                 "barracuda gpu agent: %u queues x %u records (%llu MiB mapped pinned memory) for %d SMs; "
-                 "shared memory from window offset %u\n",
-                 g.queues, g.slots, static_cast<unsigned long long>(g.bytes >> 20), sms, set->shared_base);
+                 "barracuda gpu agent: %u queues x %u records (%llu MiB mapped pinned memory, through the %s) "
+                 "for %d SMs; shared memory from window offset %u\n",
+                 g.queues, g.slots, static_cast<unsigned long long>(g.bytes >> 20), backend_->name(), device->sms,
+                 set->shared_base);
   return absl::OkStatus();
 }
 
@@ -311,18 +295,15 @@ uint32_t Agent::StaticSharedBytes(const Kernel& k, const void* function) {
 
 cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchShape& shape,
                                 absl::FunctionRef<cudaError_t()> launch) {
-  static auto* synchronize = Real<decltype(cudaDeviceSynchronize)>("cudaDeviceSynchronize");
-  static auto* capturing = Real<decltype(cudaStreamIsCapturing)>("cudaStreamIsCapturing");
   std::lock_guard<std::mutex> lock(launch_mu_);
   if (detached_) return launch();
+  if (backend_ == nullptr) backend_ = &SelectDeviceBackend(config_, k->module->driver);
   if (!k->module->skip_reason.empty()) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, " is not analysed: ", k->module->skip_reason));
     k->skip_noted = true;
     return ToldIfNotRun(*k, launch());
   }
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (capturing != nullptr && capturing(shape.stream, &capture) == cudaSuccess &&
-      capture != cudaStreamCaptureStatusNone) {
+  if (backend_->Capturing(shape.stream)) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, ": launches captured into CUDA graphs are not analysed"));
     k->skip_noted = true;
     return launch();
@@ -363,7 +344,7 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
   drainer_->BeginLaunch();
   const auto started = std::chrono::steady_clock::now();
   const cudaError_t launched = launch();
-  const cudaError_t finished = launched == cudaSuccess && synchronize ? synchronize() : launched;
+  const cudaError_t finished = launched == cudaSuccess ? static_cast<cudaError_t>(backend_->Synchronize()) : launched;
   protocol::Record end{};
   end.header.op = static_cast<uint8_t>(protocol::Op::kKernelEnd);
   end.header.site_id = protocol::kNoSite;
@@ -384,12 +365,14 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
   if (failed >= 700 && failed < 800) {
     if (producer_ && !detached_)
       producer_->SendLaunchNotRun(static_cast<int32_t>(failed), k->name,
-                                  absl::StrCat("launch ", launch_id, " faulted on the GPU: ", ErrorText(failed),
+                                  absl::StrCat("launch ", launch_id, " faulted on the GPU: ",
+                                               backend_->ErrorText(failed),
                                                " (run with --backend=emu for the faulting access and thread)"));
   } else if (launched != cudaSuccess && !CodeRejected(launched)) {
-    Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed: ", ErrorText(launched)));
+    Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed: ", backend_->ErrorText(launched)));
   } else if (finished != cudaSuccess) {
-    Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed while running: ", ErrorText(finished)));
+    Note(absl::StrCat("launch ", launch_id, " of ", k->name, " failed while running: ",
+                      backend_->ErrorText(finished)));
   }
   return launched;
 }
@@ -397,7 +380,8 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
 cudaError_t Agent::ToldIfNotRun(const Kernel& k, cudaError_t launched) {
   if (CodeRejected(launched) && producer_ && !detached_)
     producer_->SendLaunchNotRun(static_cast<int32_t>(launched), k.name,
-                                absl::StrCat("the CUDA runtime rejected its code: ", ErrorText(launched)));
+                                absl::StrCat("the CUDA ", k.module->driver ? "driver" : "runtime",
+                                             " rejected its code: ", backend_->ErrorText(launched)));
   return launched;
 }
 
@@ -415,14 +399,8 @@ void Agent::OnFree(const void* base) {
 // memory. Without them the logger stamps as before (less precise, never wrong
 // about what ran), and -v says so.
 void Agent::AllocateRmwLocks(gpu_queue::QueueSet& set) {
-  static auto* malloc_device = Real<decltype(cudaMalloc)>("cudaMalloc");
-  static auto* memset_device = Real<decltype(cudaMemset)>("cudaMemset");
-  const size_t bytes = size_t{gpu_queue::kRmwLocks} * sizeof(uint32_t);
-  static auto* free_device = Real<decltype(cudaFree)>("cudaFree");
-  void* locks = nullptr;
-  if (malloc_device == nullptr || memset_device == nullptr || malloc_device(&locks, bytes) != cudaSuccess ||
-      memset_device(locks, 0, bytes) != cudaSuccess) {
-    if (locks != nullptr && free_device != nullptr) free_device(locks);  // allocated, not cleared
+  void* locks = backend_->AllocZeroedDevice(size_t{gpu_queue::kRmwLocks} * sizeof(uint32_t));
+  if (locks == nullptr) {
     if (config_.verbose) std::fprintf(stderr, "barracuda gpu agent: no device memory for the stamp locks\n");
     return;
   }
@@ -432,12 +410,12 @@ void Agent::AllocateRmwLocks(gpu_queue::QueueSet& set) {
 }
 
 void Agent::ReleaseQueues() {
-  static auto* free_host = Real<decltype(cudaFreeHost)>("cudaFreeHost");
-  static auto* free_device = Real<decltype(cudaFree)>("cudaFree");
   drainer_.reset();
-  if (rmw_locks_ != nullptr && free_device != nullptr) free_device(rmw_locks_);
+  if (backend_ != nullptr) {  // none chosen: nothing was set up
+    backend_->FreeDevice(rmw_locks_);
+    backend_->FreeMapped(queue_host_);
+  }
   rmw_locks_ = nullptr;
-  if (queue_host_ != nullptr && free_host != nullptr) free_host(queue_host_);
   queue_host_ = nullptr;
   queue_device_ = 0;
   std::lock_guard<std::mutex> lock(mu_);

@@ -28,6 +28,7 @@
 #include "host_detector/gpu_agent/agent_config.h"
 #include "absl/container/flat_hash_set.h"
 #include "host_detector/gpu_agent/cuda_declarations.h"
+#include "host_detector/gpu_agent/device_backend.h"
 #include "host_detector/gpu_agent/driver_handles.h"
 #include "host_detector/gpu_agent/queue_drainer.h"
 #include "ptx_rewriter/fatbin/fatbin_format.h"
@@ -143,6 +144,9 @@ class Agent {
   uint32_t target_sm_ = 0;
 
   std::mutex launch_mu_;  // one launch at a time; queues
+  // Chosen at the first launch (SelectDeviceBackend), kept for the process:
+  // the queues are set up, synchronised and freed through it.
+  DeviceBackend* backend_ = nullptr;
   void* queue_host_ = nullptr;
   uint64_t queue_device_ = 0;
   void* rmw_locks_ = nullptr;  // device memory: QueueSet::rmw_locks

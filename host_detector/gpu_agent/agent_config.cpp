@@ -31,6 +31,7 @@ AgentConfig AgentConfig::FromEnvironment() {
   if (const char* v = Env("BARRACUDA_GPU_DUMP_PTX")) c.dump_dir = v;
   if (const char* v = Env("BARRACUDA_GPU_SHARED_BASE")) c.shared_base = std::strtoll(v, nullptr, 0);
   if (const char* v = Env("BARRACUDA_GPU_VERBOSE")) c.verbose = std::string(v) == "1";
+  if (const char* v = Env("BARRACUDA_GPU_DRIVER_QUEUES")) c.driver_queues = std::string(v) == "1";
   return c;
 }
 
@@ -49,6 +50,10 @@ QueueGeometry ChooseQueueGeometry(const AgentConfig& config, uint32_t sms, uint6
   g.slots = static_cast<uint32_t>(std::clamp<uint64_t>(std::bit_floor(std::max<uint64_t>(fit, 1)), 64, 1u << 20));
   g.bytes = gpu_queue::QueueSetBytes(g.queues, g.slots);
   return g;
+}
+
+bool UseDriverQueues(const AgentConfig& config, bool driver_launch, bool runtime_loaded) {
+  return config.driver_queues || (driver_launch && !runtime_loaded);
 }
 
 }  // namespace barracuda::gpu_agent

@@ -19,6 +19,8 @@ struct AgentConfig {
   int64_t shared_base = -1;  // BARRACUDA_GPU_SHARED_BASE: program shared memory's window offset (-1: the driver's
                              // reserved bytes per block, cudaDevAttrReservedSharedMemoryPerBlock)
   bool verbose = false;     // BARRACUDA_GPU_VERBOSE=1: per-module statistics on stderr
+  bool driver_queues = false;  // BARRACUDA_GPU_DRIVER_QUEUES=1: queues set up through the driver even when the
+                               // program loaded the CUDA runtime (device_backend.h)
 
   static AgentConfig FromEnvironment();
 };
@@ -35,6 +37,11 @@ struct QueueGeometry {
 };
 QueueGeometry ChooseQueueGeometry(const AgentConfig& config, uint32_t sms, uint64_t device_bytes,
                                   uint32_t max_queues);
+
+// The queue-setup rule (device_backend.h): the driver's when forced
+// (BARRACUDA_GPU_DRIVER_QUEUES=1) or when a driver launch meets a process
+// without the CUDA runtime; the runtime's otherwise.
+bool UseDriverQueues(const AgentConfig& config, bool driver_launch, bool runtime_loaded);
 
 }  // namespace barracuda::gpu_agent
 

@@ -25,6 +25,7 @@ add_library(barracuda_gpu SHARED
   ${CMAKE_CURRENT_LIST_DIR}/agent.cpp
   ${CMAKE_CURRENT_LIST_DIR}/agent_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_hooks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/driver_hooks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/real_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/real_runtime.cpp)

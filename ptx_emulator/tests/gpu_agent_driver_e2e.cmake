@@ -6,8 +6,10 @@
 # must give 0 races, and either way the report must list the module the
 # agent instrumented.
 #   cmake -DBARRACUDA=... -DPROGRAM=... -DARGS="a|b" -DJSON=... -DEXPECT=racy|clean
-#         [-DLINE=regex] [-DALSO=regex] -P gpu_agent_driver_e2e.cmake
+#         [-DLINE=regex] [-DALSO=regex] [-DQUEUES=backend] -P gpu_agent_driver_e2e.cmake
 # ALSO: a further regex the racy run's stderr must match (the allocation named).
+# QUEUES: the backend the agent must have set its queues up through ("CUDA
+# driver"), as its -v line says (run with BARRACUDA_GPU_VERBOSE=1).
 string(REPLACE "|" ";" args "${ARGS}")
 execute_process(COMMAND ${BARRACUDA} --backend=gpu --gpu-runtime=emulator --report-json ${JSON} ${PROGRAM} ${args}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -29,6 +31,9 @@ else()
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "FAIL: barracuda exited ${rc}, expected 0 (no race)")
   endif()
+endif()
+if(QUEUES AND NOT err MATCHES "mapped pinned memory, through the ${QUEUES}\\)")
+  message(FATAL_ERROR "FAIL: the agent did not set its queues up through the ${QUEUES}")
 endif()
 if(err MATCHES "not analysed")
   message(FATAL_ERROR "FAIL: a kernel or module was not analysed")

@@ -1,6 +1,8 @@
 // Queue geometry: ~1.25 queues per SM within the rings, slots a power of two,
-// the set within its budget.
+// the set within its budget; the queue-setup rule and its switch.
 #include <catch2/catch.hpp>
+
+#include <cstdlib>
 
 #include "device_logger/gpu_queue.h"
 #include "host_detector/gpu_agent/agent_config.h"
@@ -32,6 +34,28 @@ TEST_CASE("gpu agent: queue geometry", "[gpu_agent]") {
     const QueueGeometry g = ChooseQueueGeometry(config, 132, uint64_t{80} << 30, 256);
     CHECK(g.slots == 64);
   }
+}
+
+// A driver-only program (no libcudart.so.13) gets the driver's queue setup;
+// everything else keeps the runtime's unless BARRACUDA_GPU_DRIVER_QUEUES=1.
+TEST_CASE("gpu agent: queue setup through the driver or the runtime", "[gpu_agent]") {
+  AgentConfig config;
+  CHECK_FALSE(UseDriverQueues(config, /*driver_launch=*/false, /*runtime_loaded=*/true));
+  CHECK_FALSE(UseDriverQueues(config, /*driver_launch=*/true, /*runtime_loaded=*/true));
+  CHECK(UseDriverQueues(config, /*driver_launch=*/true, /*runtime_loaded=*/false));
+  config.driver_queues = true;
+  CHECK(UseDriverQueues(config, /*driver_launch=*/false, /*runtime_loaded=*/true));
+  CHECK(UseDriverQueues(config, /*driver_launch=*/true, /*runtime_loaded=*/true));
+}
+
+TEST_CASE("gpu agent: BARRACUDA_GPU_DRIVER_QUEUES", "[gpu_agent]") {
+  ::unsetenv("BARRACUDA_GPU_DRIVER_QUEUES");
+  CHECK_FALSE(AgentConfig::FromEnvironment().driver_queues);
+  ::setenv("BARRACUDA_GPU_DRIVER_QUEUES", "1", 1);
+  CHECK(AgentConfig::FromEnvironment().driver_queues);
+  ::setenv("BARRACUDA_GPU_DRIVER_QUEUES", "0", 1);
+  CHECK_FALSE(AgentConfig::FromEnvironment().driver_queues);
+  ::unsetenv("BARRACUDA_GPU_DRIVER_QUEUES");
 }
 
 }  // namespace
