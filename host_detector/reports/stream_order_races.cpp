@@ -10,7 +10,7 @@ std::string StreamSideHeadline(const ResolvedStreamOrderRace::Side& side) {
   const std::string stream =
       IsGraphNode(op) ? std::string("a node of a graph") : ptx::Cat("stream ", op.stream_id);
   if (op.kernel) return what + ptx::Cat("kernel ", side.kernel, " (launch ", op.launch_id, ", ", stream, ")");
-  if (op.host) return what + "the host (not synchronised with the kernel)";
+  if (op.host) return what + "the host (not synchronised with the first)";
   return what + ptx::Cat(op.api, " (", stream, ")");
 }
 

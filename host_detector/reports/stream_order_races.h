@@ -33,7 +33,8 @@ struct ResolvedStreamOrderRace {
 // them from 2^48, ptx_emulator/runtime/stream_order.h), not a stream.
 inline bool IsGraphNode(const ReportContext::StreamOpSide& op) { return op.stream_id >= (uint64_t{1} << 48); }
 // "write by kernel Producer(int*) (launch 2, stream 16)" / "read by cudaMemcpyAsync (stream 17)" /
-// "... (launch 3, a node of a graph)" / "read by the host (not synchronised with the kernel)".
+// "... (launch 3, a node of a graph)" / "read by the host (not synchronised with the first)" (the
+// first side: a kernel, copy or set the host had not waited for).
 std::string StreamSideHeadline(const ResolvedStreamOrderRace::Side& side);
 // In process order, then detection order.
 std::vector<ResolvedStreamOrderRace> ResolveStreamOrderRaces(const ReportContext& context);

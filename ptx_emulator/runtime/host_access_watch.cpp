@@ -223,6 +223,26 @@ void ArmReferenced(const uint64_t* words, size_t n) {
   }
 }
 
+bool ArmRange(uint64_t device, uint64_t size) {
+  if (size == 0) return false;
+  std::lock_guard<std::mutex> lock(g_mu);
+  bool any = false;
+  for (Region& r : g_regions) {
+    const uint64_t r_size = r.size.load(std::memory_order_relaxed);
+    if (r_size == 0) continue;
+    const uint64_t r_device = r.device.load(std::memory_order_relaxed);
+    if (device >= r_device + r_size || r_device >= device + size) continue;
+    any = true;
+    if (r.armed) continue;
+    r.armed = true;
+    if (g_protected) {
+      const uint64_t host = r.host.load(std::memory_order_relaxed);
+      mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + r_size) - PageDown(host), PROT_NONE);
+    }
+  }
+  return any;
+}
+
 void Unwatch(uint64_t host) {
   std::lock_guard<std::mutex> lock(g_mu);
   for (Region& r : g_regions) {

@@ -8,8 +8,9 @@
 // Mechanism: while a kernel launched in a barracuda session is not ordered
 // before the host ("outstanding"), the pages of every armed watched region
 // are mprotect'ed PROT_NONE. A region is armed by a launch whose parameters
-// hold a pointer into it (ArmReferenced), and __managed__ variables always
-// are: protecting every region would make a system call that fills another
+// hold a pointer into it (ArmReferenced), by an asynchronous copy or set whose
+// bytes lie in it (ArmRange: the copy is outstanding like a kernel), and
+// __managed__ variables always are: protecting every region would make a system call that fills another
 // buffer (read(2) into the next pinned buffer while a kernel works on this
 // one, a legitimate pipeline) fail with EFAULT. A kernel that reaches a
 // region only through pointers stored in memory is not watched for. The SIGSEGV handler records the access (the bytes of
@@ -63,6 +64,10 @@ void Watch(uint64_t host, uint64_t size, uint64_t device, bool always = false);
 // Arms the regions whose device bytes hold one of `words` (a launch's
 // parameter words): protected from now until the host synchronises.
 void ArmReferenced(const uint64_t* words, size_t n);
+// Arms the regions overlapping the device bytes [device, device + size): the
+// host side of an asynchronous copy or set (the DMA reads or writes them until
+// the host is ordered after it). Returns whether one overlaps.
+bool ArmRange(uint64_t device, uint64_t size);
 void Unwatch(uint64_t host);
 void UnwatchAll();  // cudaDeviceReset
 

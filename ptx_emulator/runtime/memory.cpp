@@ -5,8 +5,11 @@
 // copy is a memmove; the arena is what makes the direction checks real: a
 // device-side pointer outside any live allocation is rejected as a GPU would.
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "absl/functional/function_ref.h"
+#include "absl/strings/str_cat.h"
 #include "ptx_emulator/runtime/arrays.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/graph_memory.h"
@@ -115,24 +118,46 @@ cudaError_t Preamble(cudaStream_t stream) {
 // Set by Synchronous() around a synchronous copy or set: the host waits for it.
 thread_local bool in_synchronous_call = false;
 
+// The bytes [p, p + span) as kernels address them: the arena's (device,
+// managed, page-locked) as they are, a cudaHostRegister'd range through its
+// device alias (the DMA of an asynchronous copy reads or writes the host pages).
+std::optional<uint64_t> CopyBytes(const void* p, size_t span) {
+  if (DeviceRange(p, span)) return reinterpret_cast<uint64_t>(p);
+  if (auto reg = FindHostRegistration(p); reg && reinterpret_cast<uint64_t>(p) + span <= reg->host + reg->size)
+    return reinterpret_cast<uint64_t>(reg->DeviceAddress(p));
+  return std::nullopt;
+}
+
 // Stream-order checks (stream_order.h): the device bytes a copy reads and
-// writes; a synchronous call is waited for by the host, and one that copies
-// within device memory is a device-wide barrier (implicit synchronisation).
-void NoteStreamCopy(void* dst, const void* src, size_t count, cudaStream_t stream) {
+// writes, `rows` rows of `width` bytes (row(i): the i-th row's destination
+// and source) within the spans from the first rows; a synchronous call is
+// waited for by the host, and one that copies within device memory is a
+// device-wide barrier (implicit synchronisation). An asynchronous one whose
+// host side is host-accessible memory is outstanding until the host is
+// ordered after it (StreamOrder::Enqueue).
+using Row = std::pair<const void*, const void*>;
+void NoteStreamCopy(const char* api, const void* dst, size_t dst_span, const void* src, size_t src_span,
+                    size_t width, size_t rows, absl::FunctionRef<Row(size_t)> row, cudaStream_t stream) {
   // Untraced (no session, or one stream only): no lookups on every copy.
   if (!StreamOpsTraced()) return;
   Runtime& rt = Runtime::Get();
+  const bool src_device = DeviceRange(src, src_span), dst_device = DeviceRange(dst, dst_span);
+  const std::optional<uint64_t> s = CopyBytes(src, src_span), d = CopyBytes(dst, dst_span);
+  const uint64_t src0 = reinterpret_cast<uint64_t>(src), dst0 = reinterpret_cast<uint64_t>(dst);
   std::vector<transport::StreamOpInfo::Range> ranges;
-  const bool src_device = DeviceRange(src, count), dst_device = DeviceRange(dst, count);
-  if (src_device) ranges.push_back({reinterpret_cast<uint64_t>(src), count, false});
-  if (dst_device) ranges.push_back({reinterpret_cast<uint64_t>(dst), count, true});
+  for (size_t i = 0; i < rows; ++i) {
+    const auto [row_dst, row_src] = row(i);
+    if (s) ranges.push_back({*s + (reinterpret_cast<uint64_t>(row_src) - src0), width, false});
+    if (d) ranges.push_back({*d + (reinterpret_cast<uint64_t>(row_dst) - dst0), width, true});
+  }
   if (ranges.empty()) return;
   if (in_synchronous_call && src_device && dst_device) {
     StreamOrder::Get().Barrier();
     return;
   }
-  NoteMemoryOp(transport::StreamOpKind::kCopy, in_synchronous_call ? "cudaMemcpy" : "cudaMemcpyAsync",
-               rt.StreamId(stream, false), rt.NonBlocking(stream), std::move(ranges));
+  NoteMemoryOp(transport::StreamOpKind::kCopy, in_synchronous_call ? api : absl::StrCat(api, "Async").c_str(),
+               rt.StreamId(stream, false), rt.NonBlocking(stream), std::move(ranges),
+               /*host_waits=*/in_synchronous_call);
   if (in_synchronous_call) StreamOrder::Get().HostWaitStream(rt.StreamId(stream, false));
 }
 
@@ -143,19 +168,25 @@ cudaError_t Copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, 
   if (count == 0) return cudaSuccess;
   if (!dst || !src) return rt.Fail(cudaErrorInvalidValue);
   if (cudaError_t e = CheckCopy(dst, count, src, count, kind)) return rt.Fail(e);
-  NoteStreamCopy(dst, src, count, stream);
+  NoteStreamCopy("cudaMemcpy", dst, count, src, count, count, 1, [&](size_t) { return Row(dst, src); }, stream);
   std::memmove(dst, src, count);
   return cudaSuccess;
 }
 
 cudaError_t Copy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                    cudaMemcpyKind kind, cudaStream_t stream) {
+  host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = Preamble(stream)) return rt.Fail(e);
   if (width == 0 || height == 0) return cudaSuccess;
   if (!dst || !src || width > dpitch || width > spitch) return rt.Fail(cudaErrorInvalidPitchValue);
   const size_t dst_span = dpitch * (height - 1) + width, src_span = spitch * (height - 1) + width;
   if (cudaError_t e = CheckCopy(dst, dst_span, src, src_span, kind)) return rt.Fail(e);
+  NoteStreamCopy("cudaMemcpy2D", dst, dst_span, src, src_span, width, height,
+                 [&](size_t row) {
+                   return Row(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch);
+                 },
+                 stream);
   for (size_t row = 0; row < height; ++row)
     std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
   return cudaSuccess;
@@ -198,6 +229,12 @@ cudaError_t Copy3D(const cudaMemcpy3DParms* given, cudaStream_t stream) {
   const size_t d_span = static_cast<size_t>(at(d, d_rows, p->dstPos, e.height - 1, e.depth - 1) - d_first) + e.width;
   const size_t s_span = static_cast<size_t>(at(s, s_rows, p->srcPos, e.height - 1, e.depth - 1) - s_first) + e.width;
   if (cudaError_t err = CheckCopy(d_first, d_span, s_first, s_span, p->kind)) return rt.Fail(err);
+  NoteStreamCopy("cudaMemcpy3D", d_first, d_span, s_first, s_span, e.width, e.height * e.depth,
+                 [&](size_t i) {
+                   const size_t y = i % e.height, z = i / e.height;
+                   return Row(at(d, d_rows, p->dstPos, y, z), at(s, s_rows, p->srcPos, y, z));
+                 },
+                 stream);
   for (size_t z = 0; z < e.depth; ++z)
     for (size_t y = 0; y < e.height; ++y)
       std::memmove(at(d, d_rows, p->dstPos, y, z), at(s, s_rows, p->srcPos, y, z), e.width);

@@ -71,12 +71,17 @@ std::vector<transport::StreamOpInfo> StreamOrder::TakeHostAccesses() {
 
 void StreamOrder::UpdateOutstanding() {
   bool outstanding = false;
-  for (const auto& [timeline, tick] : kernels_) {
+  for (const auto& [timeline, tick] : outstanding_) {
     auto it = host_.find(timeline);
     if (it == host_.end() || it->second < tick) outstanding = true;
   }
-  if (!outstanding) kernels_.clear();
+  if (!outstanding) outstanding_.clear();
   host_access::SetOutstanding(outstanding);
+}
+
+bool StreamOrder::Outstanding() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !outstanding_.empty();
 }
 
 void StreamOrder::FlushHostAccesses() {
@@ -102,14 +107,20 @@ StreamOrder::Clock StreamOrder::Before(uint64_t stream_id, bool non_blocking) {
   return before;
 }
 
-void StreamOrder::Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op) {
+void StreamOrder::Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op, bool host_waits) {
   std::vector<transport::StreamOpInfo> host_ops;
   {
     std::lock_guard<std::mutex> lock(mu_);
     host_ops = TakeHostAccesses();
     EnqueueLocked(stream_id, non_blocking, op);
-    if (op.kind == transport::StreamOpKind::kKernel) {
-      kernels_[op.stream_id] = op.tick;
+    bool watched = op.kind == transport::StreamOpKind::kKernel;  // regions armed by the launch
+    // An asynchronous copy or set reads or writes its host-accessible bytes
+    // (pinned, managed, registered) whenever the stream gets to it: until the
+    // host is ordered after it, the host's accesses there may race with it.
+    if (!host_waits && (op.kind == transport::StreamOpKind::kCopy || op.kind == transport::StreamOpKind::kSet))
+      for (const transport::StreamOpInfo::Range& r : op.ranges) watched |= host_access::ArmRange(r.base, r.size);
+    if (watched) {
+      outstanding_[op.stream_id] = op.tick;
       host_access::SetOutstanding(true);
     }
   }
@@ -218,7 +229,7 @@ void StreamOrder::Barrier() {
     // Graph nodes' timelines are in the streams' clocks (EndGraph).
     for (auto& [s, clock] : streams_) clock = host_;
     barrier_pending_ = true;
-    kernels_.clear();
+    outstanding_.clear();
     host_access::SetOutstanding(false);
   }
   SendAll(host_ops);  // before the next operation, which carries the barrier
@@ -232,7 +243,7 @@ void StreamOrder::Reset() {
     host_.clear();
     streams_.clear();
     events_.clear();
-    kernels_.clear();
+    outstanding_.clear();
     barrier_pending_ = true;
     host_access::UnwatchAll();  // the arena is gone; registrations are dropped
   }
@@ -311,14 +322,16 @@ void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id) {
 }
 
 void NoteMemoryOp(transport::StreamOpKind kind, const char* api, uint64_t stream_id, bool non_blocking,
-                  std::vector<transport::StreamOpInfo::Range> ranges) {
+                  std::vector<transport::StreamOpInfo::Range> ranges, bool host_waits) {
   StreamOrder& order = StreamOrder::Get();
   if (!StreamOpsTraced()) return;
   transport::StreamOpInfo op;
   op.kind = kind;
   op.api = api;
   op.ranges = std::move(ranges);
-  order.Enqueue(stream_id, non_blocking, op);
+  static const bool at_exit = (std::atexit(FlushAtExit), true);  // an outstanding copy's last accesses
+  (void)at_exit;
+  order.Enqueue(stream_id, non_blocking, op, host_waits);
   Send(op);
 }
 

@@ -20,8 +20,9 @@
 //   no race is reported that the runtime's implicit synchronisation prevents)
 //   cudaMalloc*/cudaFree*, page-locked allocations, synchronous cudaMemset and
 //   device-to-device cudaMemcpy.
-// The host's own reads and writes of managed / mapped memory while a kernel
-// may run (host_access_watch.h) are operations of the host timeline
+// The host's own reads and writes of managed / mapped memory while a kernel,
+// or an asynchronous copy or set of that memory, may run (host_access_watch.h)
+// are operations of the host timeline
 // (kHostTimeline), each ordered after what the host had waited for then.
 // The host threads of the program are one timeline: host-side ordering
 // between threads (mutexes, joins) is invisible, so operations that threads
@@ -58,8 +59,14 @@ class StreamOrder {
   bool active() const;
 
   // The next operation on `stream_id` (0: legacy): fills op.stream_id, tick,
-  // before and after_barrier, and moves the stream past it.
-  void Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op);
+  // before and after_barrier, and moves the stream past it. A kernel, and a
+  // copy or set the host does not wait for (`host_waits` false) whose ranges
+  // lie in host-accessible memory, is outstanding until the host is ordered
+  // after it: the memory it may use is watched (host_access_watch.h). A
+  // cudaMemcpyAsync's DMA may read or write pinned host memory until then.
+  void Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op, bool host_waits = false);
+  // Whether some kernel, copy or set is not ordered before the host (tests).
+  bool Outstanding() const;
   void RecordEvent(const void* event, uint64_t stream_id);
   void WaitEvent(uint64_t stream_id, const void* event);
   void HostWaitStream(uint64_t stream_id);
@@ -103,10 +110,12 @@ class StreamOrder {
   // mu_ held: the recorded host accesses as operations (sent by the caller
   // after unlocking, before anything the call itself sends).
   std::vector<transport::StreamOpInfo> TakeHostAccesses();
-  // mu_ held: whether some kernel is not ordered before the host (its
-  // host-accessible memory is watched until none is).
+  // mu_ held: whether some kernel or asynchronous copy / set is not ordered
+  // before the host (its host-accessible memory is watched until none is).
   void UpdateOutstanding();
-  Clock kernels_;  // timeline -> its last kernel's tick, while not ordered before the host
+  // timeline -> its last kernel's (or watched copy's / set's) tick, while not
+  // ordered before the host
+  Clock outstanding_;
   uint64_t host_tick_ = 0;
   mutable std::mutex mu_;
   uint64_t next_graph_timeline_ = kFirstGraphNodeTimeline;
@@ -139,10 +148,11 @@ void ForgetHostAccessibleMemory(uint64_t host);
 bool StreamOpsTraced();
 
 // Session hooks: send the operation when a session traces and the order is
-// active. `sync_call`: a synchronous API call (the host waits for it).
+// active. `host_waits`: a synchronous API call (the host waits for it before
+// it returns, so it is never outstanding).
 void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id);
 void NoteMemoryOp(transport::StreamOpKind kind, const char* api, uint64_t stream_id, bool non_blocking,
-                  std::vector<transport::StreamOpInfo::Range> ranges);
+                  std::vector<transport::StreamOpInfo::Range> ranges, bool host_waits = false);
 
 }  // namespace barracuda::cudart
 

@@ -173,5 +173,50 @@ TEST_CASE("host access watch: only regions a launch was passed are protected unt
   Unwatch(m);
 }
 
+TEST_CASE("host access watch: an asynchronous copy arms the regions its bytes overlap",
+          "[runtime][host-access]") {
+  Pages pages(3);
+  const uint64_t a = Addr(pages.base), b = a + kPage, c = a + 2 * kPage;
+  // Device addresses differ from host ones (a cudaHostRegister'd range's alias).
+  const uint64_t dev = 0x700000100000;
+  Watch(a, kPage, dev);
+  Watch(b, kPage, dev + kPage);
+  Watch(c, kPage, dev + 2 * kPage);
+  (void)Take();
+  CHECK_FALSE(ArmRange(0x10000, 64));      // device memory only: nothing watched
+  CHECK_FALSE(ArmRange(dev + 3 * kPage, 8));  // just past the last region
+  CHECK(ArmRange(dev + kPage - 8, 16));    // straddles a and b
+  CHECK_FALSE(ArmRange(dev + 100, 0));     // an empty range touches nothing
+  SetOutstanding(true);
+  volatile char* p = pages.base;
+  const char r = p[10];  // a: armed, a read
+  (void)r;
+  p[kPage + 3] = 1;      // b: armed, a write
+  p[2 * kPage + 3] = 1;  // c: not armed, not watched
+  SetOutstanding(false);
+  std::vector<Access> got = Take();
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].device == dev);
+  CHECK_FALSE(got[0].write);
+  CHECK(got[1].device == dev + kPage);
+  CHECK(got[1].write);
+  // The host synchronised: the copy's regions are disarmed.
+  SetOutstanding(true);
+  p[11] = 1;
+  SetOutstanding(false);
+  CHECK(Take().empty());
+  // Arming while protected protects at once (a copy issued while a kernel runs).
+  SetOutstanding(true);
+  CHECK(ArmRange(dev + 2 * kPage, 4));
+  p[2 * kPage + 4] = 2;
+  SetOutstanding(false);
+  got = Take();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].device == dev + 2 * kPage);
+  CHECK(p[2 * kPage + 4] == 2);
+  Unwatch(b);
+  Unwatch(c);
+}
+
 }  // namespace
 }  // namespace barracuda::cudart::host_access

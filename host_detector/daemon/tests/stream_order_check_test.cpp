@@ -167,4 +167,33 @@ TEST_CASE("StreamOrderCheck: a host access and an unfinished copy", "[daemon][st
   CHECK(check.races()[0].earlier.api == "cudaMemcpyAsync");
 }
 
+TEST_CASE("StreamOrderCheck: the host overwrites the source of an unfinished copy", "[daemon][stream-order]") {
+  StreamOrderCheck check;
+  // cudaMemcpyAsync from page-locked memory at 0x5000 (host-to-device) on
+  // stream 16: the copy reads its source until the host synchronises.
+  StreamOpInfo copy = Copy(16, 1, {}, 0x5000, 256, false);
+  copy.ranges.push_back({0x90000, 256, true});  // the device destination
+  copy.host_location = "app+0x100";
+  check.OnOp(copy);
+  // The host reading the source too is no race (read after read).
+  check.OnOp(HostAccess(1, {}, 0x5000, 4096, false, "app+0x110"));
+  CHECK(check.races().empty());
+  // The host writing it is one, naming both call sites.
+  check.OnOp(HostAccess(2, {}, 0x5000, 4096, true, "app+0x120"));
+  REQUIRE(check.races().size() == 1);
+  const StreamOrderRace& r = check.races()[0];
+  CHECK(r.address >= 0x5000);  // some word the copy read (lines are compared in no set order)
+  CHECK(r.address < 0x5100);
+  CHECK(r.earlier.kind == StreamOpKind::kCopy);
+  CHECK(r.earlier.api == "cudaMemcpyAsync");
+  CHECK(r.earlier.host_location == "app+0x100");
+  CHECK_FALSE(r.earlier.write);
+  CHECK(r.later.kind == StreamOpKind::kHostAccess);
+  CHECK(r.later.host_location == "app+0x120");
+  CHECK(r.later.write);
+  // After cudaStreamSynchronize (the host's clock has stream 16 at 1): none.
+  check.OnOp(HostAccess(3, {{16, 1}}, 0x5000, 4096, true, "app+0x130"));
+  CHECK(check.races().size() == 1);
+}
+
 }  // namespace barracuda::daemon
