@@ -20,6 +20,11 @@ namespace {
 constexpr uint64_t kPage = 4096;
 uint64_t PageDown(uint64_t a) { return a & ~(kPage - 1); }
 uint64_t PageUp(uint64_t a) { return (a + kPage - 1) & ~(kPage - 1); }
+// The whole pages holding [host, host + size).
+void ProtectPages(uint64_t host, uint64_t size, int prot) {
+  const uint64_t lo = PageDown(host);
+  mprotect(reinterpret_cast<void*>(lo), PageUp(host + size) - lo, prot);
+}
 
 // The handler reads these without a lock: a slot is published by its size
 // (stored last) and retired by zeroing it; protection is removed before.
@@ -177,9 +182,7 @@ void Protect(int prot) {  // g_mu held
   for (Region& r : g_regions) {
     const uint64_t size = r.size.load(std::memory_order_relaxed);
     if (size == 0 || !r.armed) continue;
-    const uint64_t host = r.host.load(std::memory_order_relaxed);
-    const uint64_t lo = PageDown(host);
-    mprotect(reinterpret_cast<void*>(lo), PageUp(host + size) - lo, prot);
+    ProtectPages(r.host.load(std::memory_order_relaxed), size, prot);
   }
 }
 
@@ -202,8 +205,7 @@ void Watch(uint64_t host, uint64_t size, uint64_t device, bool always) {
     r.device.store(device, std::memory_order_relaxed);
     r.armed = r.always = always;
     r.size.store(size, std::memory_order_release);
-    if (g_protected && r.armed)
-      mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + size) - PageDown(host), PROT_NONE);
+    if (g_protected && r.armed) ProtectPages(host, size, PROT_NONE);
     return;
   }
 }
@@ -216,10 +218,7 @@ void ArmReferenced(const uint64_t* words, size_t n) {
     if (size == 0 || r.armed) continue;
     const uint64_t device = r.device.load(std::memory_order_relaxed);
     for (size_t i = 0; i < n && !r.armed; ++i) r.armed = words[i] - device < size;
-    if (r.armed && g_protected) {
-      const uint64_t host = r.host.load(std::memory_order_relaxed);
-      mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + size) - PageDown(host), PROT_NONE);
-    }
+    if (r.armed && g_protected) ProtectPages(r.host.load(std::memory_order_relaxed), size, PROT_NONE);
   }
 }
 
@@ -235,10 +234,7 @@ bool ArmRange(uint64_t device, uint64_t size) {
     any = true;
     if (r.armed) continue;
     r.armed = true;
-    if (g_protected) {
-      const uint64_t host = r.host.load(std::memory_order_relaxed);
-      mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + r_size) - PageDown(host), PROT_NONE);
-    }
+    if (g_protected) ProtectPages(r.host.load(std::memory_order_relaxed), r_size, PROT_NONE);
   }
   return any;
 }
@@ -248,9 +244,7 @@ void Unwatch(uint64_t host) {
   for (Region& r : g_regions) {
     const uint64_t size = r.size.load(std::memory_order_relaxed);
     if (size == 0 || r.host.load(std::memory_order_relaxed) != host) continue;
-    if (g_protected)
-      mprotect(reinterpret_cast<void*>(PageDown(host)), PageUp(host + size) - PageDown(host),
-               PROT_READ | PROT_WRITE);
+    if (g_protected) ProtectPages(host, size, PROT_READ | PROT_WRITE);
     r.size.store(0, std::memory_order_release);
     // Pages shared with another region stay as the protection state says.
     if (g_protected) Protect(PROT_NONE);
