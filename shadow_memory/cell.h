@@ -79,6 +79,15 @@ enum CellFlag : uint16_t {
   // A global granule cell whose bytes differ: their metadata live in the
   // page's byte cells (global_shadow.h) and this cell holds nothing else.
   kCellSplit = 1u << 5,
+  // The observation chain of the strong writes held (PTX observation order,
+  // host_detector/detector/SEMANTICS.md "Observation order"): set when a strong
+  // write other than the first since the last weak write was a store (not a
+  // read-modify-write) or not morally strong with the write before it. While
+  // it is set, no strong read observed every strong write held.
+  kCellChainBroken = 1u << 6,
+  // The latest write was a strong read-modify-write (it observed its
+  // predecessors through the chain).
+  kCellLastRmw = 1u << 7,
   kCellReadShared = 1u << 8,  // concurrently read: read metadata is a SparseVc
   // Kind of the inline read epoch (ReadKind, epoch.h; a read VC keeps it per entry).
   kCellReadAtomic = 1u << 9,     // the reader was an atomic load (ld.relaxed)
@@ -201,6 +210,23 @@ class Cell {
     const uint8_t f = (w_->flags & ~kCellWriteAtomic) | kCellWriteShared;
     w_->flags = static_cast<uint8_t>(atomic ? (f | kCellWriteAtomic) : f);
   }
+  // The observation chain state (kCellChainBroken, kCellLastRmw) after a write;
+  // for a write VC also its latest writer, kept in the clock field that a VC
+  // leaves unused. Stores only when something changes.
+  void SetChain(bool broken, bool last_rmw, Tid latest_writer) const {
+    const uint8_t f = static_cast<uint8_t>((w_->flags & ~(kCellChainBroken | kCellLastRmw)) |
+                                           (broken ? kCellChainBroken : 0) | (last_rmw ? kCellLastRmw : 0));
+    if (f != w_->flags) w_->flags = f;
+    if (write_shared() && w_->clock_lo != latest_writer + 1) w_->clock_lo = latest_writer + 1;
+  }
+  // Precondition: write_shared(). The latest writer SetChain recorded; false
+  // if none was (SetWriteVc forgets it).
+  bool write_vc_latest(Tid* t) const {
+    assert(write_shared());
+    if (w_->clock_lo == 0) return false;
+    *t = w_->clock_lo - 1;
+    return true;
+  }
   // Drop the write VC reference (the pool frees it); W becomes bottom.
   void ClearWriteVc() const {
     w_->tid = 0;
@@ -275,7 +301,7 @@ class Cell {
     uint64_t w[4] = {0, 0, 0, 0};
     // Branch-free, on registers (an element-wise loop over a stack copy cost
     // a store-forwarding stall per compare on the streaming benchmark).
-    friend bool operator==(const Bits& x, const Bits& y) {
+    [[gnu::always_inline]] friend bool operator==(const Bits& x, const Bits& y) {
       return ((x.w[0] ^ y.w[0]) | (x.w[1] ^ y.w[1]) | (x.w[2] ^ y.w[2]) | (x.w[3] ^ y.w[3])) == 0;
     }
     uint16_t flags() const { return static_cast<uint16_t>((w[0] & 0xff) | (w[2] & 0xff) << 8); }
@@ -305,7 +331,7 @@ class Cell {
   // cleared (R := bottom, kind kRead, weak; the read site stays, as ClearRead).
   static Bits WithPlainWrite(const Bits& b, Epoch e, SiteId site) {
     assert(FitsClock(e.clock));
-    const uint64_t wf = b.w[0] & 0xff & ~uint64_t{kCellWriteAtomic};
+    const uint64_t wf = b.w[0] & 0xff & ~uint64_t{kCellWriteAtomic | kCellChainBroken | kCellLastRmw};
     const uint64_t rf = b.w[2] & 0xff & ~uint64_t{(kCellReadAtomic | kCellReadKeptWrite) >> 8};
     return {{wf | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32, (e.clock & 0xffffffffu) | uint64_t{site} << 32,
              rf, b.w[3] & ~uint64_t{0xffffffffu}}};

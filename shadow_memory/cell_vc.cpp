@@ -150,6 +150,12 @@ void SplitGranule(Cell granule, const CellSpan& bytes, SparseVcPool& pool) {
       c.SetWrite(granule.write_epoch(), granule.write_site(), granule.write_atomic(), granule.write_strength());
     } else if (VcHandle h = j == 0 ? granule.write_vc() : CloneVc(pool, granule.write_vc()); h != kNoVc) {
       c.SetWriteVc(h, granule.write_site(), granule.write_atomic());
+      Tid latest = 0;
+      if (granule.write_vc_latest(&latest)) {
+        c.SetChain(granule.Has(kCellChainBroken), granule.Has(kCellLastRmw), latest);
+      } else if (granule.Has(kCellChainBroken) || granule.Has(kCellLastRmw)) {
+        c.SetChain(true, false, 0);  // no latest writer to stand for the chain: none covers
+      }
     }
     if (read_zero) {
       // bottom, no flags

@@ -174,7 +174,10 @@ class PageView {
   }
   // The granule cells covering [addr, addr + size), counted as touched in the
   // halves `touch` names. Precondition: Contains(addr, size), size > 0.
-  CellSpan Cells(uint64_t addr, uint64_t size, Touch touch = Touch::kBoth) const {
+  // Always inlined: every access calls it, and GCC's inliner drops it from the
+  // detector's MemoryAccess when that grows (2026-11-29: 17% more instructions
+  // on detector_bench a_streaming when it did).
+  [[gnu::always_inline]] CellSpan Cells(uint64_t addr, uint64_t size, Touch touch = Touch::kBoth) const {
     assert(size > 0 && Contains(addr, size) && tracked());
     uint64_t first = (addr - base_) >> kGranuleShift;
     uint64_t last = (addr + size - 1 - base_) >> kGranuleShift;

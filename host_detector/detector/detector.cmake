@@ -18,7 +18,8 @@ target_link_libraries(barracuda_detector
 
 barracuda_unit_test(host_detector_tests
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/rules_memory_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/rules_sync_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/rules_async_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/rules_proxy_test.cpp
-          ${CMAKE_CURRENT_LIST_DIR}/tests/rules_fences_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/paper_examples_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/rules_fences_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/rules_observation_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/paper_examples_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/launch_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/ring_interleaving_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/record_feed_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/memory_limit_test.cpp

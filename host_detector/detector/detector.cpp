@@ -14,7 +14,8 @@ using protocol::Op;
 Detector::Impl::Impl(DetectorOptions opts)
     : options(opts),
       shadow(shadow::ShadowOptions{.memory_limit_bytes = opts.shadow_limit_bytes}),
-      sync_locations(&shadow.accounting()) {}
+      sync_locations(&shadow.accounting()),
+      load_observers(&shadow.accounting()) {}
 
 void Detector::Impl::Malformed(WorkerCounters& c, const std::string& what, uint64_t record_index) {
   c.malformed++;
@@ -79,6 +80,7 @@ void Detector::Impl::BeginLaunch(const protocol::Record& r, WorkerCounters& c) {
   shadow.BeginLaunch(nblocks, k.static_shared_bytes + k.dynamic_shared_bytes);
   sync_locations.BeginLaunch();
   dependency_locations.BeginLaunch();
+  load_observers.Clear();
   launches++;
 }
 
@@ -121,6 +123,7 @@ void Detector::Impl::EndLaunch() {
   shadow.EndLaunch();
   sync_locations.EndLaunch();
   dependency_locations.EndLaunch();
+  load_observers.Clear();
   proxy_fences.Clear();
   launch = LaunchGeometry{};
 }

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "device_logger/protocol.h"
 #include "host_detector/detector/detector.h"
+#include "host_detector/detector/load_observers.h"
 #include "host_detector/detector/proxy_fences.h"
 #include "host_detector/detector/report_model.h"
 #include "host_detector/detector/same_value.h"
@@ -240,6 +241,9 @@ class Detector::Impl {
   // Per location, the join of every strong store's clock (with its block's
   // dependency clock): the relaxed publication chains of decoupled look-back.
   shadow::SyncLocationMap<vc::VectorClock> dependency_locations;
+  // Strong loads that observed other threads' strong writes: PTX causality
+  // through observation order (load_observers.h).
+  LoadObservers load_observers;
 
   std::mutex report_mu;  // guards report, listener calls, status, racy count, pending
   RaceReport report;

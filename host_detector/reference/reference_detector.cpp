@@ -1,5 +1,6 @@
 #include "host_detector/reference/reference_detector.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 
@@ -307,6 +308,24 @@ void ReferenceDetector::CheckAndRecord(const Record& r, uint32_t lane, const His
   CheckAndRecord(r, lane, access, clocks_[access.thread]);
 }
 
+bool ReferenceDetector::MorallyStrong(const HistoryEntry& x, const HistoryEntry& y) const {
+  return x.strong && y.strong && x.size == y.size && x.address == y.address && InScope(y.thread, x.thread, x.scope) &&
+         InScope(x.thread, y.thread, y.scope);
+}
+
+void ReferenceDetector::Observe(std::vector<HistoryEntry>& past, const HistoryEntry& access) const {
+  // Reads observe the latest write in processing order (SEMANTICS.md).
+  const HistoryEntry* later = &access;  // what reads the write found next
+  for (size_t i = past.size(); i-- > 0;) {
+    HistoryEntry& w = past[i];
+    if (!w.writes) continue;
+    if (!w.strong || !MorallyStrong(w, *later)) return;
+    w.observers.emplace_back(access.thread, access.clock);
+    if (!w.reads) return;  // a store: what it overwrote is observed no further
+    later = &w;
+  }
+}
+
 void ReferenceDetector::CheckAndRecord(const Record& r, uint32_t lane, const HistoryEntry& access,
                                        const VectorClock& now) {
   const Space space = protocol::SpaceOf(r.header);
@@ -319,10 +338,12 @@ void ReferenceDetector::CheckAndRecord(const Record& r, uint32_t lane, const His
       // Same-value filter (paper §3.3.1): lanes of one store record that wrote equal values.
       if (e.ref.record_index == access.ref.record_index && e.same_value && access.same_value) continue;
       if (e.clock <= now.Get(e.thread)) continue;  // e happens-before this access
-      // Morally strong: both strong, complete overlap (same start and size:
-      // strong accesses are naturally aligned), each thread in the other's scope.
-      if (e.strong && access.strong && e.size == access.size && e.address == access.address &&
-          InScope(access.thread, e.thread, e.scope) && InScope(e.thread, access.thread, access.scope)) {
+      if (MorallyStrong(e, access)) continue;
+      // PTX causality order, clause 2: a strong write of the byte's chain that
+      // a strong read observed is ordered before what that read happens before.
+      if (options_.observation_order && std::any_of(e.observers.begin(), e.observers.end(), [&](const auto& z) {
+            return z.second <= now.Get(z.first);
+          })) {
         continue;
       }
       RaceKind kind;
@@ -338,6 +359,7 @@ void ReferenceDetector::CheckAndRecord(const Record& r, uint32_t lane, const His
       first_racy_.emplace(loc, access.ref);
       break;
     }
+    if (access.strong && access.reads) Observe(past, access);
     past.push_back(access);
   }
   (void)lane;
@@ -413,6 +435,7 @@ void ReferenceDetector::StrongAccess(const Record& r) {
       access.same_value = (r.header.flags & protocol::kFlagSameValue) != 0;
       access.strong = true;
       access.writes = halves.stores;
+      access.reads = halves.loads;
       access.size = r.header.access_size;
       access.address = r.addr[lane];
       access.scope = scope;

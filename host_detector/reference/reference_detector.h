@@ -107,6 +107,10 @@ enum class ArriveSemantics : uint8_t { kSnapshotAtArrival, kJoinAtCompletion };
 struct Options {
   WarpModel warp_model = WarpModel::kIts;
   ArriveSemantics arrive = ArriveSemantics::kSnapshotAtArrival;
+  // PTX causality order, clause 2: a strong write is ordered before what a
+  // strong read that observed it happens before. Off: synchronizes-with only
+  // (the differential test uses it to tell what only this clause orders).
+  bool observation_order = true;
 };
 
 class ReferenceDetector {
@@ -161,6 +165,10 @@ class ReferenceDetector {
     bool same_value = false;  // the record carried kFlagSameValue
     bool strong = false;      // kAtomic/kAcquire/kRelease/kAcqRel
     bool writes = false;      // weak: kWrite; strong: kFlagStore (or neither flag)
+    bool reads = false;       // strong: kFlagLoad (a read-modify-write when it also writes)
+    // A strong write: (thread, clock) of every strong read that observed it
+    // (PTX observation order, SEMANTICS.md "Observation order").
+    std::vector<std::pair<uint32_t, uint32_t>> observers;
     uint8_t size = 0;         // access size of the whole access (not this byte)
     uint64_t address = 0;     // start address of the whole access
     protocol::Scope scope = protocol::Scope::kNone;  // effective scope (strong only)
@@ -204,6 +212,13 @@ class ReferenceDetector {
   void CheckAndRecord(const protocol::Record& record, uint32_t lane, const HistoryEntry& access);
   // The same, checked against `now` (an asynchronous copy: its issuer's clock).
   void CheckAndRecord(const protocol::Record& r, uint32_t lane, const HistoryEntry& access, const VectorClock& now);
+  // PTX "morally strong": both strong, complete overlap (same start and size:
+  // strong accesses are naturally aligned), each thread in the other's scope.
+  bool MorallyStrong(const HistoryEntry& x, const HistoryEntry& y) const;
+  // A strong read `access` of a byte whose history is `past`: the writes it
+  // observes (the latest, then back through morally strong read-modify-writes)
+  // note it as an observer.
+  void Observe(std::vector<HistoryEntry>& past, const HistoryEntry& access) const;
   void WeakAccess(const protocol::Record& record);
   void StrongAccess(const protocol::Record& record);
   void Fence(const protocol::Record& record);

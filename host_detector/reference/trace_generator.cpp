@@ -578,6 +578,26 @@ class LaunchBuilder {
     rd.header.access_size = static_cast<uint8_t>(data_size);
     rd.header.space_scope = protocol::PackSpaceScope(space, Scope::kNone);
     Append(c, rd, cmask);
+    // Sometimes the consumer then resets or re-reads the flag with a weak
+    // access (a polling loop's `flag = 0`): ordered after the producer's flag
+    // write only through observation order (PTX causality order, clause 2),
+    // when its strong read observed that write.
+    if (rng_.Percent(25)) {
+      const bool one = std::popcount(cmask) > 1 && rng_.Percent(60);
+      if (one) If(c, Lowest(cmask));
+      const uint32_t rmask = Active(c);
+      Record reset = Make(c, rng_.Percent(60) ? Op::kWrite : Op::kRead, rmask);
+      for (uint32_t l = 0; l < 32; ++l) {
+        if (rmask >> l & 1) reset.addr[l] = at(c, kGlobalFlag + 8 * flag, kSharedFlag + 8 * flag);
+      }
+      reset.header.access_size = static_cast<uint8_t>(flag_size);
+      reset.header.space_scope = protocol::PackSpaceScope(space, Scope::kNone);
+      Append(c, reset, rmask);
+      if (one) {
+        Close(c);
+        Close(c);
+      }
+    }
   }
 
   static uint32_t Lowest(uint32_t mask) { return mask & -mask; }

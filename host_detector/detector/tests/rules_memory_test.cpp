@@ -262,8 +262,11 @@ TEST_CASE("INITATOMSHRD: atomic after concurrent plain reads", "[rules][atomic]"
 }
 
 TEST_CASE("ATOMEXCL: atomics never race with atomics, nor synchronise", "[rules][atomic]") {
+  // Site 3 stores (st.relaxed): it reads nothing, so it observes nothing
+  // (with read-modify-writes, rules_observation_test.cpp).
   TraceBuilder t;
-  t.Begin(2, 64).Atomic(0, kLane0, Same(kX), 1).Atomic(2, kLane0, Same(kX), 2).Atomic(1, 0xffffffffu, Same(kX), 3);
+  t.Begin(2, 64).Atomic(0, kLane0, Same(kX), 1).Atomic(2, kLane0, Same(kX), 2);
+  t.StrongStore(Scope::kGpu, 1, 0xffffffffu, kX, 3);
   SECTION("no race among atomics") {
     t.End();
     CHECK(Run(t).events.empty());
@@ -283,6 +286,16 @@ TEST_CASE("ATOMEXCL: atomics never race with atomics, nor synchronise", "[rules]
     REQUIRE(r.events.size() == 1);
     CHECK(r.events[0].earlier.site == 2);
   }
+}
+
+TEST_CASE("ATOMEXCL: a read-modify-write that read the concurrent atomic orders it (observation order)",
+          "[rules][atomic][observation]") {
+  // As above with site 3 an atom: it read site 2's value, so site 2 is
+  // ordered before what site 3 happens before (PTX causality order, clause 2).
+  TraceBuilder t;
+  t.Begin(2, 64).Atomic(0, kLane0, Same(kX), 1).Atomic(2, kLane0, Same(kX), 2).Atomic(1, 0xffffffffu, Same(kX), 3);
+  t.BlockBar(0, 2).Read(0, kLane0, Same(kX), 4).End();
+  CHECK(Run(t).events.empty());
 }
 
 TEST_CASE("ATOMSHARED: atomic after an atomic with concurrent reads", "[rules][atomic]") {

@@ -10,6 +10,7 @@
 // racy (access, byte), not just the first per byte.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <map>
 #include <optional>
@@ -48,6 +49,10 @@ class HappensBeforeGraph {
     uint8_t size;
     uint64_t start;
     uint8_t scope;  // effective scope, strong accesses only
+    bool reads = false;  // strong: loads (a read-modify-write when it also writes)
+    // A strong write: the nodes of the strong reads that observed it (PTX
+    // observation order): it is ordered before their descendants.
+    std::vector<uint32_t> observers;
   };
   // A release: its node (what it makes visible is the node's ancestors).
   struct Release {
@@ -63,6 +68,10 @@ class HappensBeforeGraph {
   static constexpr uint8_t kGpu = static_cast<uint8_t>(protocol::Scope::kGpu);
   // Thread u is in scope(t, s).
   bool Sees(uint32_t t, uint8_t s, uint32_t u) const { return s >= kGpu || t / tpb_ == u / tpb_; }
+  bool MorallyStrong(const Access& x, const Access& y) const {
+    return x.strong && y.strong && x.size == y.size && x.start == y.start && Sees(x.thread, x.scope, y.thread) &&
+           Sees(y.thread, y.scope, x.thread);
+  }
   bool Synchronises(const Release& r, uint32_t t, uint8_t acquire_scope) const {
     return Sees(r.thread, r.scope, t) && Sees(t, acquire_scope, r.thread);
   }
@@ -203,7 +212,7 @@ class HappensBeforeGraph {
           const bool synthetic = space == static_cast<uint8_t>(protocol::Space::kShared) &&
                                  protocol::IsClusterBarrierAddress(r.addr[l]);
           if (!synthetic) {
-            const Access a{n, t, index, same_value, strong, stores, r.header.access_size, r.addr[l], scope};
+            Access a{n, t, index, same_value, strong, stores, r.header.access_size, r.addr[l], scope, strong && loads, {}};
             const std::vector<bool> before = Ancestors(n);
             for (uint64_t y = r.addr[l]; y < r.addr[l] + r.header.access_size; ++y) {
               auto& past = accesses_[{space, y}];
@@ -211,11 +220,24 @@ class HappensBeforeGraph {
                 if (!e.writes && !a.writes) continue;
                 if (e.record == index && e.same_value && a.same_value) continue;
                 if (before[e.node]) continue;
-                const bool morally_strong = e.strong && a.strong && e.size == a.size && e.start == a.start &&
-                                            Sees(e.thread, e.scope, a.thread) && Sees(a.thread, a.scope, e.thread);
-                if (morally_strong) continue;
+                if (MorallyStrong(e, a)) continue;
+                // Causality order, clause 2: observed by a read that is an ancestor.
+                if (std::any_of(e.observers.begin(), e.observers.end(), [&](uint32_t z) { return before[z]; })) continue;
                 racy_.insert({index, l, space, y});
                 break;
+              }
+              if (a.reads) {
+                // The read observes the byte's latest write, and through
+                // morally strong read-modify-writes the writes they read.
+                const Access* later = &a;
+                for (size_t i = past.size(); i-- > 0;) {
+                  Access& w = past[i];
+                  if (!w.writes) continue;
+                  if (!MorallyStrong(w, *later)) break;
+                  w.observers.push_back(n);
+                  if (!w.reads) break;
+                  later = &w;
+                }
               }
               past.push_back(a);
             }

@@ -283,11 +283,18 @@ TEST_CASE("atomics: never race with each other and race with plain accesses", "[
 }
 
 TEST_CASE("a plain access after two concurrent atomics is checked against both", "[reference]") {
-  // Thread A (block 0) atomics then releases; thread B (block 1) atomics; C
-  // acquires A's release and reads: ordered after A's atomic, not after B's.
+  // Thread A (block 0) stores X with st.relaxed then releases; thread B (block
+  // 1) atomics X first; C acquires A's release and reads: ordered after A's
+  // store, not after B's atomic (A's store did not read it).
   TraceBuilder t;
-  t.Begin(3, 32).Atm(1, 0, X).Atm(0, 0, X).Rel(0, 0, F, Scope::kGpu).Acq(2, 0, F, Scope::kGpu).Rd(2, 0, X);
+  t.Begin(3, 32).Atm(1, 0, X).StrongSt(0, 0, X, Scope::kGpu).Rel(0, 0, F, Scope::kGpu).Acq(2, 0, F, Scope::kGpu).Rd(2, 0, X);
   REQUIRE(FirstRace(Run(t, WarpModel::kIts), X) == AccessRef{5, 0});
+  // With a read-modify-write, A read B's value: B's atomic precedes A's in
+  // observation order, so it is ordered before what A's atomic happens
+  // before (PTX causality order, clause 2): C's read does not race.
+  TraceBuilder o;
+  o.Begin(3, 32).Atm(1, 0, X).Atm(0, 0, X).Rel(0, 0, F, Scope::kGpu).Acq(2, 0, F, Scope::kGpu).Rd(2, 0, X);
+  REQUIRE_FALSE(Run(o, WarpModel::kIts).has_race());
   // A read before the first atomic is not ordered before a concurrent second atomic.
   TraceBuilder u;
   u.Begin(3, 32).Rd(2, 0, X).Rel(2, 0, F, Scope::kGpu).Acq(0, 0, F, Scope::kGpu).Atm(0, 0, X).Atm(1, 0, X);
