@@ -698,3 +698,34 @@ CUDART_EXPORT cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t exe
   return rt::SetExecParams(exec, node, cudaGraphNodeTypeWaitEvent,
                            [&](GraphNode& n) { return rt::FillEvent(n, cudaGraphNodeTypeWaitEvent, event); });
 }
+
+// Kernel, memcpy and memset nodes of an executable graph can be disabled: a
+// disabled node runs as an empty one, still ordering its dependents; its
+// parameters stay settable, and cudaGraphExecUpdate keeps the state.
+namespace {
+GraphNode* EnableableNode(cudaGraphExec_t exec, cudaGraphNode_t node) {
+  rt::GraphExec* e = Registry().FindExec(exec);
+  if (!e) return nullptr;
+  auto it = e->by_source.find(AsNode(node));
+  if (it == e->by_source.end()) return nullptr;
+  const cudaGraphNodeType t = it->second->type;
+  const bool enableable = t == cudaGraphNodeTypeKernel || t == cudaGraphNodeTypeMemcpy || t == cudaGraphNodeTypeMemset;
+  return enableable ? it->second : nullptr;
+}
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t exec, cudaGraphNode_t node, unsigned int enabled) {
+  Lock lock(Registry().mu());
+  GraphNode* n = EnableableNode(exec, node);
+  if (!n) return Fail(cudaErrorInvalidValue);
+  n->enabled = enabled != 0;
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t exec, cudaGraphNode_t node, unsigned int* enabled) {
+  Lock lock(Registry().mu());
+  GraphNode* n = EnableableNode(exec, node);
+  if (!n || !enabled) return Fail(cudaErrorInvalidValue);
+  *enabled = n->enabled ? 1 : 0;
+  return cudaSuccess;
+}

@@ -98,6 +98,7 @@ void CopyNodeParams(const GraphNode& from, GraphNode* to) {
 std::unique_ptr<Graph> CloneGraph(const Graph& graph) {
   auto copy = std::make_unique<Graph>();
   copy->next_seq = graph.next_seq;
+  copy->user_objects.RetainSame(graph.user_objects);
   absl::flat_hash_map<const GraphNode*, GraphNode*> map;
   for (const auto& n : graph.nodes) {
     auto c = std::make_unique<GraphNode>();
@@ -148,6 +149,7 @@ bool PrepareForLaunch(Graph* graph) {
 
 namespace {
 cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
+  if (!n.enabled) return cudaSuccess;  // still orders its dependents
   switch (n.type) {
     case cudaGraphNodeTypeKernel: return Launch(n.kernel.launch, n.kernel.args.pointers(), stream, per_thread);
     case cudaGraphNodeTypeMemcpy: return Copy3D(&n.copy, stream);

@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/stream_work.h"
+#include "ptx_emulator/runtime/user_objects.h"
 
 namespace barracuda::cudart {
 
@@ -78,6 +79,9 @@ struct GraphNode {
   std::vector<cudaMemAccessDesc> access;
   void* free_ptr = nullptr;  // memory free node
   std::unique_ptr<Graph> child;
+  // cudaGraphNodeSetEnabled (kernel, memcpy and memset nodes of an
+  // executable graph): a disabled node runs as an empty one.
+  bool enabled = true;
 };
 
 struct Graph {
@@ -86,6 +90,9 @@ struct Graph {
   GraphNode* owner = nullptr;  // the child-graph node embedding it, if any
   // Filled by Instantiate (for the exec's private clone and its children).
   std::vector<GraphNode*> order;
+  // References to user objects (cudaGraphRetainUserObject); clones, and so
+  // executable graphs, hold their own.
+  UserObjectRefs user_objects;
 
   GraphNode* AddNode(cudaGraphNodeType type);
   // Removes `node` and its edges.

@@ -99,6 +99,8 @@ struct StreamState {
   int priority = 0;
   uint64_t id = 0;
 };
+// Drops what cudaStreamSetAttribute kept for a destroyed stream (stream_attributes.cpp).
+void ForgetStreamAttributes(uint64_t stream_id);
 
 struct EventState {
   unsigned flags = 0;

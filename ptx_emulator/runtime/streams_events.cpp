@@ -122,6 +122,7 @@ CUDART_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !rt.DestroyStream(stream))
     return rt.Fail(cudaErrorInvalidResourceHandle);
   rt::ForgetStream(id);
+  rt::ForgetStreamAttributes(id);
   return cudaSuccess;
 }
 

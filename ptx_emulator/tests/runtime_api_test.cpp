@@ -509,3 +509,50 @@ TEST_CASE("runtime: a faulting kernel gives a sticky cudaErrorIllegalAddress", "
   REQUIRE(cudaMemcpyFromSymbol(&v, &host_counter, sizeof(v)) == cudaSuccess);
   CHECK(v == 7);
 }
+
+TEST_CASE("runtime: stream attributes, ids and devices", "[runtime]") {
+  cudaStream_t s = nullptr, t = nullptr;
+  REQUIRE(cudaStreamCreateWithPriority(&s, cudaStreamDefault, -2) == cudaSuccess);
+  REQUIRE(cudaStreamCreate(&t) == cudaSuccess);
+  cudaStreamAttrValue v{};
+  REQUIRE(cudaStreamGetAttribute(s, cudaStreamAttributePriority, &v) == cudaSuccess);
+  CHECK(v.priority == -2);
+  REQUIRE(cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v) == cudaSuccess);
+  CHECK(v.accessPolicyWindow.num_bytes == 0u);  // none set
+  int scratch = 0;
+  cudaStreamAttrValue w{};
+  w.accessPolicyWindow.base_ptr = &scratch;
+  w.accessPolicyWindow.num_bytes = sizeof(scratch);
+  w.accessPolicyWindow.hitRatio = 0.6f;
+  w.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  w.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  REQUIRE(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &w) == cudaSuccess);
+  REQUIRE(cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v) == cudaSuccess);
+  CHECK(v.accessPolicyWindow.base_ptr == &scratch);
+  CHECK(v.accessPolicyWindow.hitRatio == 0.6f);
+  w.accessPolicyWindow.hitRatio = 1.5f;
+  CHECK(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &w) == cudaErrorInvalidValue);
+  CHECK(cudaStreamGetAttribute(s, cudaLaunchAttributeCooperative, &v) == cudaErrorInvalidValue);  // not a stream's
+  cudaGetLastError();
+  // Copy: the window and the priority.
+  REQUIRE(cudaStreamCopyAttributes(t, s) == cudaSuccess);
+  REQUIRE(cudaStreamGetAttribute(t, cudaStreamAttributeAccessPolicyWindow, &v) == cudaSuccess);
+  CHECK(v.accessPolicyWindow.num_bytes == sizeof(scratch));
+  int priority = 0;
+  REQUIRE(cudaStreamGetPriority(t, &priority) == cudaSuccess);
+  CHECK(priority == -2);
+  CHECK(cudaCtxResetPersistingL2Cache() == cudaSuccess);
+  unsigned long long id_s = 0, id_t = 0, id_legacy = 1;
+  REQUIRE(cudaStreamGetId(s, &id_s) == cudaSuccess);
+  REQUIRE(cudaStreamGetId(t, &id_t) == cudaSuccess);
+  REQUIRE(cudaStreamGetId(cudaStreamLegacy, &id_legacy) == cudaSuccess);
+  CHECK(id_s != id_t);
+  CHECK(id_legacy != id_s);
+  int device = -1;
+  REQUIRE(cudaStreamGetDevice(s, &device) == cudaSuccess);
+  CHECK(device == 0);
+  REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+  CHECK(cudaStreamGetId(s, &id_s) == cudaErrorInvalidResourceHandle);
+  cudaGetLastError();
+  REQUIRE(cudaStreamDestroy(t) == cudaSuccess);
+}

@@ -781,3 +781,78 @@ TEST_CASE("graphs: memory alloc and free nodes of the explicit API", "[runtime][
   REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
 }
+
+TEST_CASE("graphs: a disabled kernel node runs as an empty node and can be enabled again", "[runtime][graph]") {
+  RegisterGraphModule();
+  Buffer buf;
+  std::vector<uint32_t> host(kN, 1);
+  REQUIRE(cudaMemcpy(buf.d, host.data(), kN * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+  uint32_t* out = buf.d;
+  uint32_t a = 2, b = 1;
+  void* args[3];
+  const cudaKernelNodeParams p = AxpbParams(&out, &a, &b, args);
+  cudaGraphNode_t kernel = nullptr, set = nullptr, host_node = nullptr;
+  REQUIRE(cudaGraphAddKernelNode(&kernel, graph, nullptr, 0, &p) == cudaSuccess);
+  cudaHostNodeParams hp{[](void*) {}, nullptr};
+  REQUIRE(cudaGraphAddHostNode(&host_node, graph, &kernel, 1, &hp) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  unsigned enabled = 7;
+  REQUIRE(cudaGraphNodeGetEnabled(exec, kernel, &enabled) == cudaSuccess);
+  CHECK(enabled == 1);
+  CHECK(cudaGraphNodeSetEnabled(exec, host_node, 0) == cudaErrorInvalidValue);  // only kernel/memcpy/memset
+  CHECK(cudaGraphNodeSetEnabled(exec, set, 0) == cudaErrorInvalidValue);
+  cudaGetLastError();
+  REQUIRE(cudaGraphNodeSetEnabled(exec, kernel, 0) == cudaSuccess);
+  REQUIRE(cudaGraphNodeGetEnabled(exec, kernel, &enabled) == cudaSuccess);
+  CHECK(enabled == 0);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaMemcpy(host.data(), buf.d, kN * sizeof(uint32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(host[5] == 1u);  // not run
+  REQUIRE(cudaGraphNodeSetEnabled(exec, kernel, 1) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaMemcpy(host.data(), buf.d, kN * sizeof(uint32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(host[5] == 3u);  // 1 * 2 + 1
+  CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+}
+
+TEST_CASE("graphs: user objects live while a graph, its clone or an exec holds a reference", "[runtime][graph]") {
+  static int destroyed = 0;
+  destroyed = 0;
+  int payload = 42;
+  cudaUserObject_t object = nullptr;
+  auto destroy = [](void* p) { destroyed += *static_cast<int*>(p) == 42 ? 1 : 100; };
+  CHECK(cudaUserObjectCreate(&object, &payload, destroy, 1, 0) == cudaErrorInvalidValue);  // the flag is required
+  cudaGetLastError();
+  REQUIRE(cudaUserObjectCreate(&object, &payload, destroy, 1, cudaUserObjectNoDestructorSync) == cudaSuccess);
+  cudaGraph_t graph = nullptr, clone = nullptr;
+  REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove) == cudaSuccess);  // takes ours
+  CHECK(cudaUserObjectRelease(object, 2) == cudaErrorInvalidValue);  // only one reference exists
+  cudaGetLastError();
+  REQUIRE(cudaGraphClone(&clone, graph) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+  CHECK(destroyed == 0);
+  REQUIRE(cudaGraphDestroy(clone) == cudaSuccess);
+  CHECK(destroyed == 0);
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(destroyed == 1);  // the last reference gone: the destructor ran once, with its pointer
+  CHECK(cudaUserObjectRetain(object, 1) == cudaErrorInvalidValue);  // dead
+  cudaGetLastError();
+  // Retain without move: the caller keeps its reference.
+  REQUIRE(cudaUserObjectCreate(&object, &payload, destroy, 1, cudaUserObjectNoDestructorSync) == cudaSuccess);
+  REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphRetainUserObject(graph, object, 2, 0) == cudaSuccess);
+  REQUIRE(cudaGraphReleaseUserObject(graph, object, 1) == cudaSuccess);
+  CHECK(cudaGraphReleaseUserObject(graph, object, 2) == cudaErrorInvalidValue);  // the graph holds one
+  cudaGetLastError();
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+  CHECK(destroyed == 1);
+  REQUIRE(cudaUserObjectRelease(object, 1) == cudaSuccess);
+  CHECK(destroyed == 2);
+}
