@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ptx_emulator/core/warp_context.h"
 #include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/ops/mem_access.h"
@@ -48,6 +49,27 @@ int ActiveBlocksPerSm(const emu::Function& f, const emu::DeviceDescription& d, i
   if (shared > d.shared_per_block_optin) return 0;
   if (shared > 0) blocks = std::min<uint64_t>(blocks, d.shared_per_sm / shared);
   return static_cast<int>(blocks);
+}
+
+// The kernel's cluster directives (__cluster_dims__ is .reqnctapercluster).
+struct KernelClusters {
+  emu::Dim3 required{0, 0, 0};  // 0,0,0: none
+  bool must_be_set = false;     // .explicitcluster or .reqnctapercluster
+  uint64_t max_rank = 0;        // .maxclusterrank; 0: none
+};
+KernelClusters ClustersOf(const emu::Function& f) {
+  KernelClusters c;
+  if (f.source == nullptr) return c;
+  for (const auto& dir : f.source->directives) {
+    if (dir.name == ".explicitcluster") c.must_be_set = true;
+    if (dir.name == ".maxclusterrank" && !dir.values.empty()) c.max_rank = dir.values[0];
+    if (dir.name == ".reqnctapercluster" && !dir.values.empty()) {
+      c.required = {static_cast<uint32_t>(dir.values[0]), dir.values.size() > 1 ? static_cast<uint32_t>(dir.values[1]) : 1,
+                    dir.values.size() > 2 ? static_cast<uint32_t>(dir.values[2]) : 1};
+      c.must_be_set = true;
+    }
+  }
+  return c;
 }
 
 std::string Demangled(const std::string& mangled) {
@@ -406,6 +428,13 @@ CUDART_EXPORT cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const 
   attr->binaryVersion = attr->ptxVersion;
   attr->maxDynamicSharedSizeBytes = static_cast<int>(barracuda::cudart::DynamicSharedLimit(*k, *f, d));
   attr->preferredShmemCarveout = k->preferred_carveout;
+  const barracuda::cudart::KernelClusters c = barracuda::cudart::ClustersOf(*f);
+  attr->clusterDimMustBeSet = c.must_be_set ? 1 : 0;
+  attr->requiredClusterWidth = static_cast<int>(c.required.x);
+  attr->requiredClusterHeight = static_cast<int>(c.required.y);
+  attr->requiredClusterDepth = static_cast<int>(c.required.z);
+  attr->clusterSchedulingPolicyPreference = k->cluster_scheduling;
+  attr->nonPortableClusterSizeAllowed = k->non_portable_cluster;
   return cudaSuccess;
 }
 
@@ -425,6 +454,25 @@ CUDART_EXPORT cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribu
       if (value < -1 || value > 100) return rt.Fail(cudaErrorInvalidValue);
       k->preferred_carveout = value;
       return cudaSuccess;
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:  // clusters of up to 16 CTAs (occupancy queries)
+      if (value != 0 && value != 1) return rt.Fail(cudaErrorInvalidValue);
+      k->non_portable_cluster = value;
+      return cudaSuccess;
+    case cudaFuncAttributeClusterSchedulingPolicyPreference:  // a hint: kept, reported
+      if (value != cudaClusterSchedulingPolicyDefault && value != cudaClusterSchedulingPolicySpread &&
+          value != cudaClusterSchedulingPolicyLoadBalancing)
+        return rt.Fail(cudaErrorInvalidValue);
+      k->cluster_scheduling = value;
+      return cudaSuccess;
+    case cudaFuncAttributeRequiredClusterWidth:
+    case cudaFuncAttributeRequiredClusterHeight:
+    case cudaFuncAttributeRequiredClusterDepth:
+      // Fixed at compile time (__cluster_dims__) on the emulator; setting one
+      // at run time is not modelled.
+      barracuda::cudart::PrintDiagnostic(
+          "cudaFuncSetAttribute: a required cluster size set at run time is not supported by the emulator backend "
+          "(use __cluster_dims__ or cudaLaunchAttributeClusterDimension)");
+      return rt.Fail(cudaErrorNotSupported);
     default: return rt.Fail(cudaErrorInvalidValue);
   }
 }
@@ -479,6 +527,77 @@ CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
 CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func,
                                                                         int block_size, size_t dynamic_shared) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(num_blocks, func, block_size, dynamic_shared, 0);
+}
+
+// Thread-block clusters (sm_90): the emulator's device is one GPC of all its
+// SMs (16), so a cluster fits when its CTAs fit in the resident-block slots of
+// all SMs together. Portable clusters are of at most 8 CTAs, 16 with
+// cudaFuncAttributeNonPortableClusterSizeAllowed (the emulator's limit too).
+namespace {
+// The cluster size of a launch configuration: its cluster dimension
+// attribute, else the kernel's __cluster_dims__; 0 when neither (an error for
+// cudaOccupancyMaxActiveClusters), cudaErrorInvalidClusterSize when they differ.
+cudaError_t ConfigCluster(const cudaLaunchConfig_t& config, const barracuda::cudart::KernelClusters& c,
+                          uint64_t* ctas) {
+  uint64_t from_config = 0;
+  for (unsigned i = 0; i < config.numAttrs; ++i) {
+    const cudaLaunchAttribute& a = config.attrs[i];
+    if (a.id != cudaLaunchAttributeClusterDimension) continue;
+    if (a.val.clusterDim.x == 0 || a.val.clusterDim.y == 0 || a.val.clusterDim.z == 0) return cudaErrorInvalidClusterSize;
+    if (c.required.x != 0 &&
+        (a.val.clusterDim.x != c.required.x || a.val.clusterDim.y != c.required.y || a.val.clusterDim.z != c.required.z))
+      return cudaErrorInvalidClusterSize;
+    from_config = uint64_t{a.val.clusterDim.x} * a.val.clusterDim.y * a.val.clusterDim.z;
+  }
+  *ctas = from_config != 0 ? from_config : uint64_t{c.required.x} * c.required.y * c.required.z;
+  return cudaSuccess;
+}
+
+// Resident-block slots of the whole device for this configuration.
+cudaError_t ClusterSlots(const void* func, const cudaLaunchConfig_t* config, RegisteredKernel** k,
+                         barracuda::cudart::KernelClusters* clusters, uint64_t* slots) {
+  Runtime& rt = Runtime::Get();
+  const barracuda::emu::Function* f = nullptr;
+  if (!config) return cudaErrorInvalidValue;
+  if (cudaError_t e = ResolveFunction(func, k, &f); e != cudaSuccess) return e;
+  const auto& d = rt.device().description();
+  const uint64_t threads = uint64_t{config->blockDim.x} * config->blockDim.y * config->blockDim.z;
+  if (threads == 0 || threads > d.max_threads_per_block) return cudaErrorInvalidValue;
+  *clusters = barracuda::cudart::ClustersOf(*f);
+  *slots = uint64_t{d.sm_count} *
+           barracuda::cudart::ActiveBlocksPerSm(*f, d, static_cast<int>(threads), config->dynamicSmemBytes);
+  return cudaSuccess;
+}
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(int* cluster_size, const void* func,
+                                                               const cudaLaunchConfig_t* config) {
+  Runtime& rt = Runtime::Get();
+  if (!cluster_size) return rt.Fail(cudaErrorInvalidValue);
+  RegisteredKernel* k = nullptr;
+  barracuda::cudart::KernelClusters c;
+  uint64_t slots = 0;
+  if (cudaError_t e = ClusterSlots(func, config, &k, &c, &slots); e != cudaSuccess) return rt.Fail(e);
+  uint64_t limit = k->non_portable_cluster ? barracuda::emu::kMaxClusterCtas : 8;
+  if (c.required.x != 0) limit = uint64_t{c.required.x} * c.required.y * c.required.z;  // the kernel's own
+  if (c.max_rank != 0) limit = std::min(limit, c.max_rank);
+  *cluster_size = static_cast<int>(std::min(limit, slots));
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int* clusters, const void* func,
+                                                         const cudaLaunchConfig_t* config) {
+  Runtime& rt = Runtime::Get();
+  if (!clusters) return rt.Fail(cudaErrorInvalidValue);
+  RegisteredKernel* k = nullptr;
+  barracuda::cudart::KernelClusters c;
+  uint64_t slots = 0, ctas = 0;
+  if (cudaError_t e = ClusterSlots(func, config, &k, &c, &slots); e != cudaSuccess) return rt.Fail(e);
+  if (cudaError_t e = ConfigCluster(*config, c, &ctas); e != cudaSuccess) return rt.Fail(e);
+  const uint64_t limit = k->non_portable_cluster ? barracuda::emu::kMaxClusterCtas : 8;
+  if (ctas == 0 || ctas > limit || (c.max_rank != 0 && ctas > c.max_rank)) return rt.Fail(cudaErrorInvalidClusterSize);
+  *clusters = static_cast<int>(slots / ctas);
+  return cudaSuccess;
 }
 
 CUDART_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamic_shared, const void* func,

@@ -54,6 +54,9 @@ struct RegisteredKernel {
   std::optional<uint32_t> function;  // Device function index, once resolved
   int max_dynamic_shared = -1;       // cudaFuncAttributeMaxDynamicSharedMemorySize; -1 = default
   int preferred_carveout = -1;
+  // cudaFuncAttributeNonPortableClusterSizeAllowed / ClusterSchedulingPolicyPreference.
+  int non_portable_cluster = 0;
+  int cluster_scheduling = cudaClusterSchedulingPolicyDefault;
   // The note "kernel K did not run: ..." was printed (once per kernel; every
   // such launch is still told to the barracuda session).
   bool not_run_noted = false;

@@ -556,3 +556,71 @@ TEST_CASE("runtime: stream attributes, ids and devices", "[runtime]") {
   cudaGetLastError();
   REQUIRE(cudaStreamDestroy(t) == cudaSuccess);
 }
+
+TEST_CASE("runtime: cluster attributes and cluster occupancy", "[runtime][cluster]") {
+  // Two kernels: one with __cluster_dims__(2,1,1), one without.
+  static HandMadeFatbin fatbin(
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry fixed() .reqnctapercluster 2, 1, 1\n{\n  ret;\n}\n"
+      ".visible .entry free_size()\n{\n  ret;\n}\n",
+      fb::EntryKind::kPtx);
+  static int fixed_stub = 0, free_stub = 0;
+  static const bool registered = [] {
+    void** h = fatbin.Register();
+    __cudaRegisterFunction(h, reinterpret_cast<const char*>(&fixed_stub), const_cast<char*>("fixed"), "fixed", -1,
+                           nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterFunction(h, reinterpret_cast<const char*>(&free_stub), const_cast<char*>("free_size"), "free_size",
+                           -1, nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterFatBinaryEnd(h);
+    return true;
+  }();
+  (void)registered;
+  cudaFuncAttributes attr{};
+  REQUIRE(cudaFuncGetAttributes(&attr, &fixed_stub) == cudaSuccess);
+  CHECK(attr.clusterDimMustBeSet == 1);
+  CHECK(attr.requiredClusterWidth == 2);
+  CHECK(attr.requiredClusterHeight == 1);
+  REQUIRE(cudaFuncGetAttributes(&attr, &free_stub) == cudaSuccess);
+  CHECK(attr.clusterDimMustBeSet == 0);
+  CHECK(attr.nonPortableClusterSizeAllowed == 0);
+
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(8);
+  config.blockDim = dim3(128);
+  int size = 0, clusters = 0;
+  REQUIRE(cudaOccupancyMaxPotentialClusterSize(&size, &free_stub, &config) == cudaSuccess);
+  CHECK(size == 8);  // portable limit
+  REQUIRE(cudaFuncSetAttribute(&free_stub, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess);
+  REQUIRE(cudaOccupancyMaxPotentialClusterSize(&size, &free_stub, &config) == cudaSuccess);
+  CHECK(size == 16);
+  REQUIRE(cudaFuncGetAttributes(&attr, &free_stub) == cudaSuccess);
+  CHECK(attr.nonPortableClusterSizeAllowed == 1);
+  REQUIRE(cudaOccupancyMaxPotentialClusterSize(&size, &fixed_stub, &config) == cudaSuccess);
+  CHECK(size == 2);  // the kernel's own
+
+  // Without a cluster size (neither the config nor the kernel): an error.
+  CHECK(cudaOccupancyMaxActiveClusters(&clusters, &free_stub, &config) == cudaErrorInvalidClusterSize);
+  cudaGetLastError();
+  // The kernel's: 16 SMs x 16 resident blocks of 128 threads / 2 per cluster.
+  REQUIRE(cudaOccupancyMaxActiveClusters(&clusters, &fixed_stub, &config) == cudaSuccess);
+  int per_sm = 0;
+  REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, &fixed_stub, 128, 0) == cudaSuccess);
+  cudaDeviceProp prop{};
+  REQUIRE(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
+  CHECK(clusters == prop.multiProcessorCount * per_sm / 2);
+  cudaLaunchAttribute dims{};
+  dims.id = cudaLaunchAttributeClusterDimension;
+  dims.val.clusterDim.x = 4;
+  dims.val.clusterDim.y = 1;
+  dims.val.clusterDim.z = 1;
+  config.attrs = &dims;
+  config.numAttrs = 1;
+  REQUIRE(cudaOccupancyMaxActiveClusters(&clusters, &free_stub, &config) == cudaSuccess);
+  CHECK(clusters == prop.multiProcessorCount * per_sm / 4);
+  CHECK(cudaOccupancyMaxActiveClusters(&clusters, &fixed_stub, &config) == cudaErrorInvalidClusterSize);  // differs
+  cudaGetLastError();
+  CHECK(cudaFuncSetAttribute(&free_stub, cudaFuncAttributeClusterSchedulingPolicyPreference,
+                             cudaClusterSchedulingPolicySpread) == cudaSuccess);
+  CHECK(cudaFuncSetAttribute(&free_stub, cudaFuncAttributeNonPortableClusterSizeAllowed, 2) == cudaErrorInvalidValue);
+  cudaGetLastError();
+}
