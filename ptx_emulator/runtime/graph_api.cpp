@@ -68,6 +68,7 @@ cudaError_t FillKernel(GraphNode& n, const cudaKernelNodeParams* p) {
   if (cudaError_t e = MakeKernelNode(launch, p->func, p->kernelParams, p->extra, &params)) return e;
   n.type = cudaGraphNodeTypeKernel;
   n.kernel = std::move(params);
+  ApplyKernelAttributes(n);  // attributes outlive parameters
   return cudaSuccess;
 }
 
@@ -101,6 +102,7 @@ cudaError_t ReplaceParams(GraphNode* n, cudaGraphNodeType type, absl::FunctionRe
   if (!n) return Fail(cudaErrorInvalidValue);
   GraphNode scratch;
   scratch.graph = n->graph;
+  scratch.kernel_attrs = n->kernel_attrs;  // attributes are not parameters: they stay
   if (cudaError_t e = fill(scratch)) return Fail(e);
   if (scratch.type != type) return Fail(cudaErrorInvalidValue);
   CopyNodeParams(scratch, n);
@@ -727,5 +729,75 @@ CUDART_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t exec, cudaGrap
   GraphNode* n = EnableableNode(exec, node);
   if (!n || !enabled) return Fail(cudaErrorInvalidValue);
   *enabled = n->enabled ? 1 : 0;
+  return cudaSuccess;
+}
+
+// Kernel node attributes: the launch attributes a kernel node carries. The
+// cooperative flag and the cluster dimension change how the node launches;
+// the others (access-policy window, priority, scheduling and memory-sync
+// hints) are checked, kept and reported, as for streams.
+namespace {
+bool KernelNodeAttribute(cudaLaunchAttributeID id) {
+  switch (id) {
+    case cudaLaunchAttributeAccessPolicyWindow:
+    case cudaLaunchAttributeCooperative:
+    case cudaLaunchAttributePriority:
+    case cudaLaunchAttributeClusterDimension:
+    case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+    case cudaLaunchAttributeMemSyncDomainMap:
+    case cudaLaunchAttributeMemSyncDomain:
+    case cudaLaunchAttributePreferredSharedMemoryCarveout:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaLaunchAttributeID id,
+                                                          cudaLaunchAttributeValue* value) {
+  if (!KernelNodeAttribute(id)) return Fail(cudaErrorInvalidValue);
+  return rt::GetParams(node, cudaGraphNodeTypeKernel, value != nullptr, [&](GraphNode& n) {
+    *value = cudaLaunchAttributeValue{};
+    if (auto it = n.kernel_attrs.find(id); it != n.kernel_attrs.end()) {
+      *value = it->second;
+    } else if (id == cudaLaunchAttributeCooperative) {
+      value->cooperative = n.kernel.launch.cooperative ? 1 : 0;  // as launched or captured
+    } else if (id == cudaLaunchAttributeClusterDimension) {
+      const auto& c = n.kernel.launch.cluster;
+      value->clusterDim.x = c.x;
+      value->clusterDim.y = c.y;
+      value->clusterDim.z = c.z;
+    } else if (id == cudaLaunchAttributeMemSyncDomainMap) {
+      value->memSyncDomainMap.remote = 1;
+    }
+  });
+}
+
+CUDART_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaLaunchAttributeID id,
+                                                          const cudaLaunchAttributeValue* value) {
+  if (!KernelNodeAttribute(id) || !value) return Fail(cudaErrorInvalidValue);
+  if (id == cudaLaunchAttributeClusterDimension &&
+      (value->clusterDim.x == 0 || value->clusterDim.y == 0 || value->clusterDim.z == 0))
+    return Fail(cudaErrorInvalidValue);
+  if (id == cudaLaunchAttributeAccessPolicyWindow &&
+      !(value->accessPolicyWindow.hitRatio >= 0.0f && value->accessPolicyWindow.hitRatio <= 1.0f))
+    return Fail(cudaErrorInvalidValue);
+  Lock lock(Registry().mu());
+  GraphNode* n = FindNode(node, cudaGraphNodeTypeKernel);
+  if (!n) return Fail(cudaErrorInvalidValue);
+  n->kernel_attrs[id] = *value;
+  rt::ApplyKernelAttributes(*n);
+  return cudaSuccess;
+}
+
+CUDART_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src) {
+  Lock lock(Registry().mu());
+  GraphNode* d = FindNode(dst, cudaGraphNodeTypeKernel);
+  const GraphNode* s = FindNode(src, cudaGraphNodeTypeKernel);
+  if (!d || !s) return Fail(cudaErrorInvalidValue);
+  d->kernel_attrs = s->kernel_attrs;
+  d->kernel.launch.cooperative = s->kernel.launch.cooperative;
+  d->kernel.launch.cluster = s->kernel.launch.cluster;
   return cudaSuccess;
 }

@@ -77,8 +77,18 @@ bool RemoveEdge(GraphNode* from, GraphNode* to) {
   return true;
 }
 
+void ApplyKernelAttributes(GraphNode& node) {
+  if (auto it = node.kernel_attrs.find(cudaLaunchAttributeCooperative); it != node.kernel_attrs.end())
+    node.kernel.launch.cooperative = it->second.cooperative != 0;
+  if (auto it = node.kernel_attrs.find(cudaLaunchAttributeClusterDimension); it != node.kernel_attrs.end()) {
+    const auto& c = it->second.clusterDim;
+    node.kernel.launch.cluster = {c.x, c.y, c.z};
+  }
+}
+
 void CopyNodeParams(const GraphNode& from, GraphNode* to) {
   to->kernel = from.kernel;
+  to->kernel_attrs = from.kernel_attrs;
   to->copy = from.copy;
   to->set = from.set;
   to->host = from.host;

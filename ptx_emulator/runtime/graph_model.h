@@ -17,6 +17,7 @@
 #define BARRACUDA_PTX_EMULATOR_RUNTIME_GRAPH_MODEL_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -82,7 +83,14 @@ struct GraphNode {
   // cudaGraphNodeSetEnabled (kernel, memcpy and memset nodes of an
   // executable graph): a disabled node runs as an empty one.
   bool enabled = true;
+  // cudaGraphKernelNodeSetAttribute: what was set, by attribute id; the
+  // cooperative flag and the cluster dimension also go into kernel.launch
+  // (ApplyKernelAttributes), and survive new kernel parameters.
+  std::map<int, cudaLaunchAttributeValue> kernel_attrs;
 };
+
+// kernel.launch := the cooperative flag and cluster dimension of kernel_attrs, where set.
+void ApplyKernelAttributes(GraphNode& node);
 
 struct Graph {
   std::vector<std::unique_ptr<GraphNode>> nodes;  // creation order

@@ -856,3 +856,55 @@ TEST_CASE("graphs: user objects live while a graph, its clone or an exec holds a
   REQUIRE(cudaUserObjectRelease(object, 1) == cudaSuccess);
   CHECK(destroyed == 2);
 }
+
+TEST_CASE("graphs: kernel node attributes are kept, survive new parameters and change the launch",
+          "[runtime][graph]") {
+  RegisterGraphModule();
+  Buffer buf;
+  REQUIRE(cudaMemset(buf.d, 0, kN * sizeof(uint32_t)) == cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+  uint32_t* out = buf.d;
+  uint32_t a = 1, b = 5;
+  void* args[3];
+  const cudaKernelNodeParams p = AxpbParams(&out, &a, &b, args);
+  cudaGraphNode_t k1 = nullptr, k2 = nullptr;
+  REQUIRE(cudaGraphAddKernelNode(&k1, graph, nullptr, 0, &p) == cudaSuccess);
+  REQUIRE(cudaGraphAddKernelNode(&k2, graph, &k1, 1, &p) == cudaSuccess);
+  cudaLaunchAttributeValue v{};
+  REQUIRE(cudaGraphKernelNodeGetAttribute(k1, cudaLaunchAttributeClusterDimension, &v) == cudaSuccess);
+  CHECK(v.clusterDim.x == 1u);
+  CHECK(cudaGraphKernelNodeGetAttribute(k1, cudaLaunchAttributeProgrammaticStreamSerialization, &v) ==
+        cudaErrorInvalidValue);  // not a kernel node attribute
+  cudaGetLastError();
+  cudaLaunchAttributeValue w{};
+  w.priority = -1;
+  REQUIRE(cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributePriority, &w) == cudaSuccess);
+  w = cudaLaunchAttributeValue{};
+  w.clusterDim.x = 2;
+  w.clusterDim.y = 1;
+  w.clusterDim.z = 1;
+  REQUIRE(cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributeClusterDimension, &w) == cudaSuccess);
+  REQUIRE(cudaGraphKernelNodeSetParams(k1, &p) == cudaSuccess);  // attributes outlive parameters
+  REQUIRE(cudaGraphKernelNodeGetAttribute(k1, cudaLaunchAttributeClusterDimension, &v) == cudaSuccess);
+  CHECK(v.clusterDim.x == 2u);
+  REQUIRE(cudaGraphKernelNodeCopyAttributes(k2, k1) == cudaSuccess);
+  REQUIRE(cudaGraphKernelNodeGetAttribute(k2, cudaLaunchAttributePriority, &v) == cudaSuccess);
+  CHECK(v.priority == -1);
+  // A grid of one block is no multiple of a 2-CTA cluster: the launch fails.
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  CHECK(cudaGraphLaunch(exec, nullptr) != cudaSuccess);
+  cudaGetLastError();
+  CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+  w.clusterDim.x = 1;
+  REQUIRE(cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributeClusterDimension, &w) == cudaSuccess);
+  REQUIRE(cudaGraphKernelNodeSetAttribute(k2, cudaLaunchAttributeClusterDimension, &w) == cudaSuccess);
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  std::vector<uint32_t> host(kN);
+  REQUIRE(cudaMemcpy(host.data(), buf.d, kN * sizeof(uint32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(host[3] == 10u);  // (0 * 1 + 5) * 1 + 5
+  CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+}
