@@ -801,3 +801,83 @@ CUDART_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst,
   d->kernel.launch.cluster = s->kernel.launch.cluster;
   return cudaSuccess;
 }
+
+// Memcpy nodes to and from a __device__ variable: the variable's address is
+// resolved when the node is made (nodes hold addresses, and
+// cudaGraphMemcpyNodeGetParams reports them, as on the real runtime).
+namespace {
+struct SymbolCopy {
+  cudaError_t error = cudaSuccess;
+  char* device = nullptr;  // the variable's bytes at the offset
+};
+SymbolCopy ResolveSymbolCopy(const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind, bool to_symbol) {
+  void* base = nullptr;
+  size_t size = 0;
+  if (cudaGetSymbolAddress(&base, symbol) != cudaSuccess || cudaGetSymbolSize(&size, symbol) != cudaSuccess) {
+    cudaGetLastError();  // the node call's own error is what the program sees
+    return {cudaErrorInvalidSymbol};
+  }
+  const bool kind_ok = kind == cudaMemcpyDefault || kind == cudaMemcpyDeviceToDevice ||
+                       kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+  if (!kind_ok) return {cudaErrorInvalidMemcpyDirection};
+  if (offset > size || count > size - offset) return {cudaErrorInvalidValue};
+  return {cudaSuccess, static_cast<char*>(base) + offset};
+}
+// The fill of a memcpy node for a resolved symbol copy.
+auto SymbolCopyFill(const SymbolCopy& c, void* host_side, const void* from_side, size_t count, cudaMemcpyKind kind,
+                    bool to_symbol) {
+  return [=](GraphNode& n) {
+    return to_symbol ? rt::MakeCopyNode(n, c.device, count, from_side, count, count, 1, kind)
+                     : rt::MakeCopyNode(n, host_side, count, c.device, count, count, 1, kind);
+  };
+}
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* node, cudaGraph_t graph,
+                                                         const cudaGraphNode_t* deps, size_t num_deps,
+                                                         const void* symbol, const void* src, size_t count,
+                                                         size_t offset, cudaMemcpyKind kind) {
+  const SymbolCopy c = ResolveSymbolCopy(symbol, count, offset, kind, true);
+  if (c.error != cudaSuccess) return Fail(c.error);
+  return rt::AddNode(node, graph, deps, num_deps, SymbolCopyFill(c, nullptr, src, count, kind, true));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* node, cudaGraph_t graph,
+                                                           const cudaGraphNode_t* deps, size_t num_deps, void* dst,
+                                                           const void* symbol, size_t count, size_t offset,
+                                                           cudaMemcpyKind kind) {
+  const SymbolCopy c = ResolveSymbolCopy(symbol, count, offset, kind, false);
+  if (c.error != cudaSuccess) return Fail(c.error);
+  return rt::AddNode(node, graph, deps, num_deps, SymbolCopyFill(c, dst, nullptr, count, kind, false));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void* symbol,
+                                                               const void* src, size_t count, size_t offset,
+                                                               cudaMemcpyKind kind) {
+  const SymbolCopy c = ResolveSymbolCopy(symbol, count, offset, kind, true);
+  if (c.error != cudaSuccess) return Fail(c.error);
+  return rt::SetParams(node, cudaGraphNodeTypeMemcpy, SymbolCopyFill(c, nullptr, src, count, kind, true));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void* dst, const void* symbol,
+                                                                 size_t count, size_t offset, cudaMemcpyKind kind) {
+  const SymbolCopy c = ResolveSymbolCopy(symbol, count, offset, kind, false);
+  if (c.error != cudaSuccess) return Fail(c.error);
+  return rt::SetParams(node, cudaGraphNodeTypeMemcpy, SymbolCopyFill(c, dst, nullptr, count, kind, false));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                                   const void* symbol, const void* src, size_t count,
+                                                                   size_t offset, cudaMemcpyKind kind) {
+  const SymbolCopy c = ResolveSymbolCopy(symbol, count, offset, kind, true);
+  if (c.error != cudaSuccess) return Fail(c.error);
+  return rt::SetExecParams(exec, node, cudaGraphNodeTypeMemcpy, SymbolCopyFill(c, nullptr, src, count, kind, true));
+}
+
+CUDART_EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                                     void* dst, const void* symbol, size_t count,
+                                                                     size_t offset, cudaMemcpyKind kind) {
+  const SymbolCopy c = ResolveSymbolCopy(symbol, count, offset, kind, false);
+  if (c.error != cudaSuccess) return Fail(c.error);
+  return rt::SetExecParams(exec, node, cudaGraphNodeTypeMemcpy, SymbolCopyFill(c, dst, nullptr, count, kind, false));
+}

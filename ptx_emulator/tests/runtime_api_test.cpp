@@ -624,3 +624,46 @@ TEST_CASE("runtime: cluster attributes and cluster occupancy", "[runtime][cluste
   CHECK(cudaFuncSetAttribute(&free_stub, cudaFuncAttributeNonPortableClusterSizeAllowed, 2) == cudaErrorInvalidValue);
   cudaGetLastError();
 }
+
+TEST_CASE("runtime: graph memcpy nodes to and from a __device__ variable", "[runtime][graph]") {
+  Module();
+  uint8_t in[16], out[16] = {};
+  for (int i = 0; i < 16; ++i) in[i] = static_cast<uint8_t>(100 + i);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+  cudaGraphNode_t to = nullptr, from = nullptr;
+  REQUIRE(cudaGraphAddMemcpyNodeToSymbol(&to, graph, nullptr, 0, host_table, in, sizeof(in), 8,
+                                         cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaGraphAddMemcpyNodeFromSymbol(&from, graph, &to, 1, out, host_table, sizeof(out), 8,
+                                           cudaMemcpyDefault) == cudaSuccess);
+  // The node holds the variable's address at the offset.
+  void* table = nullptr;
+  REQUIRE(cudaGetSymbolAddress(&table, host_table) == cudaSuccess);
+  cudaMemcpy3DParms p{};
+  REQUIRE(cudaGraphMemcpyNodeGetParams(to, &p) == cudaSuccess);
+  CHECK(p.dstPtr.ptr == static_cast<char*>(table) + 8);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+  CHECK(std::memcmp(in, out, sizeof(in)) == 0);
+  // Exec update of the source: the next launch copies the new bytes.
+  uint8_t in2[16];
+  for (int i = 0; i < 16; ++i) in2[i] = static_cast<uint8_t>(200 + i);
+  REQUIRE(cudaGraphExecMemcpyNodeSetParamsToSymbol(exec, to, host_table, in2, sizeof(in2), 8,
+                                                   cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+  CHECK(std::memcmp(in2, out, sizeof(in2)) == 0);
+  // Past the variable's end, a wrong direction, not a symbol.
+  CHECK(cudaGraphMemcpyNodeSetParamsToSymbol(to, host_table, in, sizeof(in), 56, cudaMemcpyHostToDevice) ==
+        cudaErrorInvalidValue);
+  CHECK(cudaGraphMemcpyNodeSetParamsFromSymbol(from, out, host_table, sizeof(out), 0, cudaMemcpyHostToDevice) ==
+        cudaErrorInvalidMemcpyDirection);
+  int not_a_symbol = 0;
+  CHECK(cudaGraphMemcpyNodeSetParamsToSymbol(to, &not_a_symbol, in, 4, 0, cudaMemcpyHostToDevice) ==
+        cudaErrorInvalidSymbol);
+  cudaGetLastError();
+  CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+}
