@@ -66,6 +66,35 @@ cudaDeviceProp DescribeDevice() {
   p.unifiedFunctionPointers = 1;
   p.hostNumaId = -1;
   p.deviceNumaId = -1;
+  // Texture and surface limits: an H100's (the emulator samples any size, but
+  // programs size their arrays and linear textures by these).
+  p.maxTexture1D = 131072;
+  p.maxTexture1DMipmap = 32768;
+  p.maxTexture2D[0] = 131072; p.maxTexture2D[1] = 65536;
+  p.maxTexture2DMipmap[0] = 32768; p.maxTexture2DMipmap[1] = 32768;
+  p.maxTexture2DLinear[0] = 131072; p.maxTexture2DLinear[1] = 65000; p.maxTexture2DLinear[2] = 2097120;
+  p.maxTexture2DGather[0] = 32768; p.maxTexture2DGather[1] = 32768;
+  p.maxTexture3D[0] = 16384; p.maxTexture3D[1] = 16384; p.maxTexture3D[2] = 16384;
+  p.maxTexture3DAlt[0] = 8192; p.maxTexture3DAlt[1] = 8192; p.maxTexture3DAlt[2] = 32768;
+  p.maxTextureCubemap = 32768;
+  p.maxTexture1DLayered[0] = 32768; p.maxTexture1DLayered[1] = 2048;
+  p.maxTexture2DLayered[0] = 32768; p.maxTexture2DLayered[1] = 32768; p.maxTexture2DLayered[2] = 2048;
+  p.maxTextureCubemapLayered[0] = 32768; p.maxTextureCubemapLayered[1] = 2046;
+  p.maxSurface1D = 32768;
+  p.maxSurface2D[0] = 131072; p.maxSurface2D[1] = 65536;
+  p.maxSurface3D[0] = 16384; p.maxSurface3D[1] = 16384; p.maxSurface3D[2] = 16384;
+  p.maxSurface1DLayered[0] = 32768; p.maxSurface1DLayered[1] = 2048;
+  p.maxSurface2DLayered[0] = 32768; p.maxSurface2DLayered[1] = 32768; p.maxSurface2DLayered[2] = 2048;
+  p.maxSurfaceCubemap = 32768;
+  p.maxSurfaceCubemapLayered[0] = 32768; p.maxSurfaceCubemapLayered[1] = 2046;
+  // Access-policy windows are accepted and kept (stream_attributes.cpp); no
+  // L2 lines persist.
+  p.accessPolicyMaxWindowSize = 134213632;
+  p.persistingL2CacheMaxSize = 0;
+  p.clusterLaunch = sm >= 90 ? 1 : 0;
+  p.hostRegisterSupported = 1;
+  p.hostRegisterReadOnlySupported = 1;
+  p.gpuDirectRDMASupported = 0;
   return p;
 }
 
@@ -180,7 +209,72 @@ CUDART_EXPORT cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr
     case cudaDevAttrReservedSharedMemoryPerBlock: *value = clamp(p.reservedSharedMemPerBlock); break;
     case cudaDevAttrMemoryPoolsSupported: *value = p.memoryPoolsSupported; break;
     case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = 2; break;
-    default: *value = 0; return rt.Fail(cudaErrorInvalidValue);
+    case cudaDevAttrSurfaceAlignment: *value = clamp(p.surfaceAlignment); break;
+    case cudaDevAttrGpuOverlap: *value = p.asyncEngineCount > 0 ? 1 : 0; break;
+    case cudaDevAttrClusterLaunch: *value = rt.ReportedSm() >= 90 ? 1 : 0; break;  // the emulator runs clusters
+    case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
+    case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
+    case cudaDevAttrMemSyncDomainCount: *value = 4; break;
+    case cudaDevAttrHostRegisterSupported: *value = 1; break;
+    case cudaDevAttrHostRegisterReadOnlySupported: *value = 1; break;
+    case cudaDevAttrHostNumaId: case cudaDevAttrNumaId: *value = -1; break;
+    case cudaDevAttrNumaConfig: *value = cudaDeviceNumaConfigNone; break;
+    // What the emulator has no counterpart of: no peer or RDMA links, no IPC,
+    // no graphics or OS interop, no sparse or deferred-mapping arrays, no
+    // host-resident memory pools, no MPS or TCC.
+    case cudaDevAttrCanFlushRemoteWrites: case cudaDevAttrD3D12CigSupported: case cudaDevAttrVulkanCigSupported:
+    case cudaDevAttrDeferredMappingCudaArraySupported: case cudaDevAttrGPUDirectRDMASupported:
+    case cudaDevAttrGPUDirectRDMAFlushWritesOptions: case cudaDevAttrGPUDirectRDMAWritesOrdering:
+    case cudaDevAttrGpuPciDeviceId: case cudaDevAttrGpuPciSubsystemId: case cudaDevAttrHostMemoryPoolsSupported:
+    case cudaDevAttrHostNumaMemoryPoolsSupported: case cudaDevAttrHostNumaMultinodeIpcSupported:
+    case cudaDevAttrIpcEventSupport: case cudaDevAttrMemoryPoolSupportedHandleTypes: case cudaDevAttrMpsEnabled:
+    case cudaDevAttrOnlyPartialHostNativeAtomicSupported: case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+    case cudaDevAttrSparseCudaArraySupported: case cudaDevAttrTccDriver:
+    case cudaDevAttrTimelineSemaphoreInteropSupported:
+      *value = 0;
+      break;
+    // Texture and surface limits (DescribeDevice).
+    case cudaDevAttrMaxTexture1DWidth: *value = p.maxTexture1D; break;
+    case cudaDevAttrMaxTexture1DMipmappedWidth: *value = p.maxTexture1DMipmap; break;
+    case cudaDevAttrMaxTexture1DLinearWidth: *value = barracuda::cudart::kTexture1DLinearMaxWidth; break;
+    case cudaDevAttrMaxTexture2DWidth: *value = p.maxTexture2D[0]; break;
+    case cudaDevAttrMaxTexture2DHeight: *value = p.maxTexture2D[1]; break;
+    case cudaDevAttrMaxTexture2DMipmappedWidth: *value = p.maxTexture2DMipmap[0]; break;
+    case cudaDevAttrMaxTexture2DMipmappedHeight: *value = p.maxTexture2DMipmap[1]; break;
+    case cudaDevAttrMaxTexture2DLinearWidth: *value = p.maxTexture2DLinear[0]; break;
+    case cudaDevAttrMaxTexture2DLinearHeight: *value = p.maxTexture2DLinear[1]; break;
+    case cudaDevAttrMaxTexture2DLinearPitch: *value = p.maxTexture2DLinear[2]; break;
+    case cudaDevAttrMaxTexture2DGatherWidth: *value = p.maxTexture2DGather[0]; break;
+    case cudaDevAttrMaxTexture2DGatherHeight: *value = p.maxTexture2DGather[1]; break;
+    case cudaDevAttrMaxTexture3DWidth: *value = p.maxTexture3D[0]; break;
+    case cudaDevAttrMaxTexture3DHeight: *value = p.maxTexture3D[1]; break;
+    case cudaDevAttrMaxTexture3DDepth: *value = p.maxTexture3D[2]; break;
+    case cudaDevAttrMaxTexture3DWidthAlt: *value = p.maxTexture3DAlt[0]; break;
+    case cudaDevAttrMaxTexture3DHeightAlt: *value = p.maxTexture3DAlt[1]; break;
+    case cudaDevAttrMaxTexture3DDepthAlt: *value = p.maxTexture3DAlt[2]; break;
+    case cudaDevAttrMaxTextureCubemapWidth: *value = p.maxTextureCubemap; break;
+    case cudaDevAttrMaxTexture1DLayeredWidth: *value = p.maxTexture1DLayered[0]; break;
+    case cudaDevAttrMaxTexture1DLayeredLayers: *value = p.maxTexture1DLayered[1]; break;
+    case cudaDevAttrMaxTexture2DLayeredWidth: *value = p.maxTexture2DLayered[0]; break;
+    case cudaDevAttrMaxTexture2DLayeredHeight: *value = p.maxTexture2DLayered[1]; break;
+    case cudaDevAttrMaxTexture2DLayeredLayers: *value = p.maxTexture2DLayered[2]; break;
+    case cudaDevAttrMaxTextureCubemapLayeredWidth: *value = p.maxTextureCubemapLayered[0]; break;
+    case cudaDevAttrMaxTextureCubemapLayeredLayers: *value = p.maxTextureCubemapLayered[1]; break;
+    case cudaDevAttrMaxSurface1DWidth: *value = p.maxSurface1D; break;
+    case cudaDevAttrMaxSurface2DWidth: *value = p.maxSurface2D[0]; break;
+    case cudaDevAttrMaxSurface2DHeight: *value = p.maxSurface2D[1]; break;
+    case cudaDevAttrMaxSurface3DWidth: *value = p.maxSurface3D[0]; break;
+    case cudaDevAttrMaxSurface3DHeight: *value = p.maxSurface3D[1]; break;
+    case cudaDevAttrMaxSurface3DDepth: *value = p.maxSurface3D[2]; break;
+    case cudaDevAttrMaxSurface1DLayeredWidth: *value = p.maxSurface1DLayered[0]; break;
+    case cudaDevAttrMaxSurface1DLayeredLayers: *value = p.maxSurface1DLayered[1]; break;
+    case cudaDevAttrMaxSurface2DLayeredWidth: *value = p.maxSurface2DLayered[0]; break;
+    case cudaDevAttrMaxSurface2DLayeredHeight: *value = p.maxSurface2DLayered[1]; break;
+    case cudaDevAttrMaxSurface2DLayeredLayers: *value = p.maxSurface2DLayered[2]; break;
+    case cudaDevAttrMaxSurfaceCubemapWidth: *value = p.maxSurfaceCubemap; break;
+    case cudaDevAttrMaxSurfaceCubemapLayeredWidth: *value = p.maxSurfaceCubemapLayered[0]; break;
+    case cudaDevAttrMaxSurfaceCubemapLayeredLayers: *value = p.maxSurfaceCubemapLayered[1]; break;
+    default: *value = 0; return rt.Fail(cudaErrorInvalidValue);  // cudaDevAttrMax and the reserved ids
   }
   return cudaSuccess;
 }

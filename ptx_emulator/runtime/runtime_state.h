@@ -104,6 +104,8 @@ struct StreamState {
 };
 // Drops what cudaStreamSetAttribute kept for a destroyed stream (stream_attributes.cpp).
 void ForgetStreamAttributes(uint64_t stream_id);
+// Elements of a linear 1D texture, at most (an H100's limit; cudaDevAttrMaxTexture1DLinearWidth).
+inline constexpr int kTexture1DLinearMaxWidth = 268435456;
 
 struct EventState {
   unsigned flags = 0;

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -666,4 +667,66 @@ TEST_CASE("runtime: graph memcpy nodes to and from a __device__ variable", "[run
   cudaGetLastError();
   CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
   CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+}
+
+TEST_CASE("runtime: every device attribute of CUDA 13 answers", "[runtime][device]") {
+  // The reserved ids and the ids the CUDA 13 header's enum skips (every
+  // enumerator there has an explicit value) are no attributes; every other id
+  // below cudaDevAttrMax is.
+  const std::set<int> reserved = {cudaDevAttrReserved92,  cudaDevAttrReserved93,  cudaDevAttrReserved94,
+                                  cudaDevAttrReserved96,  cudaDevAttrReserved122, cudaDevAttrReserved123,
+                                  cudaDevAttrReserved124, cudaDevAttrReserved127, cudaDevAttrReserved128,
+                                  cudaDevAttrReserved129, cudaDevAttrReserved132, cudaDevAttrReserved141,
+                                  cudaDevAttrReserved145, 44, 102, 103, 104, 105, 107, 110, 136, 137, 146};
+  std::vector<int> failing;
+  for (int id = 1; id < cudaDevAttrMax; ++id) {
+    int value = -12345;
+    if (reserved.count(id) != 0) continue;
+    if (cudaDeviceGetAttribute(&value, static_cast<cudaDeviceAttr>(id), 0) != cudaSuccess) failing.push_back(id);
+  }
+  cudaGetLastError();
+  std::string ids;
+  for (int id : failing) ids += " " + std::to_string(id);
+  INFO("attribute ids that fail:" << ids);
+  CHECK(failing.empty());
+  int v = 0;
+  REQUIRE(cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture1DLinearWidth, 0) == cudaSuccess);
+  CHECK(v == 268435456);
+  REQUIRE(cudaDeviceGetAttribute(&v, cudaDevAttrMaxAccessPolicyWindowSize, 0) == cudaSuccess);
+  CHECK(v > 0);
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMax, 0) == cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
+TEST_CASE("runtime: peers, host atomics, PCI bus ids, valid devices, RDMA flushes, 1D linear widths",
+          "[runtime][device]") {
+  int value = 0;
+  CHECK(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrAccessSupported, 0, 0) == cudaErrorInvalidDevice);
+  const cudaAtomicOperation ops[] = {cudaAtomicOperationIntegerAdd, cudaAtomicOperationCAS,
+                                     cudaAtomicOperationFloatAdd};
+  unsigned caps[3] = {};
+  CHECK(cudaDeviceGetP2PAtomicCapabilities(caps, ops, 3, 0, 0) == cudaErrorInvalidDevice);
+  REQUIRE(cudaDeviceGetHostAtomicCapabilities(caps, ops, 3, 0) == cudaSuccess);
+  CHECK((caps[0] & cudaAtomicCapabilityScalar64) != 0);
+  CHECK((caps[1] & cudaAtomicCapabilityScalar128) != 0);
+  CHECK((caps[2] & cudaAtomicCapabilitySigned) == 0);
+  const cudaAtomicOperation bad[] = {static_cast<cudaAtomicOperation>(99)};
+  CHECK(cudaDeviceGetHostAtomicCapabilities(caps, bad, 1, 0) == cudaErrorInvalidValue);
+  char bus[32] = {};
+  REQUIRE(cudaDeviceGetPCIBusId(bus, sizeof(bus), 0) == cudaSuccess);
+  int device = -1;
+  REQUIRE(cudaDeviceGetByPCIBusId(&device, bus) == cudaSuccess);
+  CHECK(device == 0);
+  CHECK(cudaDeviceGetByPCIBusId(&device, "0000:3b:00.0") == cudaErrorInvalidDevice);
+  CHECK(cudaDeviceGetByPCIBusId(&device, "not a bus id") == cudaErrorInvalidValue);
+  int only[] = {0}, two[] = {0, 1};
+  CHECK(cudaSetValidDevices(only, 1) == cudaSuccess);
+  CHECK(cudaSetValidDevices(two, 2) == cudaErrorInvalidDevice);
+  CHECK(cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+                                           cudaFlushGPUDirectRDMAWritesToOwner) == cudaSuccess);
+  size_t width = 0;
+  const cudaChannelFormatDesc desc = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+  REQUIRE(cudaDeviceGetTexture1DLinearMaxWidth(&width, &desc, 0) == cudaSuccess);
+  CHECK(width == 268435456u);
+  cudaGetLastError();
 }
