@@ -8,16 +8,17 @@
 // Kept per location x (space, start address) for the write Z read: its
 // epoch, and per observing thread the clock of its first load of it, which a
 // later access is ordered after whenever it is ordered after any of that
-// thread's loads. A later write to x starts a new generation (the loads read
-// the older value only); the shadow cell names the write a check is about,
-// so an entry of an older generation is never asked. A load needs no entry
-// when its thread was already ordered after the write (the clocks cover what
-// it could add), so polling inside one thread, and the relaxed atomics of a
-// histogram (read-modify-writes: the cell's chain state covers them), cost a
-// lookup of the cell only.
+// thread's loads. A later write to x forgets the entry (its loads read an
+// older value); an asker also compares the entry's write with the cell's
+// latest. A load needs no entry when its thread was already ordered after the
+// write (the clocks cover what it could add), so polling inside one thread,
+// and the relaxed atomics of a histogram (read-modify-writes: the cell's chain
+// state covers them), cost a lookup of the cell only.
 //
-// Thread safety: sharded mutexes; callers hold the cell's stripe lock around
-// Note and AnyBefore, so an entry and the cell it is about move together.
+// Thread safety: sharded mutexes. Callers hold the cell's stripe lock around
+// Note and AnyBefore, so an entry and the cell it is about move together;
+// Forget runs once the writing lane's cells are done (a wide or split access
+// asks for the entry on each of its cells first).
 #ifndef BARRACUDA_HOST_DETECTOR_DETECTOR_LOAD_OBSERVERS_H_
 #define BARRACUDA_HOST_DETECTOR_DETECTOR_LOAD_OBSERVERS_H_
 
