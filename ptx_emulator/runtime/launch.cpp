@@ -317,6 +317,16 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* host_fun) {
 
 CUDART_EXPORT cudaError_t cudaGetKernel(cudaKernel_t* kernel, const void* entry) { return __cudaGetKernel(kernel, entry); }
 
+// The driver handle of a kernel: the emulator's libcuda.so.1 takes the same
+// handle as a CUfunction as the runtime takes as a cudaKernel_t.
+CUDART_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t* function, const void* symbol) {
+  if (!function) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  cudaKernel_t kernel = nullptr;
+  if (cudaError_t e = __cudaGetKernel(&kernel, symbol)) return e;
+  *function = reinterpret_cast<cudaFunction_t>(kernel);
+  return cudaSuccess;
+}
+
 // The stub calls this with a NULL handle when __cudaGetKernel failed.
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_mem,
                                cudaStream_t stream) {

@@ -730,3 +730,17 @@ TEST_CASE("runtime: peers, host atomics, PCI bus ids, valid devices, RDMA flushe
   CHECK(width == 268435456u);
   cudaGetLastError();
 }
+
+TEST_CASE("runtime: cudaGetFuncBySymbol gives the kernel's driver handle", "[runtime]") {
+  Module();
+  cudaFunction_t f = nullptr;
+  cudaKernel_t k = nullptr;
+  REQUIRE(cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(&StoreTidStub)) == cudaSuccess);
+  REQUIRE(cudaGetKernel(&k, reinterpret_cast<const void*>(&StoreTidStub)) == cudaSuccess);
+  CHECK(f != nullptr);
+  CHECK(reinterpret_cast<void*>(f) == reinterpret_cast<void*>(k));
+  int not_a_kernel = 0;
+  CHECK(cudaGetFuncBySymbol(&f, &not_a_kernel) == cudaErrorInvalidDeviceFunction);
+  CHECK(cudaGetFuncBySymbol(nullptr, reinterpret_cast<const void*>(&StoreTidStub)) == cudaErrorInvalidValue);
+  cudaGetLastError();
+}
