@@ -80,6 +80,7 @@ cudaError_t Release(void* ptr, bool host, bool async = false) {
       a->kind == Kind::kGlobalVariable || a->kind == Kind::kConstVariable)
     return rt.Fail(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
   if (a->kind == Kind::kManaged || a->kind == Kind::kHost) ForgetHostAccessibleMemory(a->base);
+  if (a->kind == Kind::kManaged) ForgetManagedAdvice(a->base, a->size);
   // A graph allocation's address stays the graph's: only the allocation ends.
   if (!host && ReleaseGraphAllocation(ptr)) return cudaSuccess;
   if (!rt.device().memory().Free(ptr).ok()) return rt.Fail(cudaErrorInvalidDevicePointer);
@@ -595,20 +596,7 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, 
   return cudaSuccess;
 }
 
-// Hints with no effect: managed memory is host memory here.
-CUDART_EXPORT cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation, unsigned int,
-                                               cudaStream_t stream) {
-  Runtime& r = Runtime::Get();
-  if (!r.ValidStream(stream)) return r.Fail(cudaErrorInvalidResourceHandle);
-  return rt::DeviceRange(ptr, count) ? cudaSuccess : r.Fail(cudaErrorInvalidValue);
-}
-CUDART_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void* ptr, size_t count, cudaMemLocation loc,
-                                                    unsigned int flags, cudaStream_t stream) {
-  return cudaMemPrefetchAsync(ptr, count, loc, flags, stream);
-}
-CUDART_EXPORT cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise, cudaMemLocation) {
-  return rt::DeviceRange(ptr, count) ? cudaSuccess : Runtime::Get().Fail(cudaErrorInvalidValue);
-}
+// cudaMemAdvise, cudaMemPrefetchAsync: managed_advice.cpp.
 
 // ---------------------------------------------------------------- copies
 

@@ -104,6 +104,8 @@ struct StreamState {
 };
 // Drops what cudaStreamSetAttribute kept for a destroyed stream (stream_attributes.cpp).
 void ForgetStreamAttributes(uint64_t stream_id);
+// Drops the cudaMemAdvise / prefetch state of a freed managed allocation (managed_advice.cpp).
+void ForgetManagedAdvice(uint64_t base, uint64_t bytes);
 // Elements of a linear 1D texture, at most (an H100's limit; cudaDevAttrMaxTexture1DLinearWidth).
 inline constexpr int kTexture1DLinearMaxWidth = 268435456;
 

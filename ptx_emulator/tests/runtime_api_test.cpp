@@ -744,3 +744,56 @@ TEST_CASE("runtime: cudaGetFuncBySymbol gives the kernel's driver handle", "[run
   CHECK(cudaGetFuncBySymbol(nullptr, reinterpret_cast<const void*>(&StoreTidStub)) == cudaErrorInvalidValue);
   cudaGetLastError();
 }
+
+TEST_CASE("runtime: managed-memory advice and prefetches read back through cudaMemRangeGetAttribute(s)",
+          "[runtime][managed]") {
+  char* m = nullptr;
+  const size_t bytes = 4 * 4096;
+  REQUIRE(cudaMallocManaged(&m, bytes) == cudaSuccess);
+  const cudaMemLocation device{cudaMemLocationTypeDevice, 0}, host{cudaMemLocationTypeHost, 0};
+  int v = 7;
+  REQUIRE(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributeReadMostly, m, bytes) == cudaSuccess);
+  CHECK(v == 0);
+  REQUIRE(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributePreferredLocation, m, bytes) == cudaSuccess);
+  CHECK(v == cudaInvalidDeviceId);
+  // Read-mostly on the first two pages: the whole range is not read-mostly, they are.
+  REQUIRE(cudaMemAdvise(m, 2 * 4096, cudaMemAdviseSetReadMostly, device) == cudaSuccess);
+  REQUIRE(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributeReadMostly, m, bytes) == cudaSuccess);
+  CHECK(v == 0);
+  REQUIRE(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributeReadMostly, m, 2 * 4096) == cudaSuccess);
+  CHECK(v == 1);
+  // Preferred location and accessed-by on the whole range.
+  REQUIRE(cudaMemAdvise(m, bytes, cudaMemAdviseSetPreferredLocation, device) == cudaSuccess);
+  REQUIRE(cudaMemAdvise(m, bytes, cudaMemAdviseSetAccessedBy, host) == cudaSuccess);
+  REQUIRE(cudaMemAdvise(m, bytes, cudaMemAdviseSetAccessedBy, device) == cudaSuccess);
+  int accessed[4] = {};
+  int preferred = -7, type = -7;
+  void* data[] = {&preferred, accessed, &type};
+  size_t sizes[] = {sizeof(preferred), sizeof(accessed), sizeof(type)};
+  cudaMemRangeAttribute attrs[] = {cudaMemRangeAttributePreferredLocation, cudaMemRangeAttributeAccessedBy,
+                                   cudaMemRangeAttributePreferredLocationType};
+  REQUIRE(cudaMemRangeGetAttributes(data, sizes, attrs, 3, m, bytes) == cudaSuccess);
+  CHECK(preferred == 0);
+  CHECK(type == cudaMemLocationTypeDevice);
+  CHECK(accessed[0] == 0);
+  CHECK(accessed[1] == cudaCpuDeviceId);
+  CHECK(accessed[2] == cudaInvalidDeviceId);
+  // The last prefetch, on part of the range: agreed there, invalid over all.
+  REQUIRE(cudaMemPrefetchAsync(m + 4096, 4096, host, 0, nullptr) == cudaSuccess);
+  REQUIRE(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributeLastPrefetchLocation, m + 4096, 4096) ==
+          cudaSuccess);
+  CHECK(v == cudaCpuDeviceId);
+  REQUIRE(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributeLastPrefetchLocation, m, bytes) ==
+          cudaSuccess);
+  CHECK(v == cudaInvalidDeviceId);
+  // Not managed memory; a device id that does not exist.
+  void* d = nullptr;
+  REQUIRE(cudaMalloc(&d, 4096) == cudaSuccess);
+  CHECK(cudaMemAdvise(d, 4096, cudaMemAdviseSetReadMostly, device) == cudaErrorInvalidValue);
+  CHECK(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributeReadMostly, d, 4096) == cudaErrorInvalidValue);
+  CHECK(cudaMemAdvise(m, bytes, cudaMemAdviseSetPreferredLocation, cudaMemLocation{cudaMemLocationTypeDevice, 3}) ==
+        cudaErrorInvalidDevice);
+  cudaGetLastError();
+  CHECK(cudaFree(d) == cudaSuccess);
+  CHECK(cudaFree(m) == cudaSuccess);
+}
