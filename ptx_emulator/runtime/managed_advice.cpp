@@ -1,17 +1,18 @@
 // Unified-memory hints and what they read back: cudaMemAdvise and
 // cudaMemPrefetchAsync change nothing on the emulator (managed memory is host
 // memory that kernels read in place), but programs query them back with
-// cudaMemRangeGetAttribute(s), so each is kept per 4 KiB page of managed memory
-// and a query answers for the whole range as the runtime documents: a value
+// cudaMemRangeGetAttribute(s), so each is kept per 4 KiB page of a managed
+// allocation (counted from its base: the runtime's allocations start on page
+// boundaries, the emulator's need not) and a query answers for the whole range as the runtime documents: a value
 // when every page agrees, else "invalid" (cudaInvalidDeviceId / the invalid
 // location type), read-mostly only when every page is, accessed-by the
-// devices set for every page. (Two small allocations that share a page share
-// its state; freeing one forgets it for both.)
+// devices set for every page.
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "ptx_emulator/runtime/cuda_api.h"
@@ -33,18 +34,20 @@ struct PageAdvice {
 
 struct AdviceStore {
   std::mutex mu;
-  std::map<uint64_t, PageAdvice> pages;  // by page number; absent = no advice
+  // By (allocation base, page index in the allocation); absent = no advice.
+  std::map<std::pair<uint64_t, uint64_t>, PageAdvice> pages;
   static AdviceStore& Get() {
     static AdviceStore* store = new AdviceStore;
     return *store;
   }
 };
 
-// The managed allocation holding [ptr, ptr + count), if any.
-bool ManagedRange(const void* ptr, size_t count) {
+// The base of the managed allocation holding [ptr, ptr + count), or 0.
+uint64_t ManagedBase(const void* ptr, size_t count) {
   const auto a = Runtime::Get().device().memory().Find(reinterpret_cast<uint64_t>(ptr), count ? count : 1);
-  return a.has_value() && a->kind == barracuda::emu::DeviceMemory::Kind::kManaged;
+  return a.has_value() && a->kind == barracuda::emu::DeviceMemory::Kind::kManaged ? a->base : 0;
 }
+bool ManagedRange(const void* ptr, size_t count) { return ManagedBase(ptr, count) != 0; }
 
 bool ValidLocation(const cudaMemLocation& l) {
   switch (l.type) {
@@ -65,11 +68,13 @@ int LegacyId(const cudaMemLocation& l) {
   return cudaCpuDeviceId;
 }
 
+// f(key) for the pages of a range inside one managed allocation.
 template <class F>
 void ForEachPage(const void* ptr, size_t count, F&& f) {
-  const uint64_t first = reinterpret_cast<uint64_t>(ptr) / kPageBytes;
-  const uint64_t last = (reinterpret_cast<uint64_t>(ptr) + std::max<size_t>(count, 1) - 1) / kPageBytes;
-  for (uint64_t p = first; p <= last; ++p) f(p);
+  const uint64_t base = ManagedBase(ptr, count);
+  const uint64_t from = reinterpret_cast<uint64_t>(ptr) - base;
+  const uint64_t first = from / kPageBytes, last = (from + std::max<size_t>(count, 1) - 1) / kPageBytes;
+  for (uint64_t p = first; p <= last; ++p) f(std::make_pair(base, p));
 }
 
 // The pages' common value of `field`, or nullopt when they differ.
@@ -78,7 +83,7 @@ auto Common(const void* ptr, size_t count, Get&& get) -> std::optional<decltype(
   AdviceStore& s = AdviceStore::Get();
   std::optional<decltype(get(PageAdvice{}))> common;
   bool differ = false;
-  ForEachPage(ptr, count, [&](uint64_t p) {
+  ForEachPage(ptr, count, [&](const std::pair<uint64_t, uint64_t>& p) {
     auto it = s.pages.find(p);
     const auto v = get(it == s.pages.end() ? PageAdvice{} : it->second);
     if (!common) {
@@ -131,12 +136,10 @@ cudaError_t Attribute(void* data, size_t size, cudaMemRangeAttribute attribute, 
 }  // namespace
 
 namespace barracuda::cudart {
-void ForgetManagedAdvice(uint64_t base, uint64_t bytes) {
+void ForgetManagedAdvice(uint64_t base, uint64_t) {
   AdviceStore& s = AdviceStore::Get();
   std::lock_guard<std::mutex> lock(s.mu);
-  auto first = s.pages.lower_bound(base / kPageBytes);
-  auto last = s.pages.upper_bound((base + std::max<uint64_t>(bytes, 1) - 1) / kPageBytes);
-  s.pages.erase(first, last);
+  s.pages.erase(s.pages.lower_bound({base, 0}), s.pages.lower_bound({base + 1, 0}));
 }
 }  // namespace barracuda::cudart
 
@@ -151,7 +154,7 @@ CUDART_EXPORT cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemor
   const bool device = location.type == cudaMemLocationTypeDevice;
   AdviceStore& s = AdviceStore::Get();
   std::lock_guard<std::mutex> lock(s.mu);
-  ForEachPage(ptr, count, [&](uint64_t p) {
+  ForEachPage(ptr, count, [&](const std::pair<uint64_t, uint64_t>& p) {
     PageAdvice& a = s.pages[p];
     switch (advice) {
       case cudaMemAdviseSetReadMostly: a.read_mostly = true; break;
@@ -180,7 +183,7 @@ CUDART_EXPORT cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cu
   if (!ValidLocation(location)) return rt.Fail(cudaErrorInvalidDevice);
   AdviceStore& s = AdviceStore::Get();
   std::lock_guard<std::mutex> lock(s.mu);
-  ForEachPage(ptr, count, [&](uint64_t p) { s.pages[p].last_prefetch = location; });
+  ForEachPage(ptr, count, [&](const std::pair<uint64_t, uint64_t>& p) { s.pages[p].last_prefetch = location; });
   return cudaSuccess;
 }
 CUDART_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void* ptr, size_t count, cudaMemLocation location,

@@ -797,3 +797,53 @@ TEST_CASE("runtime: managed-memory advice and prefetches read back through cudaM
   CHECK(cudaFree(d) == cudaSuccess);
   CHECK(cudaFree(m) == cudaSuccess);
 }
+
+TEST_CASE("runtime: batched copies and managed-memory batches", "[runtime][managed]") {
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  int a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, back[8] = {};
+  int* d = nullptr;
+  REQUIRE(cudaMalloc(&d, 8 * sizeof(int)) == cudaSuccess);
+  void* dsts[] = {d, d + 4};
+  const void* srcs[] = {a, b};
+  size_t sizes[] = {sizeof(a), sizeof(b)};
+  cudaMemcpyAttributes attr{};
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  size_t idx = 0;
+  REQUIRE(cudaMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, &idx, 1, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  REQUIRE(cudaMemcpy(back, d, sizeof(back), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back[0] == 1);
+  CHECK(back[7] == 8);
+  // The legacy stream, a first attribute entry not at 0, an unknown access order.
+  CHECK(cudaMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, &idx, 1, cudaStreamLegacy) == cudaErrorInvalidValue);
+  size_t late = 1;
+  CHECK(cudaMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, &late, 1, s) == cudaErrorInvalidValue);
+  attr.srcAccessOrder = static_cast<cudaMemcpySrcAccessOrder>(77);
+  CHECK(cudaMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, &idx, 1, s) == cudaErrorInvalidValue);
+  cudaGetLastError();
+
+  char* m = nullptr;
+  REQUIRE(cudaMallocManaged(&m, 2 * 4096) == cudaSuccess);
+  void* ptrs[] = {m, m + 4096};
+  size_t lens[] = {4096, 4096};
+  cudaMemLocation locs[] = {{cudaMemLocationTypeHost, 0}, {cudaMemLocationTypeDevice, 0}};
+  size_t loc_idxs[] = {0, 1};
+  REQUIRE(cudaMemPrefetchBatchAsync(ptrs, lens, 2, locs, loc_idxs, 2, 0, s) == cudaSuccess);
+  int where = 5;
+  REQUIRE(cudaMemRangeGetAttribute(&where, sizeof(where), cudaMemRangeAttributeLastPrefetchLocation, m, 4096) ==
+          cudaSuccess);
+  CHECK(where == cudaCpuDeviceId);
+  REQUIRE(cudaMemRangeGetAttribute(&where, sizeof(where), cudaMemRangeAttributeLastPrefetchLocation, m + 4096, 4096) ==
+          cudaSuccess);
+  CHECK(where == 0);
+  REQUIRE(cudaMemDiscardBatchAsync(ptrs, lens, 2, 0, s) == cudaSuccess);
+  void* device_ptrs[] = {d};
+  size_t device_len[] = {sizeof(int)};
+  CHECK(cudaMemDiscardBatchAsync(device_ptrs, device_len, 1, 0, s) == cudaErrorInvalidValue);  // managed only
+  REQUIRE(cudaMemDiscardAndPrefetchBatchAsync(ptrs, lens, 2, locs, loc_idxs, 2, 0, s) == cudaSuccess);
+  cudaGetLastError();
+  CHECK(cudaFree(m) == cudaSuccess);
+  CHECK(cudaFree(d) == cudaSuccess);
+  CHECK(cudaStreamDestroy(s) == cudaSuccess);
+}
