@@ -710,7 +710,8 @@ TEST_CASE("runtime: peers, host atomics, PCI bus ids, valid devices, RDMA flushe
   CHECK((caps[0] & cudaAtomicCapabilityScalar64) != 0);
   CHECK((caps[1] & cudaAtomicCapabilityScalar128) != 0);
   CHECK((caps[2] & cudaAtomicCapabilitySigned) == 0);
-  const cudaAtomicOperation bad[] = {static_cast<cudaAtomicOperation>(99)};
+  // 15: no operation, yet a value the enum can hold (UBSan checks enum loads).
+  const cudaAtomicOperation bad[] = {static_cast<cudaAtomicOperation>(15)};
   CHECK(cudaDeviceGetHostAtomicCapabilities(caps, bad, 1, 0) == cudaErrorInvalidValue);
   char bus[32] = {};
   REQUIRE(cudaDeviceGetPCIBusId(bus, sizeof(bus), 0) == cudaSuccess);
