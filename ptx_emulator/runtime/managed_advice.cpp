@@ -42,10 +42,20 @@ struct AdviceStore {
   }
 };
 
-// The base of the managed allocation holding [ptr, ptr + count), or 0.
+// The base of the managed allocation holding [ptr, ptr + count), or 0:
+// cudaMallocManaged memory, or a __managed__ variable (module memory that the
+// runtime knows by its address).
 uint64_t ManagedBase(const void* ptr, size_t count) {
-  const auto a = Runtime::Get().device().memory().Find(reinterpret_cast<uint64_t>(ptr), count ? count : 1);
-  return a.has_value() && a->kind == barracuda::emu::DeviceMemory::Kind::kManaged ? a->base : 0;
+  using Kind = barracuda::emu::DeviceMemory::Kind;
+  Runtime& rt = Runtime::Get();
+  const auto a = rt.device().memory().Find(reinterpret_cast<uint64_t>(ptr), count ? count : 1);
+  if (!a.has_value()) return 0;
+  if (a->kind == Kind::kManaged) return a->base;
+  if (a->kind == Kind::kGlobalVariable) {
+    const barracuda::cudart::RegisteredVar* v = rt.VarBySymbol(reinterpret_cast<const void*>(a->base));
+    if (v != nullptr && v->managed) return a->base;
+  }
+  return 0;
 }
 bool ManagedRange(const void* ptr, size_t count) { return ManagedBase(ptr, count) != 0; }
 

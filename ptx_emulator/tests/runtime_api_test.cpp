@@ -787,6 +787,13 @@ TEST_CASE("runtime: managed-memory advice and prefetches read back through cudaM
   REQUIRE(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributeLastPrefetchLocation, m, bytes) ==
           cudaSuccess);
   CHECK(v == cudaInvalidDeviceId);
+  // A __managed__ variable takes advice as managed memory does.
+  REQUIRE(__cudaInitModule(Module().handle) == 1);
+  REQUIRE(host_managed_ptr != nullptr);
+  REQUIRE(cudaMemAdvise(host_managed_ptr, sizeof(uint32_t), cudaMemAdviseSetReadMostly, device) == cudaSuccess);
+  REQUIRE(cudaMemRangeGetAttribute(&v, sizeof(v), cudaMemRangeAttributeReadMostly, host_managed_ptr,
+                                   sizeof(uint32_t)) == cudaSuccess);
+  CHECK(v == 1);
   // Not managed memory; a device id that does not exist.
   void* d = nullptr;
   REQUIRE(cudaMalloc(&d, 4096) == cudaSuccess);
