@@ -191,6 +191,29 @@ shadow::SyncKey LocationOf(const Accessor& a, uint64_t byte, shadow::Strength wr
                                 [&](shadow::Tid z, shadow::Clock c) { return a.Covers(z, c); });
 }
 
+// ObservedBefore for one check of one cell: the answer is the same for every
+// held write, so a check that meets many concurrent ones (a hot word's atomics
+// from other blocks) asks once. Used before the check changes the cell.
+class Observed {
+ public:
+  Observed(const Cell cell, const shadow::SparseVcPool& pool, const Accessor& a, uint64_t byte)
+      : cell_(cell), pool_(pool), a_(a), byte_(byte) {}
+  bool Orders() {
+    if (!known_) {
+      orders_ = ObservedBefore(cell_, pool_, a_, byte_);
+      known_ = true;
+    }
+    return orders_;
+  }
+
+ private:
+  const Cell cell_;
+  const shadow::SparseVcPool& pool_;
+  const Accessor& a_;
+  const uint64_t byte_;
+  bool known_ = false, orders_ = false;
+};
+
 // A strong load of the cell: if it read another thread's strong write that it
 // is not ordered after, morally strong with it, in an unbroken chain, later
 // accesses ordered after the load are ordered after the chain's writes.
@@ -231,6 +254,7 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_
                Conflict& k) {
   const shadow::ReadKind kind = atomic_load ? shadow::ReadKind::kAtomicRead : shadow::ReadKind::kRead;
   const RaceKind plain_kind = atomic_load ? RaceKind::kAtomicVsPlain : RaceKind::kReadAfterWrite;
+  Observed observed(cell, pool, a, byte);
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     if (a.Covers(t, e.clock)) {
       if (!e.atomic && !a.ProxyOrders(t, e.clock)) k.Note(t, e.site, Op::kWrite, plain_kind, false, true);
@@ -239,9 +263,9 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_
     if (!e.atomic) {
       k.Note(t, e.site, Op::kWrite, plain_kind);
     } else if (!atomic_load) {
-      if (!ObservedBefore(cell, pool, a, byte)) k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+      if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
     } else if (!a.MorallyStrongWith(t, e.strength)) {
-      if (!ObservedBefore(cell, pool, a, byte)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+      if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
   });
   // A write kept among the readers (see CheckAtomic) conflicts with reads too
@@ -258,9 +282,9 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_
     if (e.strength == shadow::kWeak) {
       k.Note(t, e.site, Op::kWrite, plain_kind);
     } else if (!atomic_load) {
-      if (!ObservedBefore(cell, pool, a, byte)) k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+      if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
     } else if (!a.MorallyStrongWith(t, e.strength)) {
-      if (!ObservedBefore(cell, pool, a, byte)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+      if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
   });
   if (atomic_load) NoteObservation(cell, pool, a, byte);
@@ -306,13 +330,14 @@ void CheckPlainWrite(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, u
   bool concurrent_writer_kept = false;
   bool write_race = false;
   bool data_write_race = false;  // write_race, not only candidate same-value pairs
+  Observed observed(cell, pool, a, byte);
   shadow::ForEachWriter(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     if (a.Covers(t, e.clock)) {
       if (!e.atomic && !a.ProxyOrders(t, e.clock)) k.Note(t, e.site, Op::kWrite, RaceKind::kWriteAfterWrite, false, true);
       return;
     }
     if (e.atomic) {
-      if (ObservedBefore(cell, pool, a, byte)) return;
+      if (observed.Orders()) return;
       write_race = data_write_race = true;
       k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
     } else if (a.same_value && a.SameRecordWrite(t, e.clock, byte)) {
@@ -330,8 +355,7 @@ void CheckPlainWrite(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, u
   bool read_race = false;
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     if (!a.Covers(t, e.clock)) {
-      if (e.read_kind == shadow::ReadKind::kKeptWrite && e.strength != shadow::kWeak &&
-          ObservedBefore(cell, pool, a, byte)) {
+      if (e.read_kind == shadow::ReadKind::kKeptWrite && e.strength != shadow::kWeak && observed.Orders()) {
         return;
       }
       read_race = true;
@@ -375,8 +399,8 @@ void CheckPlainWrite(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, u
 }
 
 // The readers' half of an atomic's check (CheckAtomic).
-void CheckAtomicAgainstReaders(const Cell cell, const shadow::SparseVcPool& pool, const Accessor& a, uint64_t byte,
-                               Conflict& k) {
+void CheckAtomicAgainstReaders(const Cell cell, const shadow::SparseVcPool& pool, const Accessor& a,
+                               Observed& observed, Conflict& k) {
   shadow::ForEachReader(cell, pool, [&](shadow::Tid t, const shadow::VcEntry& e) {
     const bool strong = e.read_kind == shadow::ReadKind::kAtomicRead ||
                         (e.read_kind == shadow::ReadKind::kKeptWrite && e.strength != shadow::kWeak);
@@ -387,7 +411,7 @@ void CheckAtomicAgainstReaders(const Cell cell, const shadow::SparseVcPool& pool
     if (strong) {
       // Strong readers are loads or kept writes; only a write can be observed.
       const bool kept_write = e.read_kind == shadow::ReadKind::kKeptWrite;
-      if (!kept_write || !ObservedBefore(cell, pool, a, byte)) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
+      if (!kept_write || !observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
       return;
     }
     const bool read = e.read_kind != shadow::ReadKind::kKeptWrite;
@@ -421,7 +445,8 @@ bool AtomicAmongConcurrentAtomics(Cell cell, shadow::SparseVcPool& pool, const A
   if (!all_in_scope) return false;
   vc::Clock known = 0;
   if (!a.clocks->KnownOthersBound(a.lane, &known) || w.min_clock() <= known) return false;
-  CheckAtomicAgainstReaders(cell, pool, a, byte, k);
+  Observed observed(cell, pool, a, byte);
+  CheckAtomicAgainstReaders(cell, pool, a, observed, k);
   // Every writer is of the atomic's strength and in its scope, so the link
   // to the latest is morally strong: no lookup of the latest writer (a hot
   // word's clock is a hash map).
@@ -452,6 +477,7 @@ void CheckAtomic(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint6
   const LatestWrite previous = LatestStrongWrite(cell, pool);
   const bool was_broken = cell.Has(shadow::kCellChainBroken);
   ForgetObservations(a, byte, previous);
+  Observed observed(cell, pool, a, byte);
   struct Kept {
     shadow::Epoch epoch;
     uint32_t site;
@@ -467,7 +493,7 @@ void CheckAtomic(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint6
         return;
       }
       // Concurrent strong writers are kept (SetWriteKeeping below).
-      if (!a.MorallyStrongWith(t, e.strength) && !ObservedBefore(cell, pool, a, byte))
+      if (!a.MorallyStrongWith(t, e.strength) && !observed.Orders())
         k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     } else {
       plains.push_back({{t, e.clock}, e.site, shadow::kWeak});
@@ -475,7 +501,7 @@ void CheckAtomic(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint6
     }
   });
   const bool write_race = k.found != found_before;
-  if (!write_race) CheckAtomicAgainstReaders(cell, pool, a, byte, k);
+  if (!write_race) CheckAtomicAgainstReaders(cell, pool, a, observed, k);
   for (const Kept& p : plains) KeepAsReader(cell, pool, p.epoch, p.site);
   for (const Kept& p : superseded) KeepAsReader(cell, pool, p.epoch, p.site, p.strength);
   shadow::SetWriteKeeping(cell, pool, a.epoch, a.site, true, a.strength,
