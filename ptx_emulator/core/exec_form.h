@@ -190,6 +190,28 @@ struct Function {
   std::vector<CallSite> call_sites;
 };
 
+// A kernel's thread-block-cluster directives (sm_90): .reqnctapercluster
+// (__cluster_dims__), .explicitcluster, .maxclusterrank. Read by the launch
+// (exec/launch.cpp, which checks them) and by the runtime's cluster queries.
+struct ClusterDirectives {
+  bool has_required = false;          // .reqnctapercluster given
+  uint64_t required[3] = {1, 1, 1};   // its values as written (the launch rejects 0s)
+  bool explicit_cluster = false;      // .explicitcluster or .reqnctapercluster: a cluster launch
+  uint64_t max_rank = 0;              // .maxclusterrank; 0: none
+};
+inline ClusterDirectives ClusterDirectivesOf(const ptx::Function* source) {
+  ClusterDirectives c;
+  if (source == nullptr) return c;
+  for (const ptx::PerformanceDirective& dir : source->directives) {
+    if (dir.name == ".explicitcluster") c.explicit_cluster = true;
+    if (dir.name == ".maxclusterrank" && !dir.values.empty()) c.max_rank = dir.values[0];
+    if (dir.name != ".reqnctapercluster" || dir.values.empty()) continue;
+    c.has_required = c.explicit_cluster = true;
+    for (size_t i = 0; i < 3; ++i) c.required[i] = i < dir.values.size() ? dir.values[i] : 1;
+  }
+  return c;
+}
+
 }  // namespace barracuda::emu
 
 #endif  // BARRACUDA_PTX_EMULATOR_CORE_EXEC_FORM_H_

@@ -65,25 +65,19 @@ void SetSregAll(Warp& w, SpecialReg r, uint64_t v) {
 absl::Status LaunchRunner::ValidateCluster() {
   const Dim3& g = config_.grid;
   Dim3 c = launch_cluster_;
-  explicit_cluster_ = c.count() > 1;
-  uint64_t max_rank = 0;
-  if (kernel_->source != nullptr) {
-    for (const ptx::PerformanceDirective& dir : kernel_->source->directives) {
-      if (dir.name == ".explicitcluster") explicit_cluster_ = true;
-      if (dir.name == ".maxclusterrank" && !dir.values.empty()) max_rank = dir.values[0];
-      if (dir.name != ".reqnctapercluster" || dir.values.empty()) continue;
-      const uint64_t v[3] = {dir.values[0], dir.values.size() > 1 ? dir.values[1] : 1,
-                             dir.values.size() > 2 ? dir.values[2] : 1};
-      if (v[0] == 0 || v[1] == 0 || v[2] == 0 || v[0] * v[1] * v[2] > 0xffffffffull)
-        return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": invalid .reqnctapercluster"));
-      const Dim3 k{static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]), static_cast<uint32_t>(v[2])};
-      if (launch_cluster_.count() > 1 && (k.x != c.x || k.y != c.y || k.z != c.z))
-        return absl::InvalidArgumentError(absl::StrCat(
-            "launch of ", kernel_->name, ": cluster dimensions (", c.x, ",", c.y, ",", c.z,
-            ") differ from the kernel's .reqnctapercluster (", k.x, ",", k.y, ",", k.z, ")"));
-      c = k;
-      explicit_cluster_ = true;
-    }
+  const ClusterDirectives d = ClusterDirectivesOf(kernel_->source);
+  explicit_cluster_ = c.count() > 1 || d.explicit_cluster;
+  const uint64_t max_rank = d.max_rank;
+  if (d.has_required) {
+    const uint64_t* v = d.required;
+    if (v[0] == 0 || v[1] == 0 || v[2] == 0 || v[0] * v[1] * v[2] > 0xffffffffull)
+      return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": invalid .reqnctapercluster"));
+    const Dim3 k{static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]), static_cast<uint32_t>(v[2])};
+    if (launch_cluster_.count() > 1 && (k.x != c.x || k.y != c.y || k.z != c.z))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "launch of ", kernel_->name, ": cluster dimensions (", c.x, ",", c.y, ",", c.z,
+          ") differ from the kernel's .reqnctapercluster (", k.x, ",", k.y, ",", k.z, ")"));
+    c = k;
   }
   if (c.count() > kMaxClusterCtas)
     return absl::UnimplementedError(absl::StrCat("launch of ", kernel_->name, ": thread-block clusters of ",

@@ -51,23 +51,20 @@ int ActiveBlocksPerSm(const emu::Function& f, const emu::DeviceDescription& d, i
   return static_cast<int>(blocks);
 }
 
-// The kernel's cluster directives (__cluster_dims__ is .reqnctapercluster).
+// The kernel's cluster directives as the occupancy queries need them.
 struct KernelClusters {
   emu::Dim3 required{0, 0, 0};  // 0,0,0: none
   bool must_be_set = false;     // .explicitcluster or .reqnctapercluster
   uint64_t max_rank = 0;        // .maxclusterrank; 0: none
 };
 KernelClusters ClustersOf(const emu::Function& f) {
+  const emu::ClusterDirectives d = emu::ClusterDirectivesOf(f.source);
   KernelClusters c;
-  if (f.source == nullptr) return c;
-  for (const auto& dir : f.source->directives) {
-    if (dir.name == ".explicitcluster") c.must_be_set = true;
-    if (dir.name == ".maxclusterrank" && !dir.values.empty()) c.max_rank = dir.values[0];
-    if (dir.name == ".reqnctapercluster" && !dir.values.empty()) {
-      c.required = {static_cast<uint32_t>(dir.values[0]), dir.values.size() > 1 ? static_cast<uint32_t>(dir.values[1]) : 1,
-                    dir.values.size() > 2 ? static_cast<uint32_t>(dir.values[2]) : 1};
-      c.must_be_set = true;
-    }
+  c.must_be_set = d.explicit_cluster;
+  c.max_rank = d.max_rank;
+  if (d.has_required) {
+    c.required = {static_cast<uint32_t>(d.required[0]), static_cast<uint32_t>(d.required[1]),
+                  static_cast<uint32_t>(d.required[2])};
   }
   return c;
 }
