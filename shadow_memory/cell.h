@@ -28,7 +28,11 @@
 //    when kCellWriteShared is set, "write tid" holds a VcHandle instead (the
 //    writers are in an out-of-line SparseVc) and the clock is unused.
 //  read epoch  = (read tid, rclkhi:rclklo); when kCellReadShared is set,
-//    "read tid" holds a VcHandle of the concurrent readers.
+//    "read tid" holds a VcHandle of the concurrent readers; when kCellReadRun
+//    is set, a run of readers inline: "read tid" is the first thread, rclklo
+//    the clock they share (< 2^32), rclkhi which positions (a count, or a
+//    bitmap of positions 1..15), and the flag byte's high nibble log2 of the
+//    stride between positions (Cell::ReadRun).
 //  write/read site: static site id of the last write/read, for reports (an
 //    epoch only gives thread and clock). Inside a SparseVc every entry has its own.
 // All-zero halves are the initial state: bottom write and read epochs, no flags.
@@ -92,7 +96,13 @@ enum CellFlag : uint16_t {
   // Kind of the inline read epoch (ReadKind, epoch.h; a read VC keeps it per entry).
   kCellReadAtomic = 1u << 9,     // the reader was an atomic load (ld.relaxed)
   kCellReadKeptWrite = 1u << 10,  // a plain write kept among the readers
+  // The read half holds a run of readers inline (Cell::read_run): threads
+  // first, first + stride, ... that read at one clock and site with one kind
+  // and strength, with no out-of-line clock. Bits 12-15 hold log2(stride).
+  kCellReadRun = 1u << 11,
 };
+inline constexpr uint16_t kCellReadRunStrideShift = 12;
+inline constexpr uint16_t kCellReadRunBits = 0xf000 | kCellReadRun;
 inline constexpr uint16_t kCellWriteFlags = 0x00ff;
 inline constexpr uint16_t kCellReadFlags = 0xff00;
 
@@ -148,7 +158,7 @@ class Cell {
 
   // --- flags -----------------------------------------------------------------
   uint16_t flags() const { return static_cast<uint16_t>(w_->flags | read_half()->flags << 8); }
-  bool Has(CellFlag f) const {
+  [[gnu::always_inline]] bool Has(CellFlag f) const {
     return (f & kCellWriteFlags) != 0 ? (w_->flags & f) != 0 : (read_half()->flags & (f >> 8)) != 0;
   }
   // Stores only into the half the flag lives in, and only when it changes.
@@ -235,9 +245,81 @@ class Cell {
 
   // --- read metadata --------------------------------------------------------
   bool read_shared() const { return Has(kCellReadShared); }
-  // Precondition: !read_shared().
+  // An inline run of readers (kCellReadRun): no out-of-line clock, but more
+  // than one reader, so neither read_epoch() nor read_vc() applies.
+  bool read_run() const { return Has(kCellReadRun); }
+  // Readers at positions of a stride from the first, each with `clock` (and
+  // the cell's read site, kind and strength): positions [0, count) ("count"
+  // form), or 0 and any of 1..15 ("bitmap" form: warps of a block that arrive
+  // out of order, a tile word's 16 readers 16 threads apart). A tiled
+  // matmul's input word is read by one thread per block of a grid row at one
+  // point of the code: one run, inline, instead of an out-of-line clock of
+  // 120 bytes per 4-byte word.
+  struct ReadRun {
+    static constexpr uint16_t kBitmap = 0x8000;
+    static constexpr uint32_t kMaxCount = 0x7fff;
+    static constexpr unsigned kMaxStrideLog2 = 15;
+    static constexpr uint64_t kMaxBitmapPosition = 15;
+    Tid first = 0;
+    uint8_t stride_log2 = 0;  // stride = 2^stride_log2
+    // count (form "count", < kBitmap), or kBitmap | bit p-1 for position p.
+    uint16_t members = 0;
+    Clock clock = 0;
+
+    uint32_t stride() const { return 1u << stride_log2; }
+    bool bitmap() const { return (members & kBitmap) != 0; }
+    uint32_t size() const { return bitmap() ? 1 + std::popcount(static_cast<uint16_t>(members & ~kBitmap)) : members; }
+    // The highest position held.
+    uint64_t last_position() const {
+      return bitmap() ? 16 - std::countl_zero(static_cast<uint16_t>(members & ~kBitmap)) : members - 1;
+    }
+    bool HoldsPosition(uint64_t p) const {
+      if (!bitmap()) return p < members;
+      return p == 0 || (p <= kMaxBitmapPosition && ((members >> (p - 1)) & 1) != 0);
+    }
+    bool Holds(Tid t) const {
+      if (t < first) return false;
+      const uint64_t d = t - first;
+      return (d & (stride() - 1)) == 0 && HoldsPosition(d >> stride_log2);
+    }
+    // f(Tid) for every reader, in increasing order.
+    template <class F>
+    void ForEach(F&& f) const {
+      if (!bitmap()) {
+        Tid t = first;
+        for (uint32_t j = 0; j < members; ++j, t += stride()) f(t);
+        return;
+      }
+      f(first);
+      for (uint32_t m = members & ~kBitmap; m != 0; m &= m - 1)
+        f(static_cast<Tid>(first + (uint64_t{static_cast<uint32_t>(std::countr_zero(m)) + 1} << stride_log2)));
+    }
+  };
+  // Precondition: read_run().
+  ReadRun read_run_info() const {
+    assert(read_run());
+    const CellReadHalf* r = read_half();
+    return {r->tid, static_cast<uint8_t>(r->flags >> (kCellReadRunStrideShift - 8)), r->clock_hi, r->clock_lo};
+  }
+  // R := the run (two readers or more, clock < 2^32), read site, kind and
+  // strength. The caller released a read VC first.
+  void SetReadRun(const ReadRun& run, SiteId site, ReadKind kind, Strength strength) const {
+    assert(!read_shared() && run.size() >= 2 && run.stride_log2 <= ReadRun::kMaxStrideLog2 &&
+           run.clock <= 0xffffffffu && (run.bitmap() || run.members <= ReadRun::kMaxCount));
+    CellReadHalf* r = read_half();
+    r->strength = strength;
+    r->tid = run.first;
+    r->clock_lo = static_cast<uint32_t>(run.clock);
+    r->clock_hi = run.members;
+    r->site = site;
+    const unsigned f = (r->flags & ~(kCellReadRunBits >> 8)) | (kCellReadRun >> 8) |
+                       unsigned{run.stride_log2} << (kCellReadRunStrideShift - 8);
+    r->flags = static_cast<uint8_t>(f);
+    SetReadKindFlags(kind);
+  }
+  // Precondition: !read_shared() && !read_run().
   Epoch read_epoch() const {
-    assert(!read_shared());
+    assert(!read_shared() && !read_run());
     return {read_half()->tid, Join48(read_half()->clock_hi, read_half()->clock_lo)};
   }
   SiteId read_site() const { return read_half()->site; }
@@ -253,6 +335,7 @@ class Cell {
   }
   void SetRead(Epoch e, SiteId site, ReadKind kind = ReadKind::kRead, Strength strength = kWeak) const {
     assert(!read_shared() && FitsClock(e.clock));
+    ClearRunBits();
     read_half()->strength = strength;
     read_half()->tid = e.tid;
     read_half()->clock_lo = static_cast<uint32_t>(e.clock);
@@ -262,6 +345,7 @@ class Cell {
   }
   void SetReadVc(VcHandle h, SiteId latest_site) const {
     assert(h != kNoVc);
+    ClearRunBits();
     read_half()->strength = kWeak;
     read_half()->tid = h;
     read_half()->clock_lo = 0;
@@ -276,9 +360,10 @@ class Cell {
   void ClearRead() const {
     assert(!read_shared());
     if (read_half()->tid == 0 && read_half()->clock_lo == 0 && read_half()->clock_hi == 0 && read_half()->strength == kWeak &&
-        (read_half()->flags & ((kCellReadAtomic | kCellReadKeptWrite) >> 8)) == 0) {
+        (read_half()->flags & ((kCellReadAtomic | kCellReadKeptWrite | kCellReadRunBits) >> 8)) == 0) {
       return;
     }
+    ClearRunBits();
     read_half()->strength = kWeak;
     read_half()->tid = 0;
     read_half()->clock_lo = 0;
@@ -332,20 +417,24 @@ class Cell {
   static Bits WithPlainWrite(const Bits& b, Epoch e, SiteId site) {
     assert(FitsClock(e.clock));
     const uint64_t wf = b.w[0] & 0xff & ~uint64_t{kCellWriteAtomic | kCellChainBroken | kCellLastRmw};
-    const uint64_t rf = b.w[2] & 0xff & ~uint64_t{(kCellReadAtomic | kCellReadKeptWrite) >> 8};
+    const uint64_t rf = b.w[2] & 0xff & ~uint64_t{(kCellReadAtomic | kCellReadKeptWrite | kCellReadRunBits) >> 8};
     return {{wf | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32, (e.clock & 0xffffffffu) | uint64_t{site} << 32,
              rf, b.w[3] & ~uint64_t{0xffffffffu}}};
   }
   // Bits with the read half := (e, site), kind kRead, weak.
   static Bits WithPlainRead(const Bits& b, Epoch e, SiteId site) {
     assert(FitsClock(e.clock));
-    const uint64_t rf = b.w[2] & 0xff & ~uint64_t{(kCellReadAtomic | kCellReadKeptWrite) >> 8};
+    const uint64_t rf = b.w[2] & 0xff & ~uint64_t{(kCellReadAtomic | kCellReadKeptWrite | kCellReadRunBits) >> 8};
     return {{b.w[0], b.w[1], rf | (e.clock >> 32) << 16 | uint64_t{e.tid} << 32,
              (e.clock & 0xffffffffu) | uint64_t{site} << 32}};
   }
 
  private:
   static Clock Join48(uint16_t hi, uint32_t lo) { return (Clock{hi} << 32) | lo; }
+  void ClearRunBits() const {
+    if ((read_half()->flags & (kCellReadRunBits >> 8)) != 0)
+      read_half()->flags = static_cast<uint8_t>(read_half()->flags & ~(kCellReadRunBits >> 8));
+  }
   void SetReadKindFlags(ReadKind kind) const {
     unsigned f = read_half()->flags & ~((kCellReadAtomic | kCellReadKeptWrite) >> 8);
     if (kind == ReadKind::kAtomicRead) f |= kCellReadAtomic >> 8;

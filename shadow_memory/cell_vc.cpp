@@ -1,5 +1,7 @@
 #include "shadow_memory/cell_vc.h"
 
+#include <algorithm>
+#include <bit>
 #include <cassert>
 #include <utility>
 
@@ -21,11 +23,88 @@ void SetReadEpoch(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site, Read
   cell.SetRead(reader, site, kind, strength);
 }
 
+namespace {
+
+// Does the new reader carry the entry of the cell's inline reader(s): clock,
+// site, kind and strength? Only such readers join a run.
+bool SameReadEntry(const Cell cell, Clock clock, Clock held, SiteId site, ReadKind kind, Strength strength) {
+  return clock == held && site == cell.read_site() && kind == cell.read_kind() && strength == cell.read_strength();
+}
+
+// The run with reader t added (t not in it; a run of one reader is a single
+// epoch): at either end of the count form at its stride, else laid out again
+// as positions over the largest power-of-two stride that divides every
+// distance, when they all fit 0..15. False when t cannot join (the caller
+// moves the readers out of line).
+bool AddToRun(Cell::ReadRun* run, Tid t) {
+  using Run = Cell::ReadRun;
+  if (!run->bitmap() && run->members >= 2 && run->members < Run::kMaxCount) {
+    if (uint64_t{t} == run->first + (uint64_t{run->members} << run->stride_log2)) {
+      ++run->members;
+      return true;
+    }
+    if (t < run->first && run->first - t == run->stride()) {
+      run->first = t;
+      ++run->members;
+      return true;
+    }
+  }
+  if (run->bitmap() && t > run->first) {  // a warp that arrived late: one bit
+    const uint64_t d = t - run->first;
+    if ((d & (run->stride() - 1)) == 0 && (d >> run->stride_log2) <= Run::kMaxBitmapPosition) {
+      const uint16_t m = static_cast<uint16_t>(run->members | 1u << ((d >> run->stride_log2) - 1));
+      const uint16_t bits = m & ~Run::kBitmap;
+      run->members = (bits & (bits + 1)) == 0 ? static_cast<uint16_t>(1 + std::popcount(bits)) : m;
+      return true;
+    }
+  }
+  const uint64_t lo = std::min(run->first, t);
+  const uint64_t d = t > run->first ? t - run->first : run->first - t;
+  unsigned log2 = static_cast<unsigned>(std::countr_zero(d));
+  if (run->size() >= 2) log2 = std::min<unsigned>(log2, run->stride_log2);
+  if (log2 > Run::kMaxStrideLog2) return false;
+  const uint64_t hi = std::max<uint64_t>(run->first + (run->last_position() << run->stride_log2), t);
+  if (((hi - lo) >> log2) > Run::kMaxBitmapPosition) return false;
+  uint32_t bits = 0;  // bit p-1 for position p >= 1
+  const auto put = [&](uint64_t reader) {
+    if (const uint64_t p = (reader - lo) >> log2; p != 0) bits |= 1u << (p - 1);
+  };
+  run->ForEach(put);
+  put(t);
+  const bool contiguous = (bits & (bits + 1)) == 0;  // positions 0..k: the count form
+  *run = Run{static_cast<Tid>(lo), static_cast<uint8_t>(log2),
+             static_cast<uint16_t>(contiguous ? 1 + std::popcount(bits) : Run::kBitmap | bits), run->clock};
+  return true;
+}
+
+}  // namespace
+
 void AddReader(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
   if (cell.read_shared()) {  // READSHARED
     if (SetEntry(pool, pool.Get(cell.read_vc()), ReaderKey(reader.tid, kind, strength),
                  {reader.clock, site, false, kind, strength}))
       cell.SetReadVc(cell.read_vc(), site);
+    return;
+  }
+  if (cell.read_run()) {
+    Cell::ReadRun run = cell.read_run_info();
+    if (SameReadEntry(cell, reader.clock, run.clock, site, kind, strength)) {
+      if (run.Holds(reader.tid)) return;  // recorded already
+      if (AddToRun(&run, reader.tid)) {
+        cell.SetReadRun(run, site, kind, strength);
+        return;
+      }
+    }
+    VcHandle h = pool.Allocate();  // the run goes out of line with the new reader
+    if (h == kNoVc) {
+      cell.SetRead(reader, site, kind, strength);  // as for an epoch below: keeps only the newer
+      return;
+    }
+    SparseVc& vc = pool.Get(h);
+    const VcEntry held{run.clock, cell.read_site(), false, cell.read_kind(), cell.read_strength()};
+    run.ForEach([&](Tid t) { vc.Set(ReaderKey(t, held.read_kind, held.strength), held); });
+    vc.Set(ReaderKey(reader.tid, kind, strength), {reader.clock, site, false, kind, strength});
+    cell.SetReadVc(h, site);
     return;
   }
   Epoch old = cell.read_epoch();
@@ -37,6 +116,14 @@ void AddReader(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKin
   // it (ReaderSubsumes); else both stay.
   if (old.tid == reader.tid && ReaderSubsumes(kind, strength, cell.read_kind(), cell.read_strength(), true)) {
     cell.SetRead(reader, site, kind, strength);
+    return;
+  }
+  // Another thread that read at the same point of the same code: a run of
+  // two, inline (the common case: lanes of a row, blocks of a grid row).
+  if (Cell::ReadRun run{old.tid, 0, 1, old.clock};
+      old.tid != reader.tid && old.clock <= 0xffffffffu &&
+      SameReadEntry(cell, reader.clock, old.clock, site, kind, strength) && AddToRun(&run, reader.tid)) {
+    cell.SetReadRun(run, site, kind, strength);
     return;
   }
   VcHandle h = pool.Allocate();  // READINFLATE
@@ -160,7 +247,7 @@ void SplitGranule(Cell granule, const CellSpan& bytes, SparseVcPool& pool) {
     if (read_zero) {
       // bottom, no flags
     } else if (!granule.read_shared()) {
-      c.SetRead(granule.read_epoch(), granule.read_site(), granule.read_kind(), granule.read_strength());
+      c.StoreReadHalf(gb);  // an epoch or an inline run of readers
     } else if (VcHandle h = j == 0 ? granule.read_vc() : CloneVc(pool, granule.read_vc()); h != kNoVc) {
       c.SetReadVc(h, granule.read_site());
     }

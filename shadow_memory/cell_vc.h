@@ -33,7 +33,11 @@ void SetReadEpoch(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site,
 
 // READINFLATE / READSHARED: the read is concurrent with the recorded reads, so
 // R keeps them all. R bottom or an epoch of the same thread: R := E(t).
-// R an epoch of another thread: inflates to {that reader, t}. R a VC: R[t] := c.
+// R an epoch of another thread: inflates to {that reader, t}, inline as a run
+// (Cell::ReadRun) when both read with one clock, site, kind and strength and
+// their distance is a power of two (<= 2^15) times at most 15; a run grows by
+// such readers (at either end of a count, or anywhere within 16 positions)
+// and goes out of line with any other. R a VC: R[t] := c.
 // If the pool is exhausted or over the memory limit the cell keeps only the
 // newer epoch (counted as kVcAllocFailures: a later write may then miss a race
 // with the older read, never report one that did not happen); over the limit a
@@ -116,6 +120,10 @@ template <class F>
 void ForEachReader(const Cell cell, const SparseVcPool& pool, F&& f) {
   if (cell.read_shared()) {
     pool.Get(cell.read_vc()).ForEach(f);
+  } else if (cell.read_run()) {
+    const Cell::ReadRun run = cell.read_run_info();
+    const VcEntry e{run.clock, cell.read_site(), false, cell.read_kind(), cell.read_strength()};
+    run.ForEach([&](Tid t) { f(t, e); });
   } else if (Epoch e = cell.read_epoch(); !e.IsBottom()) {
     f(e.tid, VcEntry{e.clock, cell.read_site(), false, cell.read_kind(), cell.read_strength()});
   }

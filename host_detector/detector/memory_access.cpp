@@ -289,7 +289,7 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_
   });
   if (atomic_load) NoteObservation(cell, pool, a, byte);
   const shadow::Strength strength = atomic_load ? a.strength : shadow::kWeak;
-  if (cell.read_shared()) {
+  if (cell.read_shared() || cell.read_run()) {
     shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READSHARED
   } else {
     shadow::Epoch r = cell.read_epoch();
@@ -314,6 +314,12 @@ void KeepAsReader(Cell cell, shadow::SparseVcPool& pool, shadow::Epoch e, uint32
   if (cell.read_shared()) {
     const shadow::VcEntry* r = pool.Get(cell.read_vc()).Find(shadow::ReaderKey(e.tid, kKept, strength));
     if (r != nullptr && r->clock >= e.clock && shadow::ReaderSubsumes(kKept, r->strength, kKept, strength, true)) return;
+  } else if (cell.read_run()) {
+    const Cell::ReadRun run = cell.read_run_info();
+    if (run.Holds(e.tid) && run.clock >= e.clock && cell.read_kind() == kKept &&
+        shadow::ReaderSubsumes(kKept, cell.read_strength(), kKept, strength, true)) {
+      return;
+    }
   } else {
     shadow::Epoch r = cell.read_epoch();
     if (!r.IsBottom() && r.tid == e.tid && r.clock >= e.clock && cell.read_kind() == kKept &&
@@ -548,7 +554,7 @@ void CopyFirstToRest(const shadow::CellSpan& cells) {
 [[gnu::always_inline]] inline bool FastPlainAccess(const shadow::CellSpan& cells, const Accessor& a, bool write) {
   const Cell c0 = cells[0];
   const Cell::Bits b = c0.bits();
-  if ((b.flags() & (shadow::kCellReadShared | shadow::kCellWriteShared)) != 0) return false;
+  if ((b.flags() & (shadow::kCellReadShared | shadow::kCellReadRun | shadow::kCellWriteShared)) != 0) return false;
   // A write over a strong write ends its observations (CheckPlainWrite).
   if (write && (b.flags() & shadow::kCellWriteAtomic) != 0) return false;
   const shadow::Epoch w = c0.write_epoch(), r = c0.read_epoch();
@@ -847,7 +853,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         // Cells that take out-of-line clocks here wait for the block's next
         // whole-block barrier to collapse them (BlockState::inflated_shared):
         // the granules and, of split ones, their byte cells.
-        const auto inflated = [](const Cell x) { return x.read_shared() || x.write_shared(); };
+        const auto inflated = [](const Cell x) { return x.read_shared() || x.read_run() || x.write_shared(); };
         auto for_each_leaf = [&](auto&& f) {
           for (const Cell g : gs) {
             if (!g.split()) {

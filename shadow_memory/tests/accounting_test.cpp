@@ -39,7 +39,7 @@ TEST_CASE("over the limit, new global pages are untracked and clocks do not grow
   // A read VC made while under the limit.
   const Cell hot = g.View(0).CellAt(0);
   AddReader(hot, shadow.vcs(), {1, 1}, 0);
-  AddReader(hot, shadow.vcs(), {2, 1}, 0);
+  AddReader(hot, shadow.vcs(), {2, 2}, 0);  // another clock: a read VC
   REQUIRE(hot.read_shared());
   // Fill pages one 4 KiB region at a time until the limit is passed.
   uint64_t page = 1;
@@ -99,7 +99,7 @@ TEST_CASE("Stats gathers every category of one ShadowMemory") {
   shadow.global().View(0).CellAt(0, Touch::kWrite).SetWrite({1, 1}, 0, false);
   const Cell sc = shadow.shared().Window(1)[3];
   AddReader(sc, shadow.vcs(), {1, 1}, 0);
-  AddReader(sc, shadow.vcs(), {2, 1}, 0);
+  AddReader(sc, shadow.vcs(), {2, 2}, 0);  // another clock: a read VC
   ShadowStats s = shadow.Stats();
   CHECK(s.Bytes(MemoryCategory::kGlobalCells) == 4096);
   CHECK(s.Bytes(MemoryCategory::kPageTable) > 0);

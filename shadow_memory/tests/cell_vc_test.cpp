@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <optional>
 #include <random>
@@ -72,25 +73,61 @@ TEST_CASE("readers that share a clock and a site are one run whatever their numb
   const Cell c = cells.cell();
   // A tile word read by the 16 lanes of a row, then by one thread per block
   // of a grid row (256 threads apart), all at clock 4 of one load.
+  // Both runs stay in the cells' read halves: no clock at all.
   for (Tid t = 32; t < 48; ++t) AddReader(c, pool, {t, 4}, 7);
-  REQUIRE(c.read_shared());
-  CHECK(pool.Get(c.read_vc()).runs() == 1);
-  CHECK(pool.Get(c.read_vc()).size() == 16);
+  REQUIRE(c.read_run());
+  CHECK_FALSE(c.read_shared());
+  CHECK(c.read_run_info().first == 32);
+  CHECK(c.read_run_info().stride() == 1);
+  CHECK(c.read_run_info().size() == 16);
+  CHECK(c.read_run_info().clock == 4);
   OwnedCells g_cells;
   const Cell g = g_cells.cell();
-  for (Tid b = 0; b < 32; ++b) AddReader(g, pool, {5 + 256 * b, 4}, 8);
-  CHECK(pool.Get(g.read_vc()).runs() == 1);
-  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == baseline);  // inline
-  // Out of order (two workers analyse neighbouring blocks): still one run.
+  for (Tid b = 32; b-- > 0;) AddReader(g, pool, {5 + 256 * b, 4}, 8);  // grows at its front too
+  REQUIRE(g.read_run());
+  CHECK(g.read_run_info().first == 5);
+  CHECK(g.read_run_info().stride() == 256);
+  CHECK(g.read_run_info().size() == 32);
+  CHECK(pool.live() == 0);
+  CHECK(acct.Bytes(MemoryCategory::kVectorClocks) == baseline);
+  auto r = Readers(g, pool);
+  CHECK(r.size() == 32);
+  for (Tid b = 0; b < 32; ++b) CHECK(r[5 + 256 * b] == VcEntry{4, 8, false});
+  // A reader already in the run changes nothing.
+  AddReader(g, pool, {5 + 256 * 7, 4}, 8);
+  CHECK(g.read_run_info().size() == 32);
+  // Out of order (two workers analyse neighbouring blocks, warps of a block
+  // in any order): positions within 16 of the first stay inline.
   OwnedCells o_cells;
   const Cell o = o_cells.cell();
   for (Tid b : {1u, 0u, 2u, 3u, 5u, 4u}) AddReader(o, pool, {5 + 256 * b, 4}, 8);
-  CHECK(pool.Get(o.read_vc()).size() == 6);
-  CHECK(pool.Get(o.read_vc()).runs() <= 2);
-  auto r = Readers(o, pool);
+  REQUIRE(o.read_run());
+  CHECK(o.read_run_info().size() == 6);
+  CHECK_FALSE(o.read_run_info().bitmap());  // contiguous again: the count form
+  r = Readers(o, pool);
+  CHECK(r.size() == 6);
   for (Tid b = 0; b < 6; ++b) CHECK(r[5 + 256 * b] == VcEntry{4, 8, false});
-  // A newer read of a thread inside a run splits it, losing nobody.
+  // A tile word's readers 16 threads apart, warps out of order, then past 16
+  // positions with a gap: out of line, still as runs.
+  OwnedCells w_cells;
+  const Cell w = w_cells.cell();
+  for (Tid t : {32u, 48u, 0u, 16u, 96u, 112u, 64u}) AddReader(w, pool, {t, 4}, 8);
+  REQUIRE(w.read_run());
+  CHECK(w.read_run_info().bitmap());
+  CHECK(w.read_run_info().stride() == 16);
+  CHECK(w.read_run_info().size() == 7);
+  AddReader(w, pool, {80, 4}, 8);
+  CHECK_FALSE(w.read_run_info().bitmap());
+  CHECK(w.read_run_info().size() == 8);
+  AddReader(w, pool, {16 * 20, 4}, 8);
+  REQUIRE(w.read_shared());
+  CHECK(pool.Get(w.read_vc()).size() == 9);
+  CHECK(pool.Get(w.read_vc()).runs() <= 2);
+  ClearReads(w, pool);
+  // A newer read of a thread inside a run splits it, losing nobody (the run
+  // goes out of line).
   AddReader(c, pool, {40, 9}, 7);
+  REQUIRE(c.read_shared());
   r = Readers(c, pool);
   CHECK(r.size() == 16);
   for (Tid t = 32; t < 48; ++t) CHECK(r[t] == VcEntry{t == 40 ? 9u : 4u, 7, false});
@@ -98,6 +135,133 @@ TEST_CASE("readers that share a clock and a site are one run whatever their numb
   ClearReads(c, pool);
   ClearReads(g, pool);
   ClearReads(o, pool);
+  CHECK(pool.live() == 0);
+}
+
+TEST_CASE("inline runs of readers match a map model under random readers") {
+  // Readers of few clocks and sites at strides of powers of two and not: runs
+  // form, grow at either end, and go out of line; the recorded set must stay
+  // exactly the model's, and only cells with a read VC hold a clock.
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  constexpr int kCells = 4;
+  OwnedCells cells_cells(kCells);
+  const CellSpan cells = cells_cells.span();
+  std::map<Tid, VcEntry> model[kCells];
+  std::mt19937 rng(777);
+  int runs_seen = 0, longest = 0;
+  Tid last[kCells] = {};
+  for (int step = 0; step < 40000; ++step) {
+    const int i = static_cast<int>(rng() % kCells);
+    const Cell c = cells[i];
+    const uint32_t stride = (rng() % 4 == 0) ? 3 : 1u << (rng() % 17);  // 2^16 is too far for a run
+    // Mostly the next or previous reader of a row, else anywhere near.
+    const uint32_t how = rng() % 4;
+    const Tid t = how == 0   ? static_cast<Tid>(stride * (rng() % 12))
+                  : how == 1 ? last[i] - std::min<Tid>(last[i], 1u << (rng() % 3))
+                             : last[i] + (1u << (rng() % 3));
+    last[i] = t;
+    const Epoch e{t, 1 + rng() % 2};
+    const SiteId site = 1 + (rng() % 8 == 0);
+    switch (rng() % 12) {
+      case 0:
+        ClearReads(c, pool);
+        model[i].clear();
+        break;
+      case 1:
+        SetReadEpoch(c, pool, e, site);
+        model[i] = {{e.tid, {e.clock, site, false}}};
+        break;
+      default:
+        AddReader(c, pool, e, site);
+        model[i][e.tid] = {e.clock, site, false};
+        break;
+    }
+    REQUIRE(Readers(c, pool) == model[i]);
+    REQUIRE((c.read_shared() || c.read_run()) == (model[i].size() > 1));
+    if (c.read_run()) {
+      ++runs_seen;
+      longest = std::max<int>(longest, static_cast<int>(c.read_run_info().size()));
+      // A run is exactly one entry repeated at positions of one stride.
+      const Cell::ReadRun run = c.read_run_info();
+      REQUIRE(run.size() == model[i].size());
+      for (const auto& [tid, entry] : model[i]) {
+        REQUIRE(run.Holds(tid));
+        REQUIRE(entry.clock == run.clock);
+      }
+    }
+    uint64_t live = 0;
+    for (const Cell x : cells) live += x.read_shared();
+    REQUIRE(pool.live() == live);
+  }
+  CHECK(runs_seen > 1000);
+  CHECK(longest >= 4);
+  for (const Cell c : cells) ClearReads(c, pool);
+  CHECK(pool.live() == 0);
+}
+
+TEST_CASE("an inline run keeps kinds and strengths apart and is copied whole when a granule splits") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  OwnedCells g_cells(5);
+  const Cell g = g_cells[0];
+  // Atomic loads of one strength at one clock and site form a run too.
+  const Strength s = MakeStrength(4, ScopeLevel::kGpu);
+  AddReader(g, pool, {0, 3}, 9, ReadKind::kAtomicRead, s);
+  AddReader(g, pool, {2, 3}, 9, ReadKind::kAtomicRead, s);
+  REQUIRE(g.read_run());
+  CHECK(g.read_kind() == ReadKind::kAtomicRead);
+  CHECK(g.read_strength() == s);
+  // A plain read of the next thread does not carry the run's entry.
+  AddReader(g, pool, {4, 3}, 9);
+  REQUIRE(g.read_shared());
+  auto r = Readers(g, pool);
+  CHECK(r.size() == 3);
+  CHECK(r[0].read_kind == ReadKind::kAtomicRead);
+  CHECK(r[4].read_kind == ReadKind::kRead);
+  ClearReads(g, pool);
+  CHECK_FALSE(g.read_run());
+  CHECK(g.flags() == 0);
+  // Clocks past 32 bits and readers 2^16 apart stay out of line.
+  AddReader(g, pool, {0, Clock{1} << 33}, 9);
+  AddReader(g, pool, {1, Clock{1} << 33}, 9);
+  CHECK(g.read_shared());
+  ClearReads(g, pool);
+  AddReader(g, pool, {0, 3}, 9);
+  AddReader(g, pool, {1u << 16, 3}, 9);
+  CHECK(g.read_shared());
+  ClearReads(g, pool);
+  // A run at most kMaxCount long.
+  for (Tid t = 0; t < Cell::ReadRun::kMaxCount; ++t) AddReader(g, pool, {t, 3}, 9);
+  CHECK(g.read_run_info().size() == Cell::ReadRun::kMaxCount);
+  AddReader(g, pool, {Cell::ReadRun::kMaxCount, 3}, 9);
+  REQUIRE(g.read_shared());
+  CHECK(pool.Get(g.read_vc()).size() == Cell::ReadRun::kMaxCount + 1);
+  ClearReads(g, pool);
+  // SetRead over a run leaves an epoch with no run bits.
+  AddReader(g, pool, {0, 3}, 9);
+  AddReader(g, pool, {8, 3}, 9);
+  REQUIRE(g.read_run());
+  SetReadEpoch(g, pool, {5, 4}, 2);
+  CHECK_FALSE(g.read_run());
+  CHECK(g.read_epoch() == Epoch{5, 4});
+  // A split copies the run to every byte, beside a write VC.
+  ClearReads(g, pool);
+  AddReader(g, pool, {16, 4}, 2);
+  AddReader(g, pool, {48, 4}, 2);
+  AddReader(g, pool, {80, 4}, 2);
+  REQUIRE(g.read_run());
+  SetWriteEpoch(g, pool, {1, 1}, 1, true);
+  AddWriter(g, pool, {2, 1}, 1, true);
+  REQUIRE(g.write_shared());
+  const CellSpan bytes = g_cells.span().subspan(1, 4);
+  SplitGranule(g, bytes, pool);
+  for (const Cell b : bytes) {
+    REQUIRE(b.read_run());
+    CHECK(Readers(b, pool) == std::map<Tid, VcEntry>{{16, {4, 2, false}}, {48, {4, 2, false}}, {80, {4, 2, false}}});
+    CHECK(b.write_shared());
+  }
+  for (const Cell b : bytes) ResetCell(b, pool);
   CHECK(pool.live() == 0);
 }
 
@@ -162,7 +326,7 @@ TEST_CASE("ResetCell frees both clocks and keeps attributes") {
   const Cell c = c_cells.cell();
   c.SetFlag(kCellSyncLocation);
   AddReader(c, pool, {1, 1}, 1);
-  AddReader(c, pool, {2, 1}, 1);
+  AddReader(c, pool, {2, 2}, 1);  // another clock: no run, a read VC
   SetWriteEpoch(c, pool, {1, 1}, 1, true);
   AddWriter(c, pool, {2, 1}, 1, true);
   CHECK(pool.live() == 2);

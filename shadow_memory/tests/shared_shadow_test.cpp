@@ -58,7 +58,7 @@ TEST_CASE("a window's view splits granules like a global page and charges byte c
   CHECK(v.AddressOf(g) == SharedAddr(1, 8));
   g.SetWrite({7, 3}, 1, false);
   AddReader(g, pool, {1, 1}, 0);
-  AddReader(g, pool, {2, 1}, 0);
+  AddReader(g, pool, {2, 2}, 0);  // another clock: a read VC
   const CellSpan bytes = v.ByteCells(g);
   CHECK(acct.Bytes(MemoryCategory::kSharedCells) == granules_only + 4096 * 2 * kCellHalfSize);
   SplitGranule(g, bytes, pool);
@@ -99,7 +99,7 @@ TEST_CASE("ReleaseBlock frees the window and the clocks its cells hold") {
   const CellSpan w = s.Window(1);
   for (uint32_t off : {0u, 20000u, 48u * 1024 - 1}) {
     AddReader(w[off], pool, {1, 1}, 0);
-    AddReader(w[off], pool, {2, 1}, 0);
+    AddReader(w[off], pool, {2, 2}, 0);  // another clock: a read VC
     SetWriteEpoch(w[off], pool, {1, 1}, 0, true);
     AddWriter(w[off], pool, {3, 1}, 0, true);
   }
@@ -142,7 +142,7 @@ TEST_CASE("a released window is zeroed and reused by the next block, within boun
   for (uint32_t off : {0u, 9000u, 19999u}) {
     w[off].SetWrite({1, 1}, 2, false);
     AddReader(w[off], pool, {1, 1}, 0);
-    AddReader(w[off], pool, {2, 1}, 0);
+    AddReader(w[off], pool, {2, 2}, 0);  // another clock: a read VC
   }
   const CellWriteHalf* const first = w.front().write_half();
   s.ReleaseBlock(0);
