@@ -99,6 +99,8 @@ enum CellFlag : uint16_t {
   // The read half holds a run of readers inline (Cell::read_run): threads
   // first, first + stride, ... that read at one clock and site with one kind
   // and strength, with no out-of-line clock. Bits 12-15 hold log2(stride).
+  // With kCellReadShared also set (a pair that means nothing else): a granule
+  // whose bytes were each read by one thread (Cell::read_byte_run).
   kCellReadRun = 1u << 11,
 };
 inline constexpr uint16_t kCellReadRunStrideShift = 12;
@@ -244,10 +246,47 @@ class Cell {
   }
 
   // --- read metadata --------------------------------------------------------
-  bool read_shared() const { return Has(kCellReadShared); }
+  // The read half's form: an epoch (no flag), a VC (kCellReadShared), a run
+  // (kCellReadRun) or a granule's byte readers (both).
+  bool read_shared() const { return ReadForm() == (kCellReadShared >> 8); }
   // An inline run of readers (kCellReadRun): no out-of-line clock, but more
   // than one reader, so neither read_epoch() nor read_vc() applies.
-  bool read_run() const { return Has(kCellReadRun); }
+  bool read_run() const { return ReadForm() == (kCellReadRun >> 8); }
+  // A granule (never a byte cell) whose bytes were read each by one thread,
+  // byte j by first + j * stride, at one clock and site, plain reads: a
+  // byte-input kernel's word (a histogram's input, 4 threads per word) with
+  // no byte cells. The granule's write half holds all four bytes' writes as
+  // usual. Every access that is not one more such read splits the granule
+  // first (SplitGranule gives each byte its epoch), so the rules never see
+  // this form.
+  bool read_byte_run() const { return ReadForm() == ((kCellReadShared | kCellReadRun) >> 8); }
+  struct ByteRun {
+    Tid first = 0;            // the reader byte 0 has or would have
+    uint8_t stride_log2 = 0;  // 0 while one byte is read (no stride yet)
+    uint8_t bytes = 0;        // bit j: byte j was read
+    Clock clock = 0;
+    Tid ReaderOf(unsigned j) const { return static_cast<Tid>(first + (uint64_t{j} << stride_log2)); }
+  };
+  // Precondition: read_byte_run().
+  ByteRun read_byte_run_info() const {
+    assert(read_byte_run());
+    const CellReadHalf* r = read_half();
+    return {r->tid, static_cast<uint8_t>(r->flags >> (kCellReadRunStrideShift - 8)),
+            static_cast<uint8_t>(r->clock_hi), r->clock_lo};
+  }
+  // R := byte readers (plain, weak) at `site`. The caller released a read VC.
+  void SetReadByteRun(const ByteRun& run, SiteId site) const {
+    assert(!read_shared() && run.bytes != 0 && run.bytes < 16 && run.stride_log2 <= 15 && run.clock <= 0xffffffffu);
+    CellReadHalf* r = read_half();
+    r->strength = kWeak;
+    r->tid = run.first;
+    r->clock_lo = static_cast<uint32_t>(run.clock);
+    r->clock_hi = run.bytes;
+    r->site = site;
+    const unsigned f = (r->flags & ~((kCellReadRunBits | kCellReadShared | kCellReadAtomic | kCellReadKeptWrite) >> 8)) |
+                       ((kCellReadRun | kCellReadShared) >> 8) | unsigned{run.stride_log2} << (kCellReadRunStrideShift - 8);
+    r->flags = static_cast<uint8_t>(f);
+  }
   // Readers at positions of a stride from the first, each with `clock` (and
   // the cell's read site, kind and strength): positions [0, count) ("count"
   // form), or 0 and any of 1..15 ("bitmap" form: warps of a block that arrive
@@ -312,14 +351,14 @@ class Cell {
     r->clock_lo = static_cast<uint32_t>(run.clock);
     r->clock_hi = run.members;
     r->site = site;
-    const unsigned f = (r->flags & ~(kCellReadRunBits >> 8)) | (kCellReadRun >> 8) |
+    const unsigned f = (r->flags & ~((kCellReadRunBits | kCellReadShared) >> 8)) | (kCellReadRun >> 8) |
                        unsigned{run.stride_log2} << (kCellReadRunStrideShift - 8);
     r->flags = static_cast<uint8_t>(f);
     SetReadKindFlags(kind);
   }
   // Precondition: !read_shared() && !read_run().
   Epoch read_epoch() const {
-    assert(!read_shared() && !read_run());
+    assert(ReadForm() == 0);
     return {read_half()->tid, Join48(read_half()->clock_hi, read_half()->clock_lo)};
   }
   SiteId read_site() const { return read_half()->site; }
@@ -400,7 +439,8 @@ class Cell {
   // The metadata := b, storing only the halves that change. Only between
   // cells without out-of-line clocks (a handle must have one owner).
   void StoreBits(const Bits& b) const {
-    assert(!read_shared() && !write_shared() && (b.flags() & (kCellReadShared | kCellWriteShared)) == 0);
+    assert(!read_shared() && !write_shared() && (b.flags() & kCellWriteShared) == 0 &&
+           (b.flags() & (kCellReadShared | kCellReadRun)) != kCellReadShared);
     const Bits now = bits();
     if (((now.w[0] ^ b.w[0]) | (now.w[1] ^ b.w[1])) != 0) StoreWriteHalf(b);
     if (((now.w[2] ^ b.w[2]) | (now.w[3] ^ b.w[3])) != 0) StoreReadHalf(b);
@@ -431,9 +471,14 @@ class Cell {
 
  private:
   static Clock Join48(uint16_t hi, uint32_t lo) { return (Clock{hi} << 32) | lo; }
+  [[gnu::always_inline]] unsigned ReadForm() const {
+    return read_half()->flags & ((kCellReadShared | kCellReadRun) >> 8);
+  }
+  // Clears a run's or byte readers' flags (a VC's kCellReadShared stays).
   void ClearRunBits() const {
-    if ((read_half()->flags & (kCellReadRunBits >> 8)) != 0)
-      read_half()->flags = static_cast<uint8_t>(read_half()->flags & ~(kCellReadRunBits >> 8));
+    const uint8_t f = read_half()->flags;
+    if ((f & (kCellReadRun >> 8)) != 0)
+      read_half()->flags = static_cast<uint8_t>(f & ~((kCellReadRunBits | kCellReadShared) >> 8));
   }
   void SetReadKindFlags(ReadKind kind) const {
     unsigned f = read_half()->flags & ~((kCellReadAtomic | kCellReadKeptWrite) >> 8);

@@ -79,7 +79,42 @@ bool AddToRun(Cell::ReadRun* run, Tid t) {
 
 }  // namespace
 
+bool AddByteReader(Cell granule, unsigned byte, Epoch reader, SiteId site) {
+  assert(!granule.split() && byte < 4);
+  if (reader.clock > 0xffffffffu) return false;
+  if (!granule.read_byte_run()) {
+    // Only over no reader at all: the first byte read.
+    if (granule.read_shared() || granule.read_run() || !granule.read_epoch().IsBottom() ||
+        granule.read_kind() != ReadKind::kRead || reader.tid < byte) {
+      return false;
+    }
+    granule.SetReadByteRun({reader.tid - byte, 0, static_cast<uint8_t>(1u << byte), reader.clock}, site);
+    return true;
+  }
+  Cell::ByteRun run = granule.read_byte_run_info();
+  if (run.clock != reader.clock || granule.read_site() != site) return false;
+  if ((run.bytes >> byte & 1) != 0) return run.ReaderOf(byte) == reader.tid;  // read again, or another reader
+  if (std::has_single_bit(run.bytes)) {
+    // The second byte sets the stride: readers (t at byte j, u at byte k)
+    // with u - t = (k - j) * 2^s.
+    const unsigned j = static_cast<unsigned>(std::countr_zero(run.bytes));
+    const Tid t = run.ReaderOf(j);
+    const int64_t dt = int64_t{reader.tid} - int64_t{t}, db = int64_t{byte} - int64_t{j};
+    if (dt == 0 || (dt < 0) != (db < 0) || dt % db != 0) return false;
+    const uint64_t stride = static_cast<uint64_t>(dt / db);
+    if (!std::has_single_bit(stride) || std::countr_zero(stride) > 15 || uint64_t{t} < j * stride) return false;
+    run.stride_log2 = static_cast<uint8_t>(std::countr_zero(stride));
+    run.first = static_cast<Tid>(t - j * stride);
+  } else if (run.ReaderOf(byte) != reader.tid) {
+    return false;
+  }
+  run.bytes = static_cast<uint8_t>(run.bytes | 1u << byte);
+  granule.SetReadByteRun(run, site);
+  return true;
+}
+
 void AddReader(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site, ReadKind kind, Strength strength) {
+  assert(!cell.read_byte_run());
   if (cell.read_shared()) {  // READSHARED
     if (SetEntry(pool, pool.Get(cell.read_vc()), ReaderKey(reader.tid, kind, strength),
                  {reader.clock, site, false, kind, strength}))
@@ -212,6 +247,17 @@ VcHandle CloneVc(SparseVcPool& pool, VcHandle h) {
 void SplitGranule(Cell granule, const CellSpan& bytes, SparseVcPool& pool) {
   assert(!granule.split());
   constexpr uint16_t kAttributes = kCellSharedSpace | kCellSyncLocation | kCellRaced;
+  if (granule.read_byte_run()) {
+    // Each byte its reader's epoch; the write half as for any granule.
+    const Cell::ByteRun run = granule.read_byte_run_info();
+    const SiteId site = granule.read_site();
+    granule.ClearRead();
+    SplitGranule(granule, bytes, pool);
+    for (unsigned j = 0; j < 4; ++j) {
+      if ((run.bytes >> j & 1) != 0) bytes[j].SetRead({run.ReaderOf(j), run.clock}, site);
+    }
+    return;
+  }
   if (!granule.write_shared() && !granule.read_shared()) {
     // Whole halves, each stored only where it is not all-zero: byte data a
     // launch only reads (a histogram's input) keeps its byte cells' write

@@ -48,6 +48,15 @@ void SetReadEpoch(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site,
 void AddReader(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site,
                ReadKind kind = ReadKind::kRead, Strength strength = kWeak);
 
+// A plain read of byte `byte` of an unsplit granule by `reader`, which the
+// caller found ordered after the granule's writes, recorded without byte
+// cells when the granule has no reader yet or only such byte readers
+// (Cell::read_byte_run: byte j read by first + j * 2^s, one clock and site);
+// returns false, changing nothing, in every other case (the caller splits the
+// granule and applies the rules to the byte). Exact: each byte keeps its one
+// reader, as its byte cell would.
+bool AddByteReader(Cell granule, unsigned byte, Epoch reader, SiteId site);
+
 // After a write (WRITEEXCL, WRITESHARED, INITATOM*, ATOM*): R := bottom.
 void ClearReads(Cell cell, SparseVcPool& pool);
 
@@ -118,6 +127,7 @@ bool MergeGranule(Cell granule, const CellSpan& bytes);
 // writer, whether the cell holds an epoch (one call, none if bottom) or a VC.
 template <class F>
 void ForEachReader(const Cell cell, const SparseVcPool& pool, F&& f) {
+  assert(!cell.read_byte_run());
   if (cell.read_shared()) {
     pool.Get(cell.read_vc()).ForEach(f);
   } else if (cell.read_run()) {

@@ -680,6 +680,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   // An async-proxy access (bulk copy, TMA): also checked across proxies.
   a.proxy = async && (r.header.flags & protocol::kFlagAsyncProxy) != 0 ? &proxy_fences : nullptr;
   const bool fast_op = !a.same_value && a.proxy == nullptr && (op == Op::kRead || op == Op::kWrite);
+  // Plain reads a granule may record byte by byte without byte cells.
+  const bool byte_reads = fast_op && op == Op::kRead && !atomic_load && !async;
   // Which halves of the global cells this access may store (PageView::Cells):
   // a plain read only the read halves, a plain write only the write halves
   // (with the same-value filter it may keep earlier writers as readers).
@@ -778,6 +780,17 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     // Bytes [lo, hi) of granule g, on its byte cells (split first if needed),
     // folded back into g when they end up equal. Caller holds g's stripe.
     auto check_bytes = [&](const shadow::PageView& v, Cell g, uint64_t lo, uint64_t hi) {
+      // A plain byte read that its granule's writes are ordered before, of a
+      // granule read so far only byte by byte by one thread each: recorded in
+      // the granule (shadow::AddByteReader), no byte cells. It cannot race
+      // (reads do not race with reads), so there is nothing to note.
+      if (byte_reads && hi - lo == 1 && !g.split() && !g.write_shared()) {
+        const shadow::Epoch w = g.write_epoch();
+        if ((w.IsBottom() || a.Covers(w.tid, w.clock)) &&
+            shadow::AddByteReader(g, static_cast<unsigned>(lo - v.AddressOf(g)), a.epoch, a.site)) {
+          return;
+        }
+      }
       const shadow::CellSpan bytes = v.ByteCells(g, touch);  // counts what a split stores too
       if (!g.split()) {
         v.Cells(v.AddressOf(g), shadow::kGranuleBytes, shadow::Touch::kBoth);  // the split flag, the halves cleared
@@ -797,8 +810,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
                          (!a.same_value || lanes_granule_aligned);
       // A plain loop: std::none_of stayed a call here (2026-11-29, 5% of
       // detector_bench a_streaming's instructions).
-      bool any_split = false;
-      for (const Cell g : gs) any_split |= g.split();
+      bool any_split = false;  // or byte readers in a granule: bytes too
+      for (const Cell g : gs) any_split |= g.split() || g.read_byte_run();
       if (whole && !any_split) {
         if (!a.same_value && decide_at_once(gs, first_addr, shadow::kGranuleBytes)) return;
         for (size_t i = 0; i < gs.size(); ++i) check_noted(gs[i], first_addr + i * shadow::kGranuleBytes);
@@ -808,7 +821,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       for (const Cell g : gs) {
         const uint64_t ga = v.AddressOf(g);
         const uint64_t lo = std::max(first_addr, ga), hi = std::min(end, ga + shadow::kGranuleBytes);
-        if (!g.split() && lo == ga && hi == ga + shadow::kGranuleBytes && (!a.same_value || lanes_granule_aligned)) {
+        if (!g.split() && !g.read_byte_run() && lo == ga && hi == ga + shadow::kGranuleBytes &&
+            (!a.same_value || lanes_granule_aligned)) {
           check_noted(g, ga);
         } else {
           check_bytes(v, g, lo, hi);

@@ -265,6 +265,62 @@ TEST_CASE("an inline run keeps kinds and strengths apart and is copied whole whe
   CHECK(pool.live() == 0);
 }
 
+TEST_CASE("a granule keeps one reader per byte without byte cells and splits into their epochs") {
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  OwnedCells cells(5);
+  const Cell g = cells[0];
+  const CellSpan bytes = cells.span().subspan(1, 4);
+  // A histogram's input word: byte j read by thread 100 + j, out of order.
+  for (unsigned j : {2u, 0u, 3u, 1u}) REQUIRE(AddByteReader(g, j, {100 + j, 7}, 5));
+  REQUIRE(g.read_byte_run());
+  CHECK_FALSE(g.read_shared());
+  CHECK_FALSE(g.read_run());
+  CHECK(g.read_byte_run_info().bytes == 0xf);
+  CHECK(g.read_byte_run_info().first == 100);
+  CHECK(g.write_half()->flags == 0);  // the write half untouched
+  // The same read again changes nothing; anything else is refused.
+  CHECK(AddByteReader(g, 1, {101, 7}, 5));
+  CHECK_FALSE(AddByteReader(g, 1, {102, 7}, 5));  // another reader of a byte
+  CHECK(g.read_byte_run_info().bytes == 0xf);
+  SplitGranule(g, bytes, pool);
+  CHECK(g.split());
+  for (unsigned j = 0; j < 4; ++j) {
+    CHECK(bytes[j].read_epoch() == Epoch{100 + j, 7});
+    CHECK(bytes[j].read_site() == 5);
+  }
+  for (const Cell b : bytes) ResetCell(b, pool);
+  g.StoreBits(Cell::Bits{});
+  // Strides of powers of two, set by the second byte; bytes not read stay bottom.
+  g.SetWrite({3, 2}, 9, false);
+  REQUIRE(AddByteReader(g, 3, {64 + 3 * 32, 1}, 5));
+  REQUIRE(AddByteReader(g, 1, {64 + 32, 1}, 5));
+  CHECK(g.read_byte_run_info().stride_log2 == 5);
+  CHECK_FALSE(AddByteReader(g, 0, {65, 1}, 5));      // not first + 0 * 32
+  CHECK_FALSE(AddByteReader(g, 0, {64, 2}, 5));      // another clock
+  CHECK_FALSE(AddByteReader(g, 0, {64, 1}, 6));      // another site
+  SplitGranule(g, bytes, pool);
+  CHECK(bytes[0].read_epoch().IsBottom());
+  CHECK(bytes[1].read_epoch() == Epoch{96, 1});
+  CHECK(bytes[2].read_epoch().IsBottom());
+  CHECK(bytes[3].read_epoch() == Epoch{160, 1});
+  for (const Cell b : bytes) CHECK(b.write_epoch() == Epoch{3, 2});
+  for (const Cell b : bytes) ResetCell(b, pool);
+  g.StoreBits(Cell::Bits{});
+  // Readers that no stride relates, a granule with a reader, or a long clock.
+  REQUIRE(AddByteReader(g, 0, {10, 1}, 5));
+  CHECK_FALSE(AddByteReader(g, 2, {13, 1}, 5));  // 3 / 2 threads a byte
+  CHECK_FALSE(AddByteReader(g, 1, {9, 1}, 5));   // readers decrease with bytes
+  g.ClearRead();
+  CHECK(g.read_half()->flags == 0);
+  g.SetRead({4, 4}, 1);
+  CHECK_FALSE(AddByteReader(g, 0, {10, 1}, 5));
+  g.ClearRead();
+  CHECK_FALSE(AddByteReader(g, 0, {10, Clock{1} << 32}, 5));
+  CHECK_FALSE(AddByteReader(g, 3, {2, 1}, 5));  // byte 0's reader would be below thread 0
+  CHECK(pool.live() == 0);
+}
+
 TEST_CASE("SetReadEpoch replaces a read vector clock") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
