@@ -2,9 +2,12 @@
 // cvt.{rn,rz}{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b (a -> upper half),
 // cvt.{rna,rn,rz}{.satfinite}{.relu}.tf32.f32, cvt.pack.sat,
 // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2,bf16x2} and
-// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} (fp_narrow.h). Not implemented (refused
-// as unsupported): the fp6/fp4 (.e2m3x2 .e3m2x2 .e2m1x2) and .ue8m0x2 forms,
-// stochastic rounding (.rs, rbits).
+// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}, the fp6/fp4 pairs
+// cvt.rn.satfinite{.relu}.{e2m3x2,e3m2x2,e2m1x2}.f32 and
+// cvt.rn{.relu}.f16x2.{e2m3x2,e3m2x2,e2m1x2}, the scale factors
+// cvt.{rz,rp}{.satfinite}.ue8m0x2.{f32,bf16x2} and cvt.rn.bf16x2.ue8m0x2
+// (fp_narrow.h). Not implemented (refused as unsupported): stochastic
+// rounding (.rs, rbits; the x4 forms).
 //
 // PTX semantics implemented:
 // - int -> int: the source is sign/zero-extended from its width, then (with
@@ -382,7 +385,7 @@ void CvtNarrowPairHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const bool relu = Unpack(inst.aux).relu;
   for (uint32_t m = exec; m; m &= m - 1) {
     const uint32_t l = Lane(m);
-    d[l] = uint64_t{F64ToNarrow8(F32(a[l]), F, relu)} << 8 | F64ToNarrow8(F32(b[l]), F, relu);
+    d[l] = uint64_t{F64ToNarrow8(F32(a[l]), F, relu)} << PairShift(F) | F64ToNarrow8(F32(b[l]), F, relu);
   }
 }
 
@@ -404,7 +407,9 @@ void CvtNarrowFromX2Handler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   }
 }
 
-// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: a[15:8] -> d[31:16], a[7:0] -> d[15:0].
+// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2} d, a: a[15:8] -> d[31:16],
+// a[7:0] -> d[15:0] (fp6: the low 6 bits of each byte); .e2m1x2: a[7:4] and
+// a[3:0].
 template <Narrow8 F>
 void CvtF16x2FromNarrowHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const uint64_t* a = ctx.Src(inst.ops[1].ref);
@@ -413,8 +418,46 @@ void CvtF16x2FromNarrowHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   for (uint32_t m = exec; m; m &= m - 1) {
     const uint32_t l = Lane(m);
     const uint64_t v = a[l];
-    d[l] = uint64_t{Narrow8ToF16(static_cast<uint8_t>(v >> 8), F, relu)} << 16 |
+    d[l] = uint64_t{Narrow8ToF16(static_cast<uint8_t>(v >> PairShift(F)), F, relu)} << 16 |
            Narrow8ToF16(static_cast<uint8_t>(v), F, relu);
+  }
+}
+
+// cvt.{rz,rp}{.satfinite}.ue8m0x2.f32 d, a, b: a -> d[15:8], b -> d[7:0].
+void CvtUe8m0PairHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* a = ctx.Src(inst.ops[1].ref);
+  const uint64_t* b = ctx.Src(inst.ops[2].ref);
+  uint64_t* d = ctx.Dst(inst.ops[0].ref);
+  const CvtParams p = Unpack(inst.aux);
+  const bool up = p.mode == RoundMode::kRp;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    d[l] = uint64_t{F32ToUe8m0(F32(a[l]), up, p.satfinite)} << 8 | F32ToUe8m0(F32(b[l]), up, p.satfinite);
+  }
+}
+
+// cvt.{rz,rp}{.satfinite}.ue8m0x2.bf16x2 d, a: a[31:16] -> d[15:8], a[15:0] -> d[7:0].
+void CvtUe8m0FromBf16x2Handler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* a = ctx.Src(inst.ops[1].ref);
+  uint64_t* d = ctx.Dst(inst.ops[0].ref);
+  const CvtParams p = Unpack(inst.aux);
+  const bool up = p.mode == RoundMode::kRp;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t v = a[l];
+    d[l] = uint64_t{Bf16ToUe8m0(static_cast<uint16_t>(v >> 16), up, p.satfinite)} << 8 |
+           Bf16ToUe8m0(static_cast<uint16_t>(v), up, p.satfinite);
+  }
+}
+
+// cvt.rn.bf16x2.ue8m0x2 d, a: a[15:8] -> d[31:16], a[7:0] -> d[15:0].
+void CvtBf16x2FromUe8m0Handler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* a = ctx.Src(inst.ops[1].ref);
+  uint64_t* d = ctx.Dst(inst.ops[0].ref);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t v = a[l];
+    d[l] = uint64_t{Ue8m0ToBf16(static_cast<uint8_t>(v >> 8))} << 16 | Ue8m0ToBf16(static_cast<uint8_t>(v));
   }
 }
 
@@ -488,23 +531,52 @@ IntRound CvtIntRounding(ptx::Rounding r) {
 }
 
 std::optional<Narrow8> Narrow8x2(Type t) {
-  if (t == Type::kE4m3x2) return Narrow8::kE4m3;
-  if (t == Type::kE5m2x2) return Narrow8::kE5m2;
-  return std::nullopt;
+  switch (t) {
+    case Type::kE4m3x2: return Narrow8::kE4m3;
+    case Type::kE5m2x2: return Narrow8::kE5m2;
+    case Type::kE2m3x2: return Narrow8::kE2m3;
+    case Type::kE3m2x2: return Narrow8::kE3m2;
+    case Type::kE2m1x2: return Narrow8::kE2m1;
+    default: return std::nullopt;
+  }
 }
 
-// The fp8 pair forms (d or s is .e4m3x2/.e5m2x2); other fp8/fp6/fp4/ue8m0
-// forms are refused.
+template <template <Narrow8> class H>
+struct PerNarrow {
+  static Handler Of(Narrow8 f) {
+    switch (f) {
+      case Narrow8::kE4m3: return &H<Narrow8::kE4m3>::Run;
+      case Narrow8::kE5m2: return &H<Narrow8::kE5m2>::Run;
+      case Narrow8::kE2m3: return &H<Narrow8::kE2m3>::Run;
+      case Narrow8::kE3m2: return &H<Narrow8::kE3m2>::Run;
+      case Narrow8::kE2m1: return &H<Narrow8::kE2m1>::Run;
+    }
+    return nullptr;
+  }
+};
+template <Narrow8 F>
+struct PairH {
+  static void Run(const Inst& i, WarpCtx& c, uint32_t e) { CvtNarrowPairHandler<F>(i, c, e); }
+};
+template <Narrow8 F>
+struct DecodeH {
+  static void Run(const Inst& i, WarpCtx& c, uint32_t e) { CvtF16x2FromNarrowHandler<F>(i, c, e); }
+};
+
+// The narrow pair forms (d or s is .e4m3x2/.e5m2x2/.e2m3x2/.e3m2x2/.e2m1x2):
+// fp8 from f32 pairs and f16x2/bf16x2, fp6/fp4 from f32 pairs, all to f16x2.
 absl::StatusOr<bool> SelectNarrow(const ptx::Instruction& ir, Inst& inst, const CvtParams& p) {
   const ptx::ModifierInfo& info = ir.info;
   const Type d = info.type(), s = info.type2();
-  if (info.rounding != ptx::Rounding::kRn) return Unsupported(ir, "fp8 conversions take .rn only");
-  if (p.ftz || p.sat) return Unsupported(ir, ".ftz/.sat not valid on fp8 conversions");
+  if (info.rounding != ptx::Rounding::kRn) return Unsupported(ir, "fp8/fp6/fp4 conversions take .rn only");
+  if (p.ftz || p.sat) return Unsupported(ir, ".ftz/.sat not valid on fp8/fp6/fp4 conversions");
   if (const auto f = Narrow8x2(d)) {
-    if (!p.satfinite) return Unsupported(ir, "conversions to fp8 need .satfinite");
+    if (!p.satfinite) return Unsupported(ir, "conversions to fp8/fp6/fp4 need .satfinite");
     if (s == Type::kF32) {
       if (!ValueOperands(inst, 3)) return Unsupported(ir, "expected d, a, b");
-      inst.fn = *f == Narrow8::kE4m3 ? &CvtNarrowPairHandler<Narrow8::kE4m3> : &CvtNarrowPairHandler<Narrow8::kE5m2>;
+      inst.fn = PerNarrow<PairH>::Of(*f);
+    } else if (*f != Narrow8::kE4m3 && *f != Narrow8::kE5m2) {
+      return Unsupported(ir, "fp6/fp4 conversions take a pair of .f32 sources");
     } else if (s == Type::kF16x2 || s == Type::kBf16x2) {
       if (!ValueOperands(inst, 2)) return Unsupported(ir, "expected d, a");
       const bool e4 = *f == Narrow8::kE4m3;
@@ -521,10 +593,37 @@ absl::StatusOr<bool> SelectNarrow(const ptx::Instruction& ir, Inst& inst, const 
   } else {
     const auto g = Narrow8x2(s);
     if (d != Type::kF16x2 || !g) return Unsupported(ir, "conversion between these types is not supported");
-    if (p.satfinite) return Unsupported(ir, ".satfinite not valid on fp8 -> f16x2");
+    if (p.satfinite) return Unsupported(ir, ".satfinite not valid on fp8/fp6/fp4 -> f16x2");
     if (!ValueOperands(inst, 2)) return Unsupported(ir, "expected d, a");
-    inst.fn = *g == Narrow8::kE4m3 ? &CvtF16x2FromNarrowHandler<Narrow8::kE4m3>
-                                   : &CvtF16x2FromNarrowHandler<Narrow8::kE5m2>;
+    inst.fn = PerNarrow<DecodeH>::Of(*g);
+  }
+  inst.aux = Pack(p);
+  return true;
+}
+
+// The scale-factor forms: cvt.{rz,rp}{.satfinite}.ue8m0x2.{f32,bf16x2} and
+// cvt.rn.bf16x2.ue8m0x2.
+absl::StatusOr<bool> SelectUe8m0(const ptx::Instruction& ir, Inst& inst, const CvtParams& p) {
+  const ptx::ModifierInfo& info = ir.info;
+  const Type d = info.type(), s = info.type2();
+  if (p.ftz || p.sat || p.relu) return Unsupported(ir, ".ftz/.sat/.relu not valid on ue8m0 conversions");
+  if (d == Type::kUe8m0x2) {
+    if (info.rounding != ptx::Rounding::kRz && info.rounding != ptx::Rounding::kRp)
+      return Unsupported(ir, "conversions to ue8m0 take .rz or .rp");
+    if (s == Type::kF32) {
+      if (!ValueOperands(inst, 3)) return Unsupported(ir, "expected d, a, b");
+      inst.fn = &CvtUe8m0PairHandler;
+    } else if (s == Type::kBf16x2) {
+      if (!ValueOperands(inst, 2)) return Unsupported(ir, "expected d, a");
+      inst.fn = &CvtUe8m0FromBf16x2Handler;
+    } else {
+      return Unsupported(ir, "ue8m0 conversions from this type are not supported");
+    }
+  } else {
+    if (d != Type::kBf16x2 || s != Type::kUe8m0x2) return Unsupported(ir, "conversion between these types is not supported");
+    if (info.rounding != ptx::Rounding::kRn || p.satfinite) return Unsupported(ir, "ue8m0 -> bf16x2 is cvt.rn only");
+    if (!ValueOperands(inst, 2)) return Unsupported(ir, "expected d, a");
+    inst.fn = &CvtBf16x2FromUe8m0Handler;
   }
   inst.aux = Pack(p);
   return true;
@@ -569,11 +668,12 @@ absl::StatusOr<bool> SelectConversionOp(const ptx::Instruction& ir, Inst& inst) 
   if (const auto mode = CvtFloatRounding(info.rounding)) p.mode = *mode;
   p.irnd = CvtIntRounding(info.rounding);
   if (Narrow8x2(d) || Narrow8x2(s)) return SelectNarrow(ir, inst, p);
+  if (d == Type::kUe8m0x2 || s == Type::kUe8m0x2) return SelectUe8m0(ir, inst, p);
   for (const Type t : {d, s}) {
     switch (t) {
       case Type::kE4m3: case Type::kE5m2: case Type::kE2m1: case Type::kE2m3: case Type::kE3m2:
-      case Type::kUe8m0: case Type::kE2m1x2: case Type::kE2m3x2: case Type::kE3m2x2: case Type::kUe8m0x2:
-        return Unsupported(ir, "fp6/fp4/ue8m0 conversions are not supported");
+      case Type::kUe8m0:
+        return Unsupported(ir, "scalar fp8/fp6/fp4/ue8m0 conversions do not exist (pairs: .e4m3x2 ...)");
       default: break;
     }
   }

@@ -343,7 +343,7 @@ TEST_CASE("cvt tf32 and cvt.pack.sat", "[float][cvt]") {
 }
 
 TEST_CASE("cvt selector: forms it does not implement are reported", "[float][cvt]") {
-  for (const char* text : {"cvt.rn.satfinite.e2m1x2.f32 %d, %a, %b", "cvt.rn.f16x2.e3m2x2 %d, %a",
+  for (const char* text : {"cvt.rs.relu.satfinite.e2m1x4.f32 %d, {%a, %b, %c, %e}, %f", "cvt.rn.e3m2.f32 %d, %a",
                            "cvt.rs.relu.satfinite.bf16x2.f32 %d, %a, %b, %c", "cvt.u32 %d, %a"}) {
     INFO(text);
     OneInst inst(text);

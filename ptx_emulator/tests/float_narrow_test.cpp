@@ -34,16 +34,22 @@ struct Def {
 };
 constexpr Def kE4m3{Narrow8::kE4m3, ".e4m3x2", 4, 3, 7};
 constexpr Def kE5m2{Narrow8::kE5m2, ".e5m2x2", 5, 2, 15};
+// fp6 and fp4 (OCP MX formats): every code finite.
+constexpr Def kE2m3{Narrow8::kE2m3, ".e2m3x2", 2, 3, 1};
+constexpr Def kE3m2{Narrow8::kE3m2, ".e3m2x2", 3, 2, 3};
+constexpr Def kE2m1{Narrow8::kE2m1, ".e2m1x2", 2, 1, 1};
+constexpr int Bits(const Def& f) { return 1 + f.exp_bits + f.man_bits; }
+constexpr bool Fp8(const Def& f) { return Bits(f) == 8; }
 
 // Value of a code from the definition (NaN as a quiet NaN).
 double RefDecode(uint8_t c, const Def& f) {
-  const double sign = (c & 0x80) ? -1.0 : 1.0;
+  const double sign = (c >> (Bits(f) - 1) & 1) ? -1.0 : 1.0;
   const int e = (c >> f.man_bits) & ((1 << f.exp_bits) - 1);
   const int m = c & ((1 << f.man_bits) - 1);
   const int emax_field = (1 << f.exp_bits) - 1;
   if (f.fmt == Narrow8::kE4m3) {
     if (e == emax_field && m == (1 << f.man_bits) - 1) return NAN;
-  } else if (e == emax_field) {
+  } else if (f.fmt == Narrow8::kE5m2 && e == emax_field) {
     return m ? NAN : sign * INFINITY;
   }
   double frac = 0;  // 0.m or 1.m
@@ -61,7 +67,7 @@ struct Table {
 };
 Table MakeTable(const Def& f) {
   Table t;
-  for (int c = 0; c < 128; ++c) {
+  for (int c = 0; c < (1 << (Bits(f) - 1)); ++c) {
     const double v = RefDecode(static_cast<uint8_t>(c), f);
     if (std::isfinite(v)) t.pos.push_back({v, static_cast<uint8_t>(c)});
   }
@@ -71,10 +77,13 @@ Table MakeTable(const Def& f) {
   return t;
 }
 
-uint8_t RefEncode(double x, const Table& t, bool relu) {
-  if (std::isnan(x)) return 0x7f;
+// NaN: fp8's canonical NaN; fp6/fp4 have none and give their positive
+// largest value (cuda_fp6.hpp / cuda_fp4.hpp: "NaN converts to positive
+// MAXNORM").
+uint8_t RefEncode(double x, const Table& t, bool relu, int bits = 8) {
+  if (std::isnan(x)) return bits == 8 ? 0x7f : t.max_code;
   if (relu && std::signbit(x)) return 0;
-  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  const uint8_t sign = std::signbit(x) ? static_cast<uint8_t>(1u << (bits - 1)) : 0;
   const double a = std::fabs(x);
   if (a > t.max) return sign | t.max_code;
   // Nearest: the first entry >= a and the one before it.
@@ -277,17 +286,163 @@ TEST_CASE("fp8 encode: spot values from the ISA rules", "[float][cvt][fp8]") {
   CHECK_BITS(e4r.Run1({B(NAN), B(3.0f)}), 0x7f44u);
 }
 
+// The bits of a value the 16-bit format holds exactly (finite).
+uint16_t ExactBits(double v, const Fmt& f) {
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  const double a = std::fabs(v);
+  if (a == 0) return sign;
+  const int bias = (1 << (f.exp_bits - 1)) - 1;
+  const int e = std::ilogb(a);
+  if (e < 1 - bias) return sign | static_cast<uint16_t>(std::ldexp(a, bias - 1 + f.man_bits));
+  return sign | static_cast<uint16_t>((e + bias) << f.man_bits) |
+         static_cast<uint16_t>(std::ldexp(std::ldexp(a, -e) - 1.0, f.man_bits));
+}
+uint64_t EncodeF16(double v) { return ExactBits(v, kF16); }
+uint64_t EncodeBf16(double v) { return ExactBits(v, kBf16); }
+
+TEST_CASE("fp6 and fp4: every code decodes, and f32 pairs encode as the definition says", "[float][cvt][fp6]") {
+  std::mt19937_64 rng(0xf6f4);
+  for (const Def& f : {kE2m3, kE3m2, kE2m1}) {
+    const int shift = fp::PairShift(f.fmt);
+    const Table t = MakeTable(f);
+    // Decode: every pair of codes, with junk above each code's bits ignored.
+    for (bool relu : {false, true}) {
+      const std::string text = std::string("cvt.rn") + (relu ? ".relu" : "") + ".f16x2" + f.name + " %d, %a";
+      INFO(text);
+      OneInst inst(text);
+      REQUIRE(inst.ok());
+      const int n = 1 << Bits(f);
+      std::vector<std::vector<uint64_t>> rows;
+      for (int hi = 0; hi < n; ++hi)
+        for (int lo = 0; lo < n; ++lo) rows.push_back({uint64_t(hi) << shift | uint64_t(lo) | (shift == 8 ? 0xc0c0u : 0)});
+      const auto out = inst.Run(rows);
+      Mismatches bad;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const double vh = RefDecode(static_cast<uint8_t>(i / n), f), vl = RefDecode(static_cast<uint8_t>(i % n), f);
+        const auto h = [&](double v) -> uint64_t { return relu && std::signbit(v) ? 0 : EncodeF16(v); };
+        const uint64_t want = h(vh) << 16 | h(vl);
+        if (out[i] != want) bad.Add("a " + H(rows[i][0]) + ": got " + H(out[i]) + " want " + H(want));
+      }
+      bad.Check();
+    }
+    // Encode: edges and random f32 around the range.
+    std::vector<float> inputs = EdgeInputs(t);
+    for (float v : {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-30f, -1e-30f}) inputs.push_back(v);
+    for (int i = 0; i < 200000; ++i) {
+      uint32_t bits = static_cast<uint32_t>(rng());
+      if (i % 2) bits = (bits & 0x807fffffu) | (127 - 8 + static_cast<uint32_t>(rng() % 14)) << 23;
+      inputs.push_back(std::bit_cast<float>(bits));
+    }
+    for (bool relu : {false, true}) {
+      const std::string text = Pfx(f, relu) + ".f32 %d, %a, %b";
+      INFO(text);
+      OneInst inst(text);
+      REQUIRE(inst.ok());
+      std::vector<std::vector<uint64_t>> rows;
+      for (size_t i = 0; i < inputs.size(); ++i) rows.push_back({B(inputs[i]), B(inputs[inputs.size() - 1 - i])});
+      const auto out = inst.Run(rows);
+      Mismatches bad;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const float a = inputs[i], b = inputs[inputs.size() - 1 - i];
+        const uint64_t want = uint64_t{RefEncode(a, t, relu, Bits(f))} << shift | RefEncode(b, t, relu, Bits(f));
+        if (out[i] != want) bad.Add("a " + H(B(a)) + " b " + H(B(b)) + ": got " + H(out[i]) + " want " + H(want));
+      }
+      bad.Check();
+    }
+  }
+}
+
+TEST_CASE("fp6 and fp4: spot values", "[float][cvt][fp6]") {
+  OneInst e2m1("cvt.rn.satfinite.e2m1x2.f32 %d, %a, %b"), e2m3("cvt.rn.satfinite.e2m3x2.f32 %d, %a, %b");
+  OneInst e3m2("cvt.rn.satfinite.e3m2x2.f32 %d, %a, %b"), e2m1r("cvt.rn.satfinite.relu.e2m1x2.f32 %d, %a, %b");
+  REQUIRE((e2m1.ok() && e2m3.ok() && e3m2.ok() && e2m1r.ok()));
+  CHECK_BITS(e2m1.Run1({B(1.0f), B(-6.0f)}), 0x2fu);   // a in the upper nibble; 1.0 = 0.01.0, -6 = 1.11.1
+  CHECK_BITS(e2m1.Run1({B(5.0f), B(0.25f)}), 0x60u);   // 5: tie between 4 and 6, even code 4; 0.25 ties to 0
+  CHECK_BITS(e2m1.Run1({B(NAN), B(-INFINITY)}), 0x7fu);  // no NaN: +6; -inf clamps to -6
+  CHECK_BITS(e2m1r.Run1({B(-1.0f), B(NAN)}), 0x07u);
+  CHECK_BITS(e2m3.Run1({B(7.5f), B(100.0f)}), 0x1f1fu);
+  CHECK_BITS(e2m3.Run1({B(0.125f), B(-0.0625f)}), 0x0120u);  // smallest subnormal; half of it ties to -0
+  CHECK_BITS(e3m2.Run1({B(28.0f), B(0.0625f)}), 0x1f01u);    // 0.0625 = 2^-4: smallest subnormal
+}
+
+TEST_CASE("ue8m0: every bf16 and f32 edges in both roundings, and every code back", "[float][cvt][ue8m0]") {
+  // Reference from the definition: 2^(code - 127) is the largest power of two
+  // <= |x| (.rz) or the smallest >= |x| (.rp), code 0 (2^-127) for anything
+  // smaller; NaN and results past 2^127 give 0xff, or 0xfe with .satfinite
+  // (never for NaN).
+  const auto ref = [](double x, bool up, bool sat) -> uint64_t {
+    if (std::isnan(x)) return 0xff;
+    const double a = std::fabs(x);
+    int code;
+    if (std::isinf(a)) {
+      code = 0xff;
+    } else if (a <= 0x1p-127) {
+      code = 0;
+    } else {
+      const int e = std::ilogb(a);  // 2^e <= a < 2^(e+1)
+      code = e + 127 + (up && a != std::ldexp(1.0, e) ? 1 : 0);
+      code = std::min(code, 0xff);
+    }
+    if (sat && code == 0xff) code = 0xfe;
+    return static_cast<uint64_t>(code);
+  };
+  for (bool up : {false, true}) {
+    for (bool sat : {false, true}) {
+      const std::string mode = std::string(up ? "cvt.rp" : "cvt.rz") + (sat ? ".satfinite" : "");
+      OneInst bf(mode + ".ue8m0x2.bf16x2 %d, %a"), f32(mode + ".ue8m0x2.f32 %d, %a, %b");
+      REQUIRE((bf.ok() && f32.ok()));
+      std::vector<std::vector<uint64_t>> rows;
+      for (uint32_t h = 0; h < 65536; ++h) rows.push_back({uint64_t{h} << 16 | (h * 40503u & 0xffff)});
+      auto out = bf.Run(rows);
+      Mismatches bad;
+      for (uint32_t h = 0; h < 65536; ++h) {
+        const uint64_t want = ref(Bf16Value(static_cast<uint16_t>(h)), up, sat) << 8 |
+                              ref(Bf16Value(static_cast<uint16_t>(h * 40503u)), up, sat);
+        if (out[h] != want) bad.Add(mode + " bf16x2 " + H(rows[h][0]) + ": got " + H(out[h]) + " want " + H(want));
+      }
+      std::mt19937 rng(up * 2 + sat);
+      rows.clear();
+      std::vector<float> xs = {0.0f, -0.0f, 0x1p-127f, 0x1.0002p-127f, 0x1p-149f, 1.0f, 0x1.000002p0f, 0x1.fffffep127f,
+                               INFINITY, -INFINITY, NAN, 0x1.00ff00p-1f, 0x1.0000fep3f};
+      for (int i = 0; i < 100000; ++i) xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
+      for (size_t i = 0; i < xs.size(); ++i) rows.push_back({B(xs[i]), B(xs[xs.size() - 1 - i])});
+      out = f32.Run(rows);
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const uint64_t want = ref(xs[i], up, sat) << 8 | ref(xs[xs.size() - 1 - i], up, sat);
+        if (out[i] != want) bad.Add(mode + " f32 " + H(B(xs[i])) + "," + H(B(xs[xs.size() - 1 - i])) + ": got " + H(out[i]) + " want " + H(want));
+      }
+      bad.Check();
+    }
+  }
+  OneInst dec("cvt.rn.bf16x2.ue8m0x2 %d, %a");
+  REQUIRE(dec.ok());
+  std::vector<std::vector<uint64_t>> rows;
+  for (uint32_t c = 0; c < 65536; ++c) rows.push_back({c});
+  const auto out = dec.Run(rows);
+  Mismatches bad;
+  for (uint32_t c = 0; c < 65536; ++c) {
+    const auto v = [](uint32_t code) -> uint64_t {
+      if (code == 0xff) return 0x7fff;
+      return EncodeBf16(std::ldexp(1.0, static_cast<int>(code) - 127));  // exact: 2^-127 is a bf16 subnormal
+    };
+    const uint64_t want = v(c >> 8) << 16 | v(c & 0xff);
+    if (out[c] != want) bad.Add("code " + H(c) + ": got " + H(out[c]) + " want " + H(want));
+  }
+  bad.Check();
+}
+
 TEST_CASE("fp8 cvt forms that stay refused", "[float][cvt][fp8]") {
   for (const char* text : {"cvt.rn.e4m3x2.f32 %d, %a, %b",                 // .satfinite is required
                            "cvt.rz.satfinite.e4m3x2.f32 %d, %a, %b",       // .rn only
                            "cvt.rn.satfinite.e5m2x2.f64 %d, %a",           // no such source
                            "cvt.rn.satfinite.f16x2.e4m3x2 %d, %a",         // no .satfinite on decode
                            "cvt.rn.bf16x2.e4m3x2 %d, %a",                  // f16x2 destination only
-                           "cvt.rn.satfinite.e2m1x2.f32 %d, %a, %b",       // fp4
-                           "cvt.rn.satfinite.e3m2x2.f32 %d, %a, %b",       // fp6
-                           "cvt.rn.f16x2.e2m3x2 %d, %a",
-                           "cvt.rz.satfinite.ue8m0x2.f32 %d, %a, %b",      // ue8m0
-                           "cvt.rn.bf16x2.ue8m0x2 %d, %a",
+                           "cvt.rn.e2m1x2.f32 %d, %a, %b",                 // fp4: .satfinite is required
+                           "cvt.rn.satfinite.e3m2x2.f16x2 %d, %a",         // fp6 from f32 pairs only
+                           "cvt.rz.f16x2.e2m3x2 %d, %a",                   // .rn only
+                           "cvt.rn.satfinite.ue8m0x2.f32 %d, %a, %b",      // ue8m0: .rz or .rp
+                           "cvt.rz.bf16x2.ue8m0x2 %d, %a",                 // decode is .rn
+                           "cvt.rz.ue8m0x2.f16x2 %d, %a",                  // no such source
                            "cvt.rs.relu.satfinite.e4m3x2.f32 %d, %a, %b, %c"}) {  // stochastic rounding
     INFO(text);
     OneInst inst(text);
