@@ -908,3 +908,128 @@ TEST_CASE("graphs: kernel node attributes are kept, survive new parameters and c
   CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
   CHECK(cudaGraphDestroy(graph) == cudaSuccess);
 }
+
+TEST_CASE("graphs: the generic node calls make and change the typed nodes", "[runtime][graph]") {
+  RegisterGraphModule();
+  Buffer out, result;
+  std::memset(out.d, 0, kN * sizeof(uint32_t));
+  cudaGraph_t graph;
+  REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+  // alloc -> memset(3) -> kernel (x * 2 + 1) on `out` ... copy alloc -> result -> free.
+  cudaGraphNodeParams p{};
+  p.type = cudaGraphNodeTypeMemAlloc;
+  p.alloc.poolProps = AllocParams(kN * sizeof(uint32_t)).poolProps;
+  p.alloc.bytesize = kN * sizeof(uint32_t);
+  cudaGraphNode_t alloc, set, kernel, copy, free_node;
+  REQUIRE(cudaGraphAddNode(&alloc, graph, nullptr, nullptr, 0, &p) == cudaSuccess);
+  void* mem = p.alloc.dptr;  // out: the allocation's address
+  REQUIRE(mem != nullptr);
+  CHECK(TypeOf(alloc) == cudaGraphNodeTypeMemAlloc);
+  p = {};
+  p.type = cudaGraphNodeTypeMemset;
+  p.memset.dst = mem;
+  p.memset.value = 3;
+  p.memset.elementSize = 4;
+  p.memset.width = kN;
+  p.memset.height = 1;
+  REQUIRE(cudaGraphAddNode(&set, graph, &alloc, nullptr, 1, &p) == cudaSuccess);
+  uint32_t* dev = static_cast<uint32_t*>(mem);
+  uint32_t a = 2, b = 1;
+  void* args[3];
+  p = {};
+  p.type = cudaGraphNodeTypeKernel;
+  const cudaKernelNodeParams k = AxpbParams(&dev, &a, &b, args);
+  p.kernel.func = k.func;
+  p.kernel.gridDim = k.gridDim;
+  p.kernel.blockDim = k.blockDim;
+  p.kernel.kernelParams = k.kernelParams;
+  const cudaGraphEdgeData plain{};  // full-completion edge: accepted
+  REQUIRE(cudaGraphAddNode(&kernel, graph, &set, &plain, 1, &p) == cudaSuccess);
+  CHECK(TypeOf(kernel) == cudaGraphNodeTypeKernel);
+  p = {};
+  p.type = cudaGraphNodeTypeMemcpy;
+  p.memcpy.copyParams.srcPtr = make_cudaPitchedPtr(mem, kN * sizeof(uint32_t), kN, 1);
+  p.memcpy.copyParams.dstPtr = make_cudaPitchedPtr(result.d, kN * sizeof(uint32_t), kN, 1);
+  p.memcpy.copyParams.extent = make_cudaExtent(kN * sizeof(uint32_t), 1, 1);
+  p.memcpy.copyParams.kind = cudaMemcpyDeviceToDevice;
+  REQUIRE(cudaGraphAddNode(&copy, graph, &kernel, nullptr, 1, &p) == cudaSuccess);
+  p = {};
+  p.type = cudaGraphNodeTypeMemFree;
+  p.free.dptr = mem;
+  REQUIRE(cudaGraphAddNode(&free_node, graph, &copy, nullptr, 1, &p) == cudaSuccess);
+  CHECK(EdgeCount(graph) == 4);
+
+  // Refused: reserved fields set, a programmatic edge, kinds without a typed
+  // call, a moved child graph; nothing is added.
+  cudaGraphNode_t bad;
+  cudaGraphNodeParams empty{};
+  empty.type = cudaGraphNodeTypeEmpty;
+  empty.reserved0[1] = 1;
+  CHECK(cudaGraphAddNode(&bad, graph, nullptr, nullptr, 0, &empty) == cudaErrorInvalidValue);
+  empty.reserved0[1] = 0;
+  cudaGraphEdgeData programmatic{};
+  programmatic.type = cudaGraphDependencyTypeProgrammatic;
+  CHECK(cudaGraphAddNode(&bad, graph, &kernel, &programmatic, 1, &empty) == cudaErrorNotSupported);
+  cudaGraphNodeParams cond{};
+  cond.type = cudaGraphNodeTypeConditional;
+  CHECK(cudaGraphAddNode(&bad, graph, nullptr, nullptr, 0, &cond) == cudaErrorNotSupported);
+  cudaGraph_t child;
+  REQUIRE(cudaGraphCreate(&child, 0) == cudaSuccess);
+  cudaGraphNodeParams moved{};
+  moved.type = cudaGraphNodeTypeGraph;
+  moved.graph.graph = child;
+  moved.graph.ownership = cudaGraphChildGraphOwnershipMove;
+  CHECK(cudaGraphAddNode(&bad, graph, nullptr, nullptr, 0, &moved) == cudaErrorNotSupported);
+  CHECK(cudaGraphAddNode(&bad, graph, nullptr, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+  CHECK(Nodes(graph).size() == 5);
+  REQUIRE(cudaGraphDestroy(child) == cudaSuccess);
+
+  cudaGraphExec_t exec;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  for (int i = 0; i < kN; ++i) CHECK(result.d[i] == 7u);  // 3 * 2 + 1
+
+  // The exec's kernel node through the generic call: x * 5 + 2.
+  a = 5;
+  b = 2;
+  REQUIRE(cudaGraphExecNodeSetParams(exec, kernel, &p) == cudaErrorInvalidValue);  // a free node's parameters
+  (void)cudaGetLastError();
+  p = {};
+  p.type = cudaGraphNodeTypeKernel;
+  p.kernel.func = k.func;
+  p.kernel.gridDim = k.gridDim;
+  p.kernel.blockDim = k.blockDim;
+  p.kernel.kernelParams = k.kernelParams;
+  REQUIRE(cudaGraphExecNodeSetParams(exec, kernel, &p) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  for (int i = 0; i < kN; ++i) CHECK(result.d[i] == 17u);  // 3 * 5 + 2
+
+  // The source graph's memset node through the generic call (value 4), then
+  // a new instantiation: 4 * 5 + 2 (the kernel node's parameters are the
+  // source's, a = 5 and b = 2 as read at this call).
+  cudaGraphNodeParams s{};
+  s.type = cudaGraphNodeTypeMemset;
+  s.memset.dst = mem;
+  s.memset.value = 4;
+  s.memset.elementSize = 4;
+  s.memset.width = kN;
+  s.memset.height = 1;
+  REQUIRE(cudaGraphNodeSetParams(set, &s) == cudaSuccess);
+  REQUIRE(cudaGraphNodeSetParams(kernel, &p) == cudaSuccess);
+  CHECK(cudaGraphNodeSetParams(kernel, &s) == cudaErrorInvalidValue);  // a memset's parameters on a kernel node
+  cudaGraphNodeParams af{};
+  af.type = cudaGraphNodeTypeMemFree;
+  af.free.dptr = mem;
+  CHECK(cudaGraphNodeSetParams(free_node, &af) == cudaErrorInvalidValue);  // memory nodes do not change
+  (void)cudaGetLastError();
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  for (int i = 0; i < kN; ++i) CHECK(result.d[i] == 22u);
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+}
