@@ -2,6 +2,8 @@
 // async proxy:
 //   cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
 //       [dst], [src], size, [mbar]{, policy}    global -> shared, mbarrier completion
+//   cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+//       [dst], [src], size, [mbar], ctaMask{, policy}   the same into every CTA of ctaMask
 //   cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}
 //       [dst], [src], size{, policy}             shared -> global, bulk async-group
 //   cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N
@@ -16,6 +18,7 @@
 #include "ptx_emulator/core/async_copies.h"
 #include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/core/phase_store_buffer.h"
+#include "ptx_emulator/ops/cluster_windows.h"
 #include "ptx_emulator/ops/mbarrier_ops.h"
 #include "ptx_emulator/ops/mbarrier_state.h"
 #include "ptx_emulator/ops/mem_access.h"
@@ -134,6 +137,15 @@ using mem::ForLanes;
 using mem::Space;
 using mem::Where;
 
+// Lane l's `n` bytes at `addr` of `space` (a space address); false after a fault.
+bool ResolveSpan(const Inst& inst, WarpCtx& ctx, uint32_t l, Space space, uint64_t addr, uint32_t n, bool write,
+                 bulk::Span* out) {
+  Where where;
+  out->host = mem::Resolve(ctx, inst, space, false, l, addr, n, write, where, out->log);
+  out->space = space == Space::kShared ? protocol::Space::kShared : protocol::Space::kGlobal;
+  return out->host != nullptr;
+}
+
 // Per lane: the host pointers and record addresses of [dst] and [src] for
 // `size[l]` bytes (a non-zero multiple of 16, both 16-aligned); false after a fault.
 bool ResolveSpans(const Inst& inst, WarpCtx& ctx, uint32_t exec, Space dst_space, Space src_space,
@@ -152,16 +164,8 @@ bool ResolveSpans(const Inst& inst, WarpCtx& ctx, uint32_t exec, Space dst_space
       ok = false;
       return;
     }
-    Where where;
-    dst[l].host = mem::Resolve(ctx, inst, dst_space, false, l, d, n, true, where, dst[l].log);
-    dst[l].space = dst_space == Space::kShared ? protocol::Space::kShared : protocol::Space::kGlobal;
-    if (dst[l].host == nullptr) {
-      ok = false;
-      return;
-    }
-    src[l].host = mem::Resolve(ctx, inst, src_space, false, l, s, n, false, where, src[l].log);
-    src[l].space = src_space == Space::kShared ? protocol::Space::kShared : protocol::Space::kGlobal;
-    if (src[l].host == nullptr) ok = false;
+    ok = ResolveSpan(inst, ctx, l, dst_space, d, n, true, &dst[l]) &&
+         ResolveSpan(inst, ctx, l, src_space, s, n, false, &src[l]);
   });
   return ok;
 }
@@ -181,6 +185,57 @@ void CopyToShared(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     bulk::Transfer(inst, ctx, l, src[l], dst[l], bytes[l]);
   });
   bulk::CompleteTx(inst, ctx, exec, bar, bar_log, bytes);
+}
+
+// Global -> shared of every CTA of the cluster whose rank is set in ctaMask
+// (.multicast::cluster): the bytes go to dst's CTA-relative offset in each
+// such CTA, and each copy's complete-tx to the mbarrier at mbar's offset in
+// that CTA (PTX ISA: "the mbarrier signal is also multicast to the same
+// CTA-relative offset"). Ranks past the cluster's size are ignored.
+void CopyToSharedMulticast(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  const uint64_t* size = ctx.Src(inst.ops[2].ref);
+  const uint64_t* cta_mask = ctx.Src(inst.ops[4].ref);
+  bulk::Span dst[kLanes], src[kLanes];
+  if (!ResolveSpans(inst, ctx, exec, Space::kShared, Space::kGlobal, size, dst, src)) return;
+  uint8_t* bar[kLanes];
+  uint64_t bar_log[kLanes];
+  if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[3], Space::kShared, bar, bar_log)) return;
+  const mem::AddressOperand d_op = mem::MakeAddress(inst.ops[0], ctx);
+  const mem::AddressOperand b_op = mem::MakeAddress(inst.ops[3], ctx);
+  const uint32_t cluster = mem::ClusterSize(ctx);
+  bool ok = true;
+  ForLanes(exec, [&](uint32_t l) {
+    if (!ok) return;
+    const uint32_t n = static_cast<uint32_t>(size[l]);
+    mem::ClusterPlace d_place, b_place;
+    if (!mem::FindClusterShared(ctx, l, mem::SpaceAddress(Space::kShared, d_op.At(l)), n, d_place) ||
+        !mem::FindClusterShared(ctx, l, mem::SpaceAddress(Space::kShared, b_op.At(l)), 8, b_place)) {
+      ctx.Raise(FaultKind::kIllegalAddress, inst, l, d_op.At(l),
+                "multicast needs .shared::cluster addresses of a CTA of the cluster (" + mem::InstText(inst) + ")");
+      ok = false;
+      return;
+    }
+    const uint32_t own = mem::OwnClusterRank(ctx, l);
+    for (uint32_t r = 0; r < cluster && ok; ++r) {
+      if ((cta_mask[l] >> r & 1) == 0) continue;
+      const auto at = [&](uint32_t offset) { return r == own ? uint64_t{offset} : ClusterSharedAddress(r, offset); };
+      bulk::Span to;
+      bulk::Span mb;
+      if (!ResolveSpan(inst, ctx, l, Space::kShared, at(d_place.offset), n, true, &to) ||
+          !ResolveSpan(inst, ctx, l, Space::kShared, at(b_place.offset), 8, true, &mb)) {
+        ok = false;
+        return;
+      }
+      bulk::Transfer(inst, ctx, l, src[l], to, n);
+      uint8_t* bars[kLanes];
+      uint64_t logs[kLanes];
+      uint32_t bytes[kLanes] = {};
+      bars[l] = mb.host;
+      logs[l] = mb.log;
+      bytes[l] = n;
+      bulk::CompleteTx(inst, ctx, 1u << l, bars, logs, bytes);
+    }
+  });
 }
 
 // Shared -> global in the lane's open bulk async-group.
@@ -293,12 +348,16 @@ absl::StatusOr<bool> SelectBulkCopyOp(const ptx::Instruction& ir, Inst& inst) {
   const bool to_shared = ir.modifiers.size() > 2 &&
                          (ir.modifiers[2] == ".shared::cluster" || ir.modifiers[2] == ".shared::cta");
   const bool to_global = ir.modifiers.size() > 3 && ir.modifiers[2] == ".global" && ir.modifiers[3] == ".shared::cta";
-  if (to_shared && from_global && ir.HasModifier(".mbarrier::complete_tx::bytes") &&
-      !ir.HasModifier(".multicast::cluster")) {
-    if (inst.num_ops < 4 || inst.ops[0].kind != Opnd::Kind::kAddress || inst.ops[1].kind != Opnd::Kind::kAddress ||
-        inst.ops[2].kind != Opnd::Kind::kValue || inst.ops[3].kind != Opnd::Kind::kAddress)
-      return mem::UnimplementedForm(ir, "[dst], [src], size, [mbar] expected");
-    inst.fn = &CopyToShared;
+  if (to_shared && from_global && ir.HasModifier(".mbarrier::complete_tx::bytes")) {
+    const bool multicast = ir.HasModifier(".multicast::cluster");
+    if (inst.num_ops < (multicast ? 5 : 4) || inst.ops[0].kind != Opnd::Kind::kAddress ||
+        inst.ops[1].kind != Opnd::Kind::kAddress || inst.ops[2].kind != Opnd::Kind::kValue ||
+        inst.ops[3].kind != Opnd::Kind::kAddress || (multicast && inst.ops[4].kind != Opnd::Kind::kValue))
+      return mem::UnimplementedForm(ir, multicast ? "[dst], [src], size, [mbar], ctaMask expected"
+                                                  : "[dst], [src], size, [mbar] expected");
+    if (multicast && ir.modifiers[2] != ".shared::cluster")
+      return mem::UnimplementedForm(ir, "multicast copies go to .shared::cluster");
+    inst.fn = multicast ? &CopyToSharedMulticast : &CopyToShared;
     return true;
   }
   if (to_global && ir.HasModifier(".bulk_group") && !ir.HasModifier(".cp_mask")) {
@@ -310,7 +369,7 @@ absl::StatusOr<bool> SelectBulkCopyOp(const ptx::Instruction& ir, Inst& inst) {
   }
   return mem::UnimplementedForm(
       ir, "of the bulk asynchronous copies only global-to-shared with mbarrier::complete_tx::bytes and "
-          "shared::cta-to-global with bulk_group are implemented (no multicast, shared::cluster-to-shared::cta, "
+          "shared::cta-to-global with bulk_group are implemented (no shared::cluster-to-shared::cta, "
           "byte masks or reductions)");
 }
 

@@ -44,6 +44,7 @@
 #include "ptx_emulator/core/async_copies.h"
 #include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/ops/bulk_copy.h"
+#include "ptx_emulator/ops/cluster_windows.h"
 #include "ptx_emulator/ops/mbarrier_ops.h"
 #include "ptx_emulator/ops/mem_access.h"
 #include "ptx_emulator/ops/tensor_map.h"
@@ -144,10 +145,18 @@ bool LoadBox(const Inst& inst, WarpCtx& ctx, uint32_t l, const Opnd& map_op, Box
 
 // Lane l's shared side of the box: [shared, shared + box bytes) resolved in
 // `space`; false after a fault.
+bool ResolveSharedAt(const Inst& inst, WarpCtx& ctx, uint32_t l, uint64_t s, Space space, bool frame, bool write,
+                     Box& box, bulk::Span& out);
+
 bool ResolveShared(const Inst& inst, WarpCtx& ctx, uint32_t l, const Opnd& op, Space space, bool write, Box& box,
                    bulk::Span& out) {
   const mem::AddressOperand a = mem::MakeAddress(op, ctx);
-  const uint64_t s = mem::SpaceAddress(space, a.At(l));
+  return ResolveSharedAt(inst, ctx, l, mem::SpaceAddress(space, a.At(l)), space, a.frame, write, box, out);
+}
+
+// As ResolveShared, at space address `s`.
+bool ResolveSharedAt(const Inst& inst, WarpCtx& ctx, uint32_t l, uint64_t s, Space space, bool frame, bool write,
+                     Box& box, bulk::Span& out) {
   const uint64_t align = box.span != 0 ? 128 : 16;
   if ((s & (align - 1)) != 0) {
     ctx.Raise(FaultKind::kMisalignedAddress, inst, l, s,
@@ -157,7 +166,7 @@ bool ResolveShared(const Inst& inst, WarpCtx& ctx, uint32_t l, const Opnd& op, S
   }
   box.shared_base = static_cast<uint32_t>(s & 1023);
   Where where;
-  out.host = mem::Resolve(ctx, inst, space, a.frame, l, s, static_cast<uint32_t>(box.Bytes()), write, where, out.log);
+  out.host = mem::Resolve(ctx, inst, space, frame, l, s, static_cast<uint32_t>(box.Bytes()), write, where, out.log);
   out.space = protocol::Space::kShared;
   return out.host != nullptr;
 }
@@ -283,6 +292,32 @@ bool Aligned16(const bulk::Span& a, const bulk::Span& b, uint32_t n) {
 }
 
 // Global -> shared, then complete_tx of the box's bytes on the mbarrier.
+// The box's bytes into `dst` (a CTA's shared window), pieces outside the
+// tensor filled; false after a fault.
+bool LoadBoxInto(const Inst& inst, WarpCtx& ctx, uint32_t l, const Box& box, const bulk::Span& dst) {
+  const uint64_t fill = box.map.oob_fill == tmap::kOobFillNanRequestZeroFma ? tmap::NanFill(box.map.data_type) : 0;
+  for (const Piece& p : Pieces(box)) {
+    bulk::Span src;
+    if (p.inside && !ResolveGlobal(inst, ctx, l, p, false, src)) return false;
+    InShared(box, p, [&](uint64_t at, uint32_t off, uint32_t n) {
+      const bulk::Span to = At(dst, at);
+      if (!p.inside) {
+        bulk::Fill(inst, ctx, l, to, n, box.map.element_bytes, fill);
+        return;
+      }
+      const bulk::Span from = At(src, off);
+      if (Aligned16(from, to, n)) {
+        bulk::Transfer(inst, ctx, l, from, to, n);
+      } else {
+        bulk::Move(ctx, l, from, to, n);
+        bulk::EmitAccesses(inst, ctx, l, from, protocol::Op::kRead, n);
+        bulk::EmitAccesses(inst, ctx, l, to, protocol::Op::kWrite, n);
+      }
+    });
+  }
+  return true;
+}
+
 void TensorLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint8_t* bar[kLanes];
   uint64_t bar_log[kLanes];
@@ -293,39 +328,66 @@ void TensorLoad(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     if (!ok) return;
     Box box;
     bulk::Span dst;
-    if (!LoadBox(inst, ctx, l, inst.ops[1], box) || !ResolveShared(inst, ctx, l, inst.ops[0], Space::kShared, true,
-                                                                    box, dst)) {
-      ok = false;
-      return;
-    }
-    const uint64_t fill = box.map.oob_fill == tmap::kOobFillNanRequestZeroFma ? tmap::NanFill(box.map.data_type) : 0;
-    // The complete-tx counts the whole box, filled elements too.
-    bytes[l] = static_cast<uint32_t>(box.Bytes());
-    for (const Piece& p : Pieces(box)) {
-      bulk::Span src;
-      if (p.inside && !ResolveGlobal(inst, ctx, l, p, false, src)) {
-        ok = false;
-        return;
-      }
-      InShared(box, p, [&](uint64_t at, uint32_t off, uint32_t n) {
-        const bulk::Span to = At(dst, at);
-        if (!p.inside) {
-          bulk::Fill(inst, ctx, l, to, n, box.map.element_bytes, fill);
-          return;
-        }
-        const bulk::Span from = At(src, off);
-        if (Aligned16(from, to, n)) {
-          bulk::Transfer(inst, ctx, l, from, to, n);
-        } else {
-          bulk::Move(ctx, l, from, to, n);
-          bulk::EmitAccesses(inst, ctx, l, from, protocol::Op::kRead, n);
-          bulk::EmitAccesses(inst, ctx, l, to, protocol::Op::kWrite, n);
-        }
-      });
-    }
+    ok = LoadBox(inst, ctx, l, inst.ops[1], box) &&
+         ResolveShared(inst, ctx, l, inst.ops[0], Space::kShared, true, box, dst) && LoadBoxInto(inst, ctx, l, box, dst);
+    bytes[l] = static_cast<uint32_t>(box.Bytes());  // the complete-tx counts the whole box, filled elements too
   });
   if (!ok) return;
   bulk::CompleteTx(inst, ctx, exec, bar, bar_log, bytes);
+}
+
+// .multicast::cluster (inst.aux & kMulticastLoad; ctaMask in ops[kMaskAt]):
+// the box goes to dst's CTA-relative offset in every CTA of the cluster whose
+// rank is set in ctaMask, and each copy's complete-tx to the mbarrier at
+// mbar's offset in that CTA (PTX ISA: the signal is multicast too). Ranks
+// past the cluster's size are ignored.
+void TensorLoadMulticast(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  uint8_t* bar[kLanes];
+  uint64_t bar_log[kLanes];
+  if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[2], Space::kShared, bar, bar_log)) return;
+  const bool im2col = (inst.aux & kIm2colLoad) != 0;
+  const uint64_t* cta_mask = ctx.Src(inst.ops[im2col ? 4 : 3].ref);
+  const mem::AddressOperand d_op = mem::MakeAddress(inst.ops[0], ctx);
+  const mem::AddressOperand b_op = mem::MakeAddress(inst.ops[2], ctx);
+  const uint32_t cluster = mem::ClusterSize(ctx);
+  bool ok = true;
+  ForLanes(exec, [&](uint32_t l) {
+    if (!ok) return;
+    Box box;
+    bulk::Span own_dst;
+    if (!LoadBox(inst, ctx, l, inst.ops[1], box) ||
+        !ResolveShared(inst, ctx, l, inst.ops[0], Space::kShared, true, box, own_dst)) {
+      ok = false;
+      return;
+    }
+    const uint32_t n = static_cast<uint32_t>(box.Bytes());
+    mem::ClusterPlace d_place, b_place;
+    if (!mem::FindClusterShared(ctx, l, mem::SpaceAddress(Space::kShared, d_op.At(l)), n, d_place) ||
+        !mem::FindClusterShared(ctx, l, mem::SpaceAddress(Space::kShared, b_op.At(l)), 8, b_place)) {
+      ctx.Raise(FaultKind::kIllegalAddress, inst, l, d_op.At(l),
+                "multicast needs .shared::cluster addresses of a CTA of the cluster (" + mem::InstText(inst) + ")");
+      ok = false;
+      return;
+    }
+    const uint32_t own = mem::OwnClusterRank(ctx, l);
+    for (uint32_t r = 0; r < cluster && ok; ++r) {
+      if ((cta_mask[l] >> r & 1) == 0) continue;
+      const auto at = [&](uint32_t offset) { return r == own ? uint64_t{offset} : ClusterSharedAddress(r, offset); };
+      bulk::Span dst;
+      uint8_t* bars[kLanes];
+      uint64_t logs[kLanes];
+      uint32_t bytes[kLanes] = {};
+      Where where;
+      bars[l] = mem::Resolve(ctx, inst, Space::kShared, false, l, at(b_place.offset), 8, true, where, logs[l]);
+      if (bars[l] == nullptr || !ResolveSharedAt(inst, ctx, l, at(d_place.offset), Space::kShared, false, true, box, dst) ||
+          !LoadBoxInto(inst, ctx, l, box, dst)) {
+        ok = false;
+        return;
+      }
+      bytes[l] = n;
+      bulk::CompleteTx(inst, ctx, 1u << l, bars, logs, bytes);
+    }
+  });
 }
 
 // One contiguous run of a shared -> global box transfer: the box's shared
@@ -472,7 +534,8 @@ absl::Status RefuseModes(const ptx::Instruction& ir, const char* what, bool im2c
       return mem::UnimplementedForm(ir, absl::StrCat(what, ": TMA ", m, " mode is not implemented (only .tile)"));
     if (m.rfind(".tile::", 0) == 0)
       return mem::UnimplementedForm(ir, absl::StrCat(what, ": TMA ", m, " is not implemented (only .tile)"));
-    if (m == ".multicast::cluster") return mem::UnimplementedForm(ir, "TMA multicast is not implemented");
+    if (m == ".multicast::cluster" && !(im2col && ir.HasModifier(".mbarrier::complete_tx::bytes")))
+      return mem::UnimplementedForm(ir, "TMA multicast is a global -> shared::cluster load");
     if (m.rfind(".cta_group::", 0) == 0 && m != ".cta_group::1")
       return mem::UnimplementedForm(ir, "TMA " + m + " (CTA pairs) is not implemented");
   }
@@ -506,24 +569,29 @@ absl::StatusOr<bool> SelectTensorCopyOp(const ptx::Instruction& ir, Inst& inst) 
   const bool store = dst == ".global" && src == ".shared::cta" && ir.HasModifier(".bulk_group");
   if (absl::Status s = RefuseModes(ir, "cp.async.bulk.tensor", load); !s.ok()) return s;
   const bool im2col = load && ir.HasModifier(".im2col");
+  const bool multicast = load && ir.HasModifier(".multicast::cluster");
+  if (multicast && dst != ".shared::cluster") return mem::UnimplementedForm(ir, "TMA multicast goes to .shared::cluster");
   if (im2col && rank < 3)
     return mem::UnimplementedForm(ir, "TMA im2col needs a 3d, 4d or 5d tensor (the PTX ISA's rule)");
   const std::string_view completion = load ? ".mbarrier::complete_tx::bytes" : store ? ".bulk_group" : ".async";
   if (absl::Status s = RefuseOthers(ir, dim_at,
                                     {".async", ".bulk", ".tensor", ".tile", ".L2::cache_hint", ".cta_group::1",
-                                     completion, im2col ? ".im2col" : ".tile"});
+                                     completion, im2col ? ".im2col" : ".tile",
+                                     multicast ? ".multicast::cluster" : ".tile"});
       !s.ok())
     return s;
   inst.aux = rank | (im2col ? kIm2colLoad : 0);
   if (load) {
-    if (ir.operands.size() != 3 + (im2col ? 1 : 0) + policy || !IsAddress(inst.ops[0]) || !IsAddress(inst.ops[1]) ||
-        inst.ops[1].count != rank || !IsAddress(inst.ops[2]) ||
-        (im2col && (inst.ops[3].kind != Opnd::Kind::kVector || inst.ops[3].count != rank - 2)))
+    const size_t mask_at = im2col ? 4 : 3;
+    if (ir.operands.size() != 3 + (im2col ? 1 : 0) + (multicast ? 1 : 0) + policy || !IsAddress(inst.ops[0]) ||
+        !IsAddress(inst.ops[1]) || inst.ops[1].count != rank || !IsAddress(inst.ops[2]) ||
+        (im2col && (inst.ops[3].kind != Opnd::Kind::kVector || inst.ops[3].count != rank - 2)) ||
+        (multicast && inst.ops[mask_at].kind != Opnd::Kind::kValue))
       return mem::UnimplementedForm(
-          ir, im2col ? absl::StrCat("[dstMem], [tensorMap, {", rank, " coordinates}], [mbar], {", rank - 2,
-                                    " im2col offsets}{, policy} expected")
-                     : absl::StrCat("[dstMem], [tensorMap, {", rank, " coordinates}], [mbar]{, policy} expected"));
-    inst.fn = &TensorLoad;
+          ir, absl::StrCat("[dstMem], [tensorMap, {", rank, " coordinates}], [mbar]",
+                           im2col ? absl::StrCat(", {", rank - 2, " im2col offsets}") : "",
+                           multicast ? ", ctaMask" : "", "{, policy} expected"));
+    inst.fn = multicast ? &TensorLoadMulticast : &TensorLoad;
     return true;
   }
   if (store) {

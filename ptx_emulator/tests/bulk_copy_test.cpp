@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -395,6 +396,115 @@ $L_wait:
   }
   // The store (an async write), its complete-tx; the reduction (a strong RMW), its complete-tx; the wait.
   CHECK(shape == "wRaRA");
+}
+
+TEST_CASE("a multicast bulk copy fills the same offset of every CTA in the mask and completes each one's mbarrier",
+          "[async][bulk][cluster]") {
+  // A cluster of 4 CTAs; rank 1 copies 64 bytes of `in` to buf of ranks 0, 1
+  // and 3 (ctaMask 0b1011). Ranks in the mask expect 64 bytes on their own
+  // mbarrier and wait for it; rank 2 expects nothing and keeps its zeros.
+  // Every CTA then writes its buf to out[ctaid * 16 ...].
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 k_in, .param .u64 k_out)
+.reqnctapercluster 4, 1, 1
+{
+  .reg .pred %p<4>;
+  .reg .b16 %rs<2>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<12>;
+  .shared .align 16 .b8 buf[64];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [k_in];
+  ld.param.u64 %rd2, [k_out];
+  mov.u32 %r1, %cluster_ctarank;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, 0;
+  st.shared.v4.u32 [buf], {%r3, %r3, %r3, %r3};
+  st.shared.v4.u32 [buf+16], {%r3, %r3, %r3, %r3};
+  st.shared.v4.u32 [buf+32], {%r3, %r3, %r3, %r3};
+  st.shared.v4.u32 [buf+48], {%r3, %r3, %r3, %r3};
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  setp.eq.u32 %p3, %r1, 2;
+  @%p3 bra $L_armed;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], 64;
+$L_armed:
+  fence.proxy.async.shared::cta;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  setp.ne.u32 %p1, %r1, 1;
+  @%p1 bra $L_wait;
+  mov.b16 %rs1, 11;
+  mov.u32 %r4, buf;
+  mov.u32 %r5, bar;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r4], [%rd1], 64, [%r5], %rs1;
+$L_wait:
+  @%p3 bra $L_out;
+$L_spin:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra $L_spin;
+$L_out:
+  ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [buf];
+  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [buf+48];
+  mul.wide.u32 %rd4, %r2, 64;
+  add.s64 %rd5, %rd2, %rd4;
+  st.global.v4.u32 [%rd5], {%r6, %r7, %r8, %r9};
+  st.global.v4.u32 [%rd5+48], {%r10, %r11, %r12, %r13};
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+}
+)";
+  KernelRunner r(ptx);
+  std::vector<uint32_t> values(16);
+  for (uint32_t i = 0; i < 16; ++i) values[i] = 100 + i;
+  auto in = r.Alloc<uint32_t>(16, values);
+  auto out = r.Alloc<uint32_t>(4 * 16);
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  const absl::Status st = r.Launch("k", {4, 1, 1}, {1, 1, 1}, in.device, out.device);
+  INFO(st.message());
+  REQUIRE(st.ok());
+  const std::vector<uint32_t> got = r.Read(out);
+  for (uint32_t cta = 0; cta < 4; ++cta) {
+    INFO("CTA " << cta);
+    for (uint32_t i : {0u, 1u, 2u, 3u, 12u, 13u, 14u, 15u}) CHECK(got[cta * 16 + i] == (cta == 2 ? 0u : 100 + i));
+  }
+  // The copies' shared writes are async-proxy writes into three CTAs'
+  // windows, each followed by a release on that CTA's mbarrier.
+  size_t shared_writes = 0, releases = 0;
+  std::vector<uint32_t> blocks;
+  for (const auto& rec : sink.Flatten(0)) {
+    const bool async = (rec.header.flags & protocol::kFlagAsync) != 0;
+    const protocol::Op op = protocol::OpOf(rec.header);
+    if (op == protocol::Op::kWrite && async && protocol::SpaceOf(rec.header) == protocol::Space::kShared) {
+      ++shared_writes;
+      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(rec.header.active_mask));
+      blocks.push_back(protocol::SharedBlock(rec.addr[lane]));
+    }
+    if (op == protocol::Op::kRelease && async) ++releases;
+  }
+  CHECK(shared_writes == 3 * 4);  // 64 bytes in 16-byte records, three times
+  CHECK(releases == 3);
+  std::sort(blocks.begin(), blocks.end());
+  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  CHECK(blocks == std::vector<uint32_t>{0, 1, 3});
+}
+
+TEST_CASE("a multicast bulk copy needs a cta mask operand and a shared::cluster destination", "[async][bulk][cluster]") {
+  for (const char* text : {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                           "[%r1], [%rd1], 64, [%r2];",
+                           "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                           "[%r1], [%rd1], 64, [%r2], %rs1;"}) {
+    INFO(text);
+    const std::string body = std::string(R"(
+  .reg .b16 %rs<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  )") + text + "\n  ret;\n";
+    CHECK_THROWS_WITH(KernelRunner(WrapKernel("k", "", body, "sm_90")), Catch::Contains("multicast"));
+  }
 }
 
 }  // namespace

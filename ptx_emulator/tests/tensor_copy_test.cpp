@@ -650,7 +650,7 @@ TEST_CASE("TMA copies refuse what the emulator does not implement", "[async][tma
     const absl::Status s = r.Launch("k", {1, 1, 1}, {1, 1, 1}, map, 0, 0, 0, 0, 0, buf.device, 128u);
     CHECK_FALSE(s.ok());
   }
-  SECTION("im2col, multicast, cta_group::2 and reductions other than tile/bulk_group are refused at load time") {
+  SECTION("im2col::w, multicast without a mask or to shared::cta, cta_group::2 and reductions other than tile/bulk_group are refused at load time") {
     for (const char* form :
          {"cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes [%r4], [%rd2, {%c0, "
           "%c1, %c2}], [%r5], {%h0};",
@@ -659,8 +659,10 @@ TEST_CASE("TMA copies refuse what the emulator does not implement", "[async][tma
           "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r4], [%rd2, {%c0, "
           "%c1, %c2, %c3}], [%r5], {%h0};",
           "cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd2, {%c0, %c1, %c2}], [%r4];",
-          "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+          "cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
           "[%r4], [%rd2, {%c0, %c1}], [%r5], %h0;",
+          "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+          "[%r4], [%rd2, {%c0, %c1}], [%r5];",
           "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [%r4], "
           "[%rd2, {%c0, %c1}], [%r5];",
           "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group [%rd2, {%c0, %c1, %c2}], "
@@ -688,6 +690,107 @@ TEST_CASE("TMA copies refuse what the emulator does not implement", "[async][tma
       CHECK(threw);
     }
   }
+}
+
+TEST_CASE("TMA multicast load: the box lands in every CTA of the mask and completes each CTA's mbarrier",
+          "[async][tma][cluster]") {
+  // A cluster of 4 CTAs, one thread each; every CTA arms its mbarrier for the
+  // box unless it is rank 3 (not in the mask 0b0111), meets the others at
+  // barrier.cluster, and rank 2 issues the multicast load. Each CTA then
+  // writes whether its phase completed and its tile (poisoned beforehand).
+  const std::string body = R"(
+  .reg .b32 %r<20>;
+  .reg .b32 %c<2>;
+  .reg .b16 %h<2>;
+  .reg .b64 %rd<10>;
+  .reg .pred %p<4>;
+  .shared .align 1024 .b8 tile[128];
+  .shared .align 8 .b64 bar;
+  mov.u64 %rd1, k_map;
+  cvta.param.u64 %rd2, %rd1;
+  ld.param.s32 %c0, [k_c0];
+  ld.param.s32 %c1, [k_c1];
+  ld.param.u64 %rd3, [k_buf];
+  mov.u32 %r1, %cluster_ctarank;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r4, tile;
+  mov.u32 %r5, bar;
+  mov.u32 %r6, 0;
+  mov.u32 %r7, 0xdddddddd;
+$L_poison:
+  add.u32 %r8, %r4, %r6;
+  st.shared.u32 [%r8], %r7;
+  add.u32 %r6, %r6, 4;
+  setp.lt.u32 %p1, %r6, 128;
+  @%p1 bra $L_poison;
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  setp.eq.u32 %p3, %r1, 3;
+  @%p3 bra $L_armed;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [bar], 128;
+$L_armed:
+  fence.proxy.async.shared::cta;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  setp.ne.u32 %p1, %r1, 2;
+  @%p1 bra $L_wait;
+  mov.b16 %h1, 7;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r4], [%rd2, {%c0, %c1}], [%r5], %h1;
+$L_wait:
+  mov.u32 %r10, 0;
+  @%p3 bra $L_store;
+$L_spin:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra $L_spin;
+  mov.u32 %r10, 1;
+$L_store:
+  mul.wide.u32 %rd7, %r2, 132;
+  add.s64 %rd3, %rd3, %rd7;
+  st.global.u32 [%rd3], %r10;
+  mov.u32 %r6, 0;
+$L_out:
+  add.u32 %r8, %r4, %r6;
+  ld.shared.u32 %r11, [%r8];
+  cvt.u64.u32 %rd5, %r6;
+  add.s64 %rd6, %rd3, %rd5;
+  st.global.u32 [%rd6+4], %r11;
+  add.u32 %r6, %r6, 4;
+  setp.lt.u32 %p1, %r6, 128;
+  @%p1 bra $L_out;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+)";
+  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(" + std::string(kParams) +
+                          ")\n.reqnctapercluster 4, 1, 1\n{\n" + body + "\n}\n";
+  const Tensor t = Make({40, 20}, 48);
+  const auto data = Iota(t.elements);
+  KernelRunner r(ptx);
+  auto g = r.Alloc<uint32_t>(t.elements, data);
+  auto buf = r.Alloc<uint32_t>(4 * 33);
+  const MapParam map = Encode(t, g.device, {8, 4});
+  CollectingSink sink;
+  r.device().SetSink(&sink);
+  const absl::Status s = r.Launch("k", {4, 1, 1}, {1, 1, 1}, map, 4, 3, 0, 0, 0, buf.device, 0u);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  const auto got = r.Read(buf);
+  const auto want = Reference(t, data, {4, 3}, {8, 4}, {}, 0);
+  for (uint32_t cta = 0; cta < 4; ++cta) {
+    INFO("CTA " << cta);
+    const std::vector<uint32_t> tile(got.begin() + cta * 33 + 1, got.begin() + cta * 33 + 33);
+    if (cta == 3) {
+      CHECK(got[cta * 33] == 0);
+      CHECK(tile == std::vector<uint32_t>(32, 0xddddddddu));  // not in the mask: untouched
+    } else {
+      CHECK(got[cta * 33] == 1);
+      CHECK(tile == want);
+    }
+  }
+  size_t releases = 0;
+  for (const auto& rec : sink.Flatten(0))
+    if (protocol::OpOf(rec.header) == protocol::Op::kRelease && (rec.header.flags & protocol::kFlagAsync) != 0)
+      ++releases;
+  CHECK(releases == 3);  // one complete_tx per CTA of the mask
 }
 
 // TMA im2col loads: kLoad with .im2col and the im2col offsets k_o0..k_o2
