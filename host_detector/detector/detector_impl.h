@@ -275,6 +275,11 @@ class Detector::Impl {
   // of a strong access's lane before (acquire) and after (pending acquire,
   // release, publication of a pending release) its race check.
   void StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane);
+  // A complete-tx (async release record) on the mbarrier of another block of
+  // the cluster, `target`: published as that block's cta-scope release, no
+  // access to the word (strong_access.cpp).
+  void RemoteCompleteTx(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane,
+                        uint32_t target, WorkerCounters& c);
   void StrongAfter(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane,
                    WorkerCounters& c);
   void Fence(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);

@@ -706,6 +706,12 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         StrongAfter(r, bs, block, warp, lane, c);
         continue;
       }
+      // A complete-tx on another block's mbarrier: that block's release.
+      if (!global && op == Op::kRelease && (r.header.flags & protocol::kFlagAsync) != 0 &&
+          protocol::SharedBlock(addr) != block) {
+        RemoteCompleteTx(r, bs, block, warp, lane, protocol::SharedBlock(addr), c);
+        continue;
+      }
     }
     a.lane = lane;
     a.tid = wc.tid(lane);

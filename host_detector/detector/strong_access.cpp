@@ -104,6 +104,29 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
   }
 }
 
+// The async proxy completes a copy's bytes on the mbarrier of the CTA that
+// receives them (a multicast, a copy or st.async into a neighbour's shared
+// memory), and that CTA's threads observe them through its own phase with a
+// cta-scope wait: the completion is not a memory operation of the issuing
+// thread, whose cta scope could never reach those waiters. So it is
+// published into the target block's cta part (what the issuing lane and its
+// copies did, as StrongAfter's release), and the mbarrier word is not
+// race-checked against it (SEMANTICS.md, "Asynchronous copies").
+void Detector::Impl::RemoteCompleteTx(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp,
+                                      unsigned lane, uint32_t target, WorkerCounters& c) {
+  c.sync_ops++;
+  const shadow::SyncKey key{static_cast<shadow::Space>(protocol::SpaceOf(r.header)), r.addr[lane]};
+  vc::VectorClock mine = bs.clocks.warp(warp).Expand(lane);
+  const uint32_t thread = warp * vc::kLanes + lane;
+  if (launch.HasAsyncThreads() && thread < bs.async_records.size() && bs.async_records[thread] != 0) {
+    const auto copies = static_cast<vc::ThreadId>(launch.AsyncThreadOf(bs.clocks.warp(warp).tid(lane)));
+    mine.Set(copies, std::max<vc::Clock>(mine.Get(copies), bs.async_records[thread]));
+  }
+  sync_locations.Publish(key, target, launch.ClusterOf(block), ScopeLevel::kBlock, shadow::ReleaseKind::kReadModifyWrite,
+                         [&](vc::VectorClock& slot) { slot.Join(mine); });
+  bs.clocks.Increment(warp, 1u << lane);
+}
+
 void Detector::Impl::Fence(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c) {
   BlockState& bs = Block(block);
   const uint8_t sides = r.header.flags & (protocol::kFlagLoad | protocol::kFlagStore);

@@ -162,6 +162,38 @@ TEST_CASE("mbarrier: arrive releases and a completed wait acquires plain stores"
   }
 }
 
+TEST_CASE("bulk copy into a neighbour block: its complete-tx on that block's mbarrier releases to that block's waiters",
+          "[rules][async][mbarrier][cluster]") {
+  // A cluster of two blocks; block 0's lane 0 copies 128 bytes into block 1's
+  // window (a multicast, or a copy to .shared::cluster) and completes them on
+  // block 1's mbarrier; block 1 waits on it at cta scope, as CUTLASS does.
+  const uint64_t buf = protocol::SharedAddress(1, 0), bar = protocol::SharedAddress(1, 1024);
+  for (bool wait_first : {true, false}) {
+    for (WarpModel m : {WarpModel::kIts, WarpModel::kLockstep}) {
+      TraceBuilder t;
+      t.Begin(2, 32).ClusterShape(2);
+      t.BulkCopy(0, 0, buf, Space::kShared, kSrc, Space::kGlobal, 128, kCopySite).MbarArrive(0, 1, bar, true);
+      if (wait_first) t.MbarWaitDone(1, kAll, bar);
+      t.Mem(Op::kRead, 1, kAll, Strided(buf, 4), kReadSite, 4, Space::kShared);
+      if (!wait_first) t.MbarWaitDone(1, kAll, bar);
+      t.End();
+      const RunResult r = Run(t, m);
+      INFO("wait before the read: " << wait_first);
+      REQUIRE(r.ok);
+      if (wait_first) {
+        CHECK(r.events.empty());  // neither the bytes nor the mbarrier word race
+      } else {
+        REQUIRE(r.events.size() == 32);
+        for (const RaceEvent& e : r.events) {
+          CHECK(e.cls == RaceClass::kAsyncCopy);
+          CHECK(e.earlier.site == kCopySite);
+          CHECK(e.later.site == kReadSite);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("cp.async: a wait count above what the lane issued is clamped", "[rules][async]") {
   TraceBuilder t;
   t.Begin(1, 32).AsyncWait(0, kAll, 99).AsyncCopy(0, kAll, ShStrided(0), Strided(kSrc, 4), kCopySite);
