@@ -365,6 +365,159 @@ TEST_CASE("driver: streams and events", "[driver]") {
   cudaGetLastError();
 }
 
+TEST_CASE("driver: stream-ordered allocation and memory pools through the runtime", "[driver]") {
+  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  CUstream stream = nullptr;
+  REQUIRE(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  // The device's default pool serves cuMemAllocAsync.
+  CUmemoryPool def = nullptr, current = nullptr;
+  REQUIRE(cuDeviceGetDefaultMemPool(&def, 0) == CUDA_SUCCESS);
+  REQUIRE(cuDeviceGetMemPool(&current, 0) == CUDA_SUCCESS);
+  CHECK(def == current);
+  CUdeviceptr a = 0;
+  REQUIRE(cuMemAllocAsync(&a, 4096, stream) == CUDA_SUCCESS);
+  REQUIRE(cuMemsetD32Async(a, 0x01020304u, 1024, stream) == CUDA_SUCCESS);
+  REQUIRE(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+  CHECK(Read(a, 4)[3] == 0x01020304u);
+  cuuint64_t used = 0;
+  REQUIRE(cuMemPoolGetAttribute(def, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used) == CUDA_SUCCESS);
+  CHECK(used >= 4096);
+  REQUIRE(cuMemFreeAsync(a, stream) == CUDA_SUCCESS);
+  REQUIRE(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+
+  // An explicit pool: attributes, access, allocation from it, trim, destroy.
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = 0;
+  CUmemoryPool pool = nullptr;
+  REQUIRE(cuMemPoolCreate(&pool, &props) == CUDA_SUCCESS);
+  cuuint64_t threshold = 1 << 20, got = 0;
+  REQUIRE(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) == CUDA_SUCCESS);
+  REQUIRE(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &got) == CUDA_SUCCESS);
+  CHECK(got == threshold);
+  CUmemLocation here{CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  CUmemAccess_flags flags{};
+  REQUIRE(cuMemPoolGetAccess(&flags, pool, &here) == CUDA_SUCCESS);
+  CHECK(flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  CUdeviceptr b = 0;
+  REQUIRE(cuMemAllocFromPoolAsync(&b, 256, pool, stream) == CUDA_SUCCESS);
+  REQUIRE(cuMemsetD8Async(b, 7, 256, stream) == CUDA_SUCCESS);
+  REQUIRE(cuMemFreeAsync(b, stream) == CUDA_SUCCESS);
+  REQUIRE(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+  CHECK(cuMemPoolTrimTo(pool, 0) == CUDA_SUCCESS);
+  CHECK(cuMemAllocFromPoolAsync(&b, 256, nullptr, stream) == CUDA_ERROR_INVALID_VALUE);
+  // The device's current pool can be the new one, and back.
+  REQUIRE(cuDeviceSetMemPool(0, pool) == CUDA_SUCCESS);
+  REQUIRE(cuDeviceGetMemPool(&current, 0) == CUDA_SUCCESS);
+  CHECK(current == pool);
+  REQUIRE(cuDeviceSetMemPool(0, def) == CUDA_SUCCESS);
+  CHECK(cuMemPoolDestroy(pool) == CUDA_SUCCESS);
+  CHECK(cuStreamDestroy(stream) == CUDA_SUCCESS);
+  cudaGetLastError();
+}
+
+TEST_CASE("driver: managed-memory hints and host registration through the runtime", "[driver]") {
+  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  CUdeviceptr m = 0;
+  REQUIRE(cuMemAllocManaged(&m, 8192, CU_MEM_ATTACH_GLOBAL) == CUDA_SUCCESS);
+  const CUmemLocation dev{CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  REQUIRE(cuMemAdvise(m, 8192, CU_MEM_ADVISE_SET_READ_MOSTLY, dev) == CUDA_SUCCESS);
+  REQUIRE(cuMemPrefetchAsync(m, 4096, dev, 0, nullptr) == CUDA_SUCCESS);
+  REQUIRE(cuCtxSynchronize() == CUDA_SUCCESS);
+  int read_mostly = 0;
+  REQUIRE(cuMemRangeGetAttribute(&read_mostly, sizeof(read_mostly), CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 8192) ==
+          CUDA_SUCCESS);
+  CHECK(read_mostly == 1);
+  int prefetched = -5;
+  void* data[] = {&prefetched};
+  size_t sizes[] = {sizeof(prefetched)};
+  CUmem_range_attribute attrs[] = {CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION};
+  REQUIRE(cuMemRangeGetAttributes(data, sizes, attrs, 1, m, 4096) == CUDA_SUCCESS);
+  CHECK(prefetched == 0);  // device 0
+  REQUIRE(cuMemFree(m) == CUDA_SUCCESS);
+
+  std::vector<unsigned> host(1024, 0);
+  REQUIRE(cuMemHostRegister(host.data(), host.size() * sizeof(unsigned), CU_MEMHOSTREGISTER_DEVICEMAP) ==
+          CUDA_SUCCESS);
+  unsigned flags = 0;
+  REQUIRE(cuMemHostGetFlags(&flags, host.data()) == CUDA_SUCCESS);
+  CHECK((flags & CU_MEMHOSTALLOC_DEVICEMAP) != 0);
+  REQUIRE(cuMemHostUnregister(host.data()) == CUDA_SUCCESS);
+  CHECK(cuMemHostUnregister(host.data()) != CUDA_SUCCESS);  // not registered any more
+  cudaGetLastError();
+}
+
+TEST_CASE("driver: graph structure and executable graphs through the runtime", "[driver]") {
+  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  static int calls = 0;
+  calls = 0;
+  CUgraph g = nullptr;
+  REQUIRE(cuGraphCreate(&g, 0) == CUDA_SUCCESS);
+  CUgraphNode root = nullptr, host = nullptr, tail = nullptr;
+  REQUIRE(cuGraphAddEmptyNode(&root, g, nullptr, 0) == CUDA_SUCCESS);
+  CUDA_HOST_NODE_PARAMS hp{};
+  hp.fn = [](void* p) { ++*static_cast<int*>(p); };
+  hp.userData = &calls;
+  REQUIRE(cuGraphAddHostNode(&host, g, &root, 1, &hp) == CUDA_SUCCESS);
+  REQUIRE(cuGraphAddEmptyNode(&tail, g, nullptr, 0) == CUDA_SUCCESS);
+  REQUIRE(cuGraphAddDependencies(g, &host, &tail, nullptr, 1) == CUDA_SUCCESS);
+  CUgraphNodeType type{};
+  REQUIRE(cuGraphNodeGetType(host, &type) == CUDA_SUCCESS);
+  CHECK(type == CU_GRAPH_NODE_TYPE_HOST);
+  size_t n = 0;
+  REQUIRE(cuGraphGetNodes(g, nullptr, &n) == CUDA_SUCCESS);
+  CHECK(n == 3);
+  REQUIRE(cuGraphGetRootNodes(g, nullptr, &n) == CUDA_SUCCESS);
+  CHECK(n == 1);
+  CUgraphNode from[4], to[4];
+  n = 4;
+  REQUIRE(cuGraphGetEdges(g, from, to, nullptr, &n) == CUDA_SUCCESS);
+  CHECK(n == 2);
+  n = 4;
+  REQUIRE(cuGraphNodeGetDependencies(tail, from, nullptr, &n) == CUDA_SUCCESS);
+  CHECK((n == 1 && from[0] == host));
+  n = 4;
+  REQUIRE(cuGraphNodeGetDependentNodes(root, to, nullptr, &n) == CUDA_SUCCESS);
+  CHECK((n == 1 && to[0] == host));
+  CUgraph clone = nullptr;
+  REQUIRE(cuGraphClone(&clone, g) == CUDA_SUCCESS);
+  REQUIRE(cuGraphRemoveDependencies(g, &host, &tail, nullptr, 1) == CUDA_SUCCESS);
+  REQUIRE(cuGraphDestroyNode(tail) == CUDA_SUCCESS);
+  REQUIRE(cuGraphGetNodes(g, nullptr, &n) == CUDA_SUCCESS);
+  CHECK(n == 2);
+
+  // Instantiated with parameters (uploaded on a stream), launched twice.
+  CUstream stream = nullptr;
+  REQUIRE(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  CUDA_GRAPH_INSTANTIATE_PARAMS ip{};
+  ip.flags = CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD;
+  ip.hUploadStream = stream;
+  CUgraphExec exec = nullptr;
+  REQUIRE(cuGraphInstantiateWithParams(&exec, clone, &ip) == CUDA_SUCCESS);
+  CHECK(ip.result_out == CUDA_GRAPH_INSTANTIATE_SUCCESS);
+  cuuint64_t exec_flags = 0;
+  REQUIRE(cuGraphExecGetFlags(exec, &exec_flags) == CUDA_SUCCESS);
+  CHECK(exec_flags == CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD);
+  REQUIRE(cuGraphUpload(exec, stream) == CUDA_SUCCESS);
+  REQUIRE(cuGraphLaunch(exec, stream) == CUDA_SUCCESS);
+  REQUIRE(cuGraphLaunch(exec, stream) == CUDA_SUCCESS);
+  REQUIRE(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+  CHECK(calls == 2);
+  unsigned long long id_a = 0, id_b = 0;
+  REQUIRE(cuStreamGetId(stream, &id_a) == CUDA_SUCCESS);
+  REQUIRE(cuStreamGetId(nullptr, &id_b) == CUDA_SUCCESS);
+  CHECK(id_a != id_b);
+  CUdevice dev = -1;
+  REQUIRE(cuStreamGetDevice(stream, &dev) == CUDA_SUCCESS);
+  CHECK(dev == 0);
+  CHECK(cuGraphExecDestroy(exec) == CUDA_SUCCESS);
+  CHECK(cuGraphDestroy(clone) == CUDA_SUCCESS);
+  CHECK(cuGraphDestroy(g) == CUDA_SUCCESS);
+  CHECK(cuStreamDestroy(stream) == CUDA_SUCCESS);
+  cudaGetLastError();
+}
+
 TEST_CASE("driver: CUresult names and strings", "[driver]") {
   const char* s = nullptr;
   REQUIRE(cuGetErrorName(CUDA_ERROR_INVALID_PTX, &s) == CUDA_SUCCESS);
