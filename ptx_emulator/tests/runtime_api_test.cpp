@@ -806,6 +806,71 @@ TEST_CASE("runtime: managed-memory advice and prefetches read back through cudaM
   CHECK(cudaFree(m) == cudaSuccess);
 }
 
+TEST_CASE("runtime: cudaMemcpy3DBatchAsync copies pitched boxes and array regions", "[runtime][managed]") {
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  // Host rows of 8 ints; a 3-int wide, 2-row box from (1, 1) into a device
+  // buffer with rows of 4 ints, and the same box into a 4x4 int array at (0, 2).
+  int host[4][8];
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 8; ++x) host[y][x] = 10 * y + x;
+  int* d = nullptr;
+  REQUIRE(cudaMalloc(&d, 4 * 4 * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemset(d, 0, 4 * 4 * sizeof(int)) == cudaSuccess);
+  const cudaChannelFormatDesc desc = cudaCreateChannelDesc<int>();
+  cudaArray_t array = nullptr;
+  REQUIRE(cudaMallocArray(&array, &desc, 4, 4) == cudaSuccess);
+  cudaMemcpy3DBatchOp ops[2] = {};
+  ops[0].src.type = cudaMemcpyOperandTypePointer;
+  ops[0].src.op.ptr.ptr = &host[1][1];
+  ops[0].src.op.ptr.rowLength = 8 * sizeof(int);  // elements of 1 byte: pointer to pointer
+  ops[0].dst.type = cudaMemcpyOperandTypePointer;
+  ops[0].dst.op.ptr.ptr = d;
+  ops[0].dst.op.ptr.rowLength = 4 * sizeof(int);
+  ops[0].extent = make_cudaExtent(3 * sizeof(int), 2, 1);
+  ops[0].srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  ops[1].src = ops[0].src;
+  ops[1].src.op.ptr.rowLength = 8;  // elements of the array: ints
+  ops[1].dst.type = cudaMemcpyOperandTypeArray;
+  ops[1].dst.op.array.array = array;
+  ops[1].dst.op.array.offset = {0, 2, 0};
+  ops[1].extent = make_cudaExtent(3, 2, 1);
+  ops[1].srcAccessOrder = cudaMemcpySrcAccessOrderDuringApiCall;
+  REQUIRE(cudaMemcpy3DBatchAsync(2, ops, 0, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  int back[4][4] = {};
+  REQUIRE(cudaMemcpy(back, d, sizeof(back), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back[0][0] == 11);
+  CHECK(back[0][2] == 13);
+  CHECK(back[1][0] == 21);
+  CHECK(back[1][3] == 0);  // outside the box
+  CHECK(back[2][0] == 0);
+  int arr[4][4] = {};
+  REQUIRE(cudaMemcpy2DFromArray(arr, 4 * sizeof(int), array, 0, 0, 4 * sizeof(int), 4, cudaMemcpyDeviceToHost) ==
+          cudaSuccess);
+  CHECK(arr[2][0] == 11);
+  CHECK(arr[3][2] == 23);
+  CHECK(arr[1][0] == 0);
+  CHECK(arr[2][3] == 0);
+  // Refused: flags, the legacy stream, a zero extent, a row shorter than the
+  // copy, an invalid access order.
+  CHECK(cudaMemcpy3DBatchAsync(2, ops, 1, s) == cudaErrorInvalidValue);
+  CHECK(cudaMemcpy3DBatchAsync(2, ops, 0, cudaStreamLegacy) == cudaErrorInvalidValue);
+  cudaMemcpy3DBatchOp bad = ops[0];
+  bad.extent.depth = 0;
+  CHECK(cudaMemcpy3DBatchAsync(1, &bad, 0, s) == cudaErrorInvalidValue);
+  bad = ops[0];
+  bad.dst.op.ptr.rowLength = 2;
+  CHECK(cudaMemcpy3DBatchAsync(1, &bad, 0, s) == cudaErrorInvalidValue);
+  bad = ops[0];
+  bad.srcAccessOrder = cudaMemcpySrcAccessOrderInvalid;
+  CHECK(cudaMemcpy3DBatchAsync(1, &bad, 0, s) == cudaErrorInvalidValue);
+  cudaGetLastError();
+  CHECK(cudaFreeArray(array) == cudaSuccess);
+  CHECK(cudaFree(d) == cudaSuccess);
+  CHECK(cudaStreamDestroy(s) == cudaSuccess);
+}
+
 TEST_CASE("runtime: batched copies and managed-memory batches", "[runtime][managed]") {
   cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
