@@ -151,3 +151,131 @@ CUresult cuStreamGetDevice(CUstream hStream, CUdevice* device) {
 CU_EXPORT CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice* device) {
   return Run([&] { return cudaStreamGetDevice(PerThread(hStream), device); });
 }
+
+// ---------------------------------------------------------------- kernel, memset and memcpy nodes
+// The driver's parameter structures, translated: a kernel node's CUfunction
+// (or CUkernel) is the runtime's cudaKernel_t, which the runtime's kernel nodes
+// accept; a memset node's parameters are the runtime's field for field; a
+// memcpy node's CUDA_MEMCPY3D between host, device or unified pointers is a
+// cudaMemcpy3DParms of pitched pointers (CUDA arrays are not implemented by
+// this driver). The context arguments are the one device's: ignored.
+
+namespace {
+
+cudaKernelNodeParams RuntimeKernel(const CUDA_KERNEL_NODE_PARAMS& p) {
+  void* f = p.func != nullptr ? static_cast<void*>(p.func) : static_cast<void*>(p.kern);
+  return {f, dim3(p.gridDimX, p.gridDimY, p.gridDimZ), dim3(p.blockDimX, p.blockDimY, p.blockDimZ),
+          p.sharedMemBytes, p.kernelParams, p.extra};
+}
+
+cudaMemsetParams RuntimeMemset(const CUDA_MEMSET_NODE_PARAMS& p) {
+  return {reinterpret_cast<void*>(static_cast<uintptr_t>(p.dst)), p.pitch, p.value, p.elementSize, p.width, p.height};
+}
+
+// One side of a CUDA_MEMCPY3D as a pitched pointer; false for arrays and
+// unknown memory types.
+bool PitchedSide(CUmemorytype type, const void* host, CUdeviceptr device, size_t pitch, size_t height, size_t width,
+                 cudaPitchedPtr* out) {
+  void* p = nullptr;
+  switch (type) {
+    case CU_MEMORYTYPE_HOST: p = const_cast<void*>(host); break;
+    case CU_MEMORYTYPE_DEVICE:
+    case CU_MEMORYTYPE_UNIFIED: p = reinterpret_cast<void*>(static_cast<uintptr_t>(device)); break;
+    default: return false;
+  }
+  *out = cudaPitchedPtr{p, pitch ? pitch : width, width, height};
+  return true;
+}
+
+CUresult RuntimeCopy(const CUDA_MEMCPY3D* c, cudaMemcpy3DParms* out) {
+  if (c == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) return CUDA_ERROR_NOT_SUPPORTED;
+  cudaMemcpy3DParms p{};
+  const size_t src_h = c->srcHeight ? c->srcHeight : c->Height, dst_h = c->dstHeight ? c->dstHeight : c->Height;
+  if (!PitchedSide(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcPitch, src_h, c->WidthInBytes, &p.srcPtr) ||
+      !PitchedSide(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstPitch, dst_h, c->WidthInBytes, &p.dstPtr))
+    return CUDA_ERROR_INVALID_VALUE;
+  p.srcPos = cudaPos{c->srcXInBytes, c->srcY, c->srcZ};
+  p.dstPos = cudaPos{c->dstXInBytes, c->dstY, c->dstZ};
+  p.extent = cudaExtent{c->WidthInBytes, c->Height, c->Depth};
+  p.kind = cudaMemcpyDefault;
+  *out = p;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                              size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const cudaKernelNodeParams k = RuntimeKernel(*nodeParams);
+  return Run([&] { return cudaGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, &k); });
+}
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  cudaKernelNodeParams k{};
+  if (CUresult r = Run([&] { return cudaGraphKernelNodeGetParams(hNode, &k); })) return r;
+  *nodeParams = CUDA_KERNEL_NODE_PARAMS{};
+  nodeParams->func = static_cast<CUfunction>(k.func);
+  nodeParams->gridDimX = k.gridDim.x, nodeParams->gridDimY = k.gridDim.y, nodeParams->gridDimZ = k.gridDim.z;
+  nodeParams->blockDimX = k.blockDim.x, nodeParams->blockDimY = k.blockDim.y, nodeParams->blockDimZ = k.blockDim.z;
+  nodeParams->sharedMemBytes = k.sharedMemBytes;
+  nodeParams->kernelParams = k.kernelParams;
+  nodeParams->extra = k.extra;
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const cudaKernelNodeParams k = RuntimeKernel(*nodeParams);
+  return Run([&] { return cudaGraphKernelNodeSetParams(hNode, &k); });
+}
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const cudaKernelNodeParams k = RuntimeKernel(*nodeParams);
+  return Run([&] { return cudaGraphExecKernelNodeSetParams(hGraphExec, hNode, &k); });
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                              size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext) {
+  if (memsetParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const cudaMemsetParams m = RuntimeMemset(*memsetParams);
+  return Run([&] { return cudaGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, &m); });
+}
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  cudaMemsetParams m{};
+  if (CUresult r = Run([&] { return cudaGraphMemsetNodeGetParams(hNode, &m); })) return r;
+  *nodeParams = {static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(m.dst)), m.pitch, m.value, m.elementSize,
+                 m.width, m.height};
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* nodeParams) {
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const cudaMemsetParams m = RuntimeMemset(*nodeParams);
+  return Run([&] { return cudaGraphMemsetNodeSetParams(hNode, &m); });
+}
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext) {
+  if (memsetParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const cudaMemsetParams m = RuntimeMemset(*memsetParams);
+  return Run([&] { return cudaGraphExecMemsetNodeSetParams(hGraphExec, hNode, &m); });
+}
+
+CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                              size_t numDependencies, const CUDA_MEMCPY3D* copyParams, CUcontext) {
+  cudaMemcpy3DParms p{};
+  if (CUresult r = RuntimeCopy(copyParams, &p)) return r;
+  return Run([&] { return cudaGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, &p); });
+}
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) {
+  cudaMemcpy3DParms p{};
+  if (CUresult r = RuntimeCopy(nodeParams, &p)) return r;
+  return Run([&] { return cudaGraphMemcpyNodeSetParams(hNode, &p); });
+}
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D* copyParams,
+                                        CUcontext) {
+  cudaMemcpy3DParms p{};
+  if (CUresult r = RuntimeCopy(copyParams, &p)) return r;
+  return Run([&] { return cudaGraphExecMemcpyNodeSetParams(hGraphExec, hNode, &p); });
+}

@@ -518,6 +518,76 @@ TEST_CASE("driver: graph structure and executable graphs through the runtime", "
   cudaGetLastError();
 }
 
+TEST_CASE("driver: kernel memset and memcpy graph nodes with the driver's parameter structures", "[driver]") {
+  CUmodule module = LoadModule();
+  CUfunction fill = nullptr;
+  REQUIRE(cuModuleGetFunction(&fill, module, "fill") == CUDA_SUCCESS);
+  CUdeviceptr out = 0;
+  REQUIRE(cuMemAlloc(&out, 64 * sizeof(unsigned)) == CUDA_SUCCESS);
+  std::vector<unsigned> host(32, 0);
+  // memset out[32..63] to 9 -> kernel writes out[0..31] -> copy out[0..31] to host.
+  CUgraph g = nullptr;
+  REQUIRE(cuGraphCreate(&g, 0) == CUDA_SUCCESS);
+  CUDA_MEMSET_NODE_PARAMS ms{};
+  ms.dst = out + 32 * sizeof(unsigned);
+  ms.value = 9;
+  ms.elementSize = 4;
+  ms.width = 32;
+  ms.height = 1;
+  CUgraphNode set = nullptr, kernel = nullptr, copy = nullptr;
+  REQUIRE(cuGraphAddMemsetNode(&set, g, nullptr, 0, &ms, nullptr) == CUDA_SUCCESS);
+  unsigned base = 5;
+  Tail tail{{0, 0, 0, 20000}};
+  void* params[] = {&out, &base, &tail};
+  CUDA_KERNEL_NODE_PARAMS kp{};
+  kp.func = fill;
+  kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+  kp.blockDimX = 32;
+  kp.blockDimY = kp.blockDimZ = 1;
+  kp.kernelParams = params;
+  REQUIRE(cuGraphAddKernelNode(&kernel, g, &set, 1, &kp) == CUDA_SUCCESS);
+  CUDA_MEMCPY3D cp{};
+  cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.srcDevice = out;
+  cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+  cp.dstHost = host.data();
+  cp.WidthInBytes = 32 * sizeof(unsigned);
+  cp.Height = cp.Depth = 1;
+  REQUIRE(cuGraphAddMemcpyNode(&copy, g, &kernel, 1, &cp, nullptr) == CUDA_SUCCESS);
+  CUDA_KERNEL_NODE_PARAMS back{};
+  REQUIRE(cuGraphKernelNodeGetParams(kernel, &back) == CUDA_SUCCESS);
+  CHECK(back.func == fill);
+  CHECK(back.blockDimX == 32);
+  CUDA_MEMSET_NODE_PARAMS ms_back{};
+  REQUIRE(cuGraphMemsetNodeGetParams(set, &ms_back) == CUDA_SUCCESS);
+  CHECK(ms_back.value == 9);
+  CUDA_MEMCPY3D array_copy = cp;
+  array_copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+  CUgraphNode bad = nullptr;
+  CHECK(cuGraphAddMemcpyNode(&bad, g, nullptr, 0, &array_copy, nullptr) == CUDA_ERROR_NOT_SUPPORTED);
+
+  CUgraphExec exec = nullptr;
+  REQUIRE(cuGraphInstantiate(&exec, g, 0) == CUDA_SUCCESS);
+  REQUIRE(cuGraphLaunch(exec, nullptr) == CUDA_SUCCESS);
+  REQUIRE(cuCtxSynchronize() == CUDA_SUCCESS);
+  for (unsigned i = 0; i < 32; ++i) CHECK(host[i] == 5 + i + 1000 + 20000);
+  CHECK(Read(out + 32 * sizeof(unsigned), 32)[7] == 9u);
+  // The exec's kernel node with another base (its parameters are read at the
+  // call), and its memset node with another value.
+  base = 100;
+  REQUIRE(cuGraphExecKernelNodeSetParams(exec, kernel, &kp) == CUDA_SUCCESS);
+  ms.value = 11;
+  REQUIRE(cuGraphExecMemsetNodeSetParams(exec, set, &ms, nullptr) == CUDA_SUCCESS);
+  REQUIRE(cuGraphLaunch(exec, nullptr) == CUDA_SUCCESS);
+  REQUIRE(cuCtxSynchronize() == CUDA_SUCCESS);
+  CHECK(host[3] == 100 + 3 + 1000 + 20000);
+  CHECK(Read(out + 32 * sizeof(unsigned), 32)[0] == 11u);
+  CHECK(cuGraphExecDestroy(exec) == CUDA_SUCCESS);
+  CHECK(cuGraphDestroy(g) == CUDA_SUCCESS);
+  CHECK(cuMemFree(out) == CUDA_SUCCESS);
+  cudaGetLastError();
+}
+
 TEST_CASE("driver: CUresult names and strings", "[driver]") {
   const char* s = nullptr;
   REQUIRE(cuGetErrorName(CUDA_ERROR_INVALID_PTX, &s) == CUDA_SUCCESS);
