@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "device_logger/protocol.h"
 #include "ptx_emulator/core/exec_form.h"
@@ -76,6 +77,16 @@ ptx::AtomOp ReduceOpOf(const ptx::Instruction& ir);
 // without `release`, only the count changes (no record).
 void CompleteTx(const Inst& inst, WarpCtx& ctx, uint32_t exec, uint8_t* const* bar, const uint64_t* bar_log,
                 const uint32_t* bytes, bool release = true);
+
+// .multicast::cluster for lane l: for every CTA rank of the cluster set in
+// `cta_mask` (ranks past the cluster's size ignored), deliver(dst) puts the
+// bytes at `dst`, the .shared::cluster address of dst_addr's CTA-relative
+// offset in that CTA, then the mbarrier at bar_addr's offset in that CTA
+// gets the complete-tx of `bytes` (PTX ISA: the data and the mbarrier signal
+// are multicast to the same CTA-relative offsets). dst_addr and bar_addr are
+// lane l's .shared::cluster addresses. False after a fault (deliver's too).
+bool Multicast(const Inst& inst, WarpCtx& ctx, uint32_t l, uint64_t dst_addr, uint64_t bar_addr, uint32_t bytes,
+               uint64_t cta_mask, absl::FunctionRef<bool(uint64_t dst)> deliver);
 
 // A bulk async-group copy of `lane` was issued (cp.async.bulk ... .bulk_group):
 // its reads end at the lane's async record `reads_end`, its writes at the

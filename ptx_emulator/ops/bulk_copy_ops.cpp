@@ -109,6 +109,30 @@ ptx::AtomOp ReduceOpOf(const ptx::Instruction& ir) {
   return ptx::AtomOp::kNone;
 }
 
+bool Multicast(const Inst& inst, WarpCtx& ctx, uint32_t l, uint64_t dst_addr, uint64_t bar_addr, uint32_t bytes,
+               uint64_t cta_mask, absl::FunctionRef<bool(uint64_t dst)> deliver) {
+  mem::ClusterPlace d, b;
+  if (!mem::FindClusterShared(ctx, l, dst_addr, bytes, d) || !mem::FindClusterShared(ctx, l, bar_addr, 8, b)) {
+    ctx.Raise(FaultKind::kIllegalAddress, inst, l, dst_addr,
+              "multicast needs .shared::cluster addresses of a CTA of the cluster (" + mem::InstText(inst) + ")");
+    return false;
+  }
+  const uint32_t own = mem::OwnClusterRank(ctx, l);
+  for (uint32_t r = 0; r < mem::ClusterSize(ctx); ++r) {
+    if ((cta_mask >> r & 1) == 0) continue;
+    const auto at = [&](uint32_t offset) { return r == own ? uint64_t{offset} : ClusterSharedAddress(r, offset); };
+    uint8_t* bar[kLanes];
+    uint64_t log[kLanes];
+    uint32_t n[kLanes] = {};
+    mem::Where where;
+    bar[l] = mem::Resolve(ctx, inst, mem::Space::kShared, false, l, at(b.offset), 8, true, where, log[l]);
+    if (bar[l] == nullptr || !deliver(at(d.offset))) return false;
+    n[l] = bytes;
+    CompleteTx(inst, ctx, 1u << l, bar, log, n);
+  }
+  return true;
+}
+
 void NoteGroupCopy(WarpCtx& ctx, uint32_t lane, uint32_t reads_end) {
   LaneAsyncCopies& state = State(ctx).lane[lane];
   state.bulk_open.reads_end = std::max(state.bulk_open.reads_end, reads_end);
@@ -202,39 +226,17 @@ void CopyToSharedMulticast(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   if (!mbar::ResolveObjects(inst, ctx, exec, inst.ops[3], Space::kShared, bar, bar_log)) return;
   const mem::AddressOperand d_op = mem::MakeAddress(inst.ops[0], ctx);
   const mem::AddressOperand b_op = mem::MakeAddress(inst.ops[3], ctx);
-  const uint32_t cluster = mem::ClusterSize(ctx);
   bool ok = true;
   ForLanes(exec, [&](uint32_t l) {
     if (!ok) return;
     const uint32_t n = static_cast<uint32_t>(size[l]);
-    mem::ClusterPlace d_place, b_place;
-    if (!mem::FindClusterShared(ctx, l, mem::SpaceAddress(Space::kShared, d_op.At(l)), n, d_place) ||
-        !mem::FindClusterShared(ctx, l, mem::SpaceAddress(Space::kShared, b_op.At(l)), 8, b_place)) {
-      ctx.Raise(FaultKind::kIllegalAddress, inst, l, d_op.At(l),
-                "multicast needs .shared::cluster addresses of a CTA of the cluster (" + mem::InstText(inst) + ")");
-      ok = false;
-      return;
-    }
-    const uint32_t own = mem::OwnClusterRank(ctx, l);
-    for (uint32_t r = 0; r < cluster && ok; ++r) {
-      if ((cta_mask[l] >> r & 1) == 0) continue;
-      const auto at = [&](uint32_t offset) { return r == own ? uint64_t{offset} : ClusterSharedAddress(r, offset); };
-      bulk::Span to;
-      bulk::Span mb;
-      if (!ResolveSpan(inst, ctx, l, Space::kShared, at(d_place.offset), n, true, &to) ||
-          !ResolveSpan(inst, ctx, l, Space::kShared, at(b_place.offset), 8, true, &mb)) {
-        ok = false;
-        return;
-      }
-      bulk::Transfer(inst, ctx, l, src[l], to, n);
-      uint8_t* bars[kLanes];
-      uint64_t logs[kLanes];
-      uint32_t bytes[kLanes] = {};
-      bars[l] = mb.host;
-      logs[l] = mb.log;
-      bytes[l] = n;
-      bulk::CompleteTx(inst, ctx, 1u << l, bars, logs, bytes);
-    }
+    ok = bulk::Multicast(inst, ctx, l, mem::SpaceAddress(Space::kShared, d_op.At(l)),
+                         mem::SpaceAddress(Space::kShared, b_op.At(l)), n, cta_mask[l], [&](uint64_t to_addr) {
+                           bulk::Span to;
+                           if (!ResolveSpan(inst, ctx, l, Space::kShared, to_addr, n, true, &to)) return false;
+                           bulk::Transfer(inst, ctx, l, src[l], to, n);
+                           return true;
+                         });
   });
 }
 

@@ -44,7 +44,6 @@
 #include "ptx_emulator/core/async_copies.h"
 #include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/ops/bulk_copy.h"
-#include "ptx_emulator/ops/cluster_windows.h"
 #include "ptx_emulator/ops/mbarrier_ops.h"
 #include "ptx_emulator/ops/mem_access.h"
 #include "ptx_emulator/ops/tensor_map.h"
@@ -349,44 +348,23 @@ void TensorLoadMulticast(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const uint64_t* cta_mask = ctx.Src(inst.ops[im2col ? 4 : 3].ref);
   const mem::AddressOperand d_op = mem::MakeAddress(inst.ops[0], ctx);
   const mem::AddressOperand b_op = mem::MakeAddress(inst.ops[2], ctx);
-  const uint32_t cluster = mem::ClusterSize(ctx);
   bool ok = true;
   ForLanes(exec, [&](uint32_t l) {
     if (!ok) return;
     Box box;
-    bulk::Span own_dst;
+    bulk::Span own_dst;  // validates the own destination (alignment, window)
     if (!LoadBox(inst, ctx, l, inst.ops[1], box) ||
         !ResolveShared(inst, ctx, l, inst.ops[0], Space::kShared, true, box, own_dst)) {
       ok = false;
       return;
     }
-    const uint32_t n = static_cast<uint32_t>(box.Bytes());
-    mem::ClusterPlace d_place, b_place;
-    if (!mem::FindClusterShared(ctx, l, mem::SpaceAddress(Space::kShared, d_op.At(l)), n, d_place) ||
-        !mem::FindClusterShared(ctx, l, mem::SpaceAddress(Space::kShared, b_op.At(l)), 8, b_place)) {
-      ctx.Raise(FaultKind::kIllegalAddress, inst, l, d_op.At(l),
-                "multicast needs .shared::cluster addresses of a CTA of the cluster (" + mem::InstText(inst) + ")");
-      ok = false;
-      return;
-    }
-    const uint32_t own = mem::OwnClusterRank(ctx, l);
-    for (uint32_t r = 0; r < cluster && ok; ++r) {
-      if ((cta_mask[l] >> r & 1) == 0) continue;
-      const auto at = [&](uint32_t offset) { return r == own ? uint64_t{offset} : ClusterSharedAddress(r, offset); };
-      bulk::Span dst;
-      uint8_t* bars[kLanes];
-      uint64_t logs[kLanes];
-      uint32_t bytes[kLanes] = {};
-      Where where;
-      bars[l] = mem::Resolve(ctx, inst, Space::kShared, false, l, at(b_place.offset), 8, true, where, logs[l]);
-      if (bars[l] == nullptr || !ResolveSharedAt(inst, ctx, l, at(d_place.offset), Space::kShared, false, true, box, dst) ||
-          !LoadBoxInto(inst, ctx, l, box, dst)) {
-        ok = false;
-        return;
-      }
-      bytes[l] = n;
-      bulk::CompleteTx(inst, ctx, 1u << l, bars, logs, bytes);
-    }
+    ok = bulk::Multicast(inst, ctx, l, mem::SpaceAddress(Space::kShared, d_op.At(l)),
+                         mem::SpaceAddress(Space::kShared, b_op.At(l)), static_cast<uint32_t>(box.Bytes()), cta_mask[l],
+                         [&](uint64_t to_addr) {
+                           bulk::Span dst;
+                           return ResolveSharedAt(inst, ctx, l, to_addr, Space::kShared, false, true, box, dst) &&
+                                  LoadBoxInto(inst, ctx, l, box, dst);
+                         });
   });
 }
 
