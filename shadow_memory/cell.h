@@ -277,15 +277,8 @@ class Cell {
   // R := byte readers (plain, weak) at `site`. The caller released a read VC.
   void SetReadByteRun(const ByteRun& run, SiteId site) const {
     assert(!read_shared() && run.bytes != 0 && run.bytes < 16 && run.stride_log2 <= 15 && run.clock <= 0xffffffffu);
-    CellReadHalf* r = read_half();
-    r->strength = kWeak;
-    r->tid = run.first;
-    r->clock_lo = static_cast<uint32_t>(run.clock);
-    r->clock_hi = run.bytes;
-    r->site = site;
-    const unsigned f = (r->flags & ~((kCellReadRunBits | kCellReadShared | kCellReadAtomic | kCellReadKeptWrite) >> 8)) |
-                       ((kCellReadRun | kCellReadShared) >> 8) | unsigned{run.stride_log2} << (kCellReadRunStrideShift - 8);
-    r->flags = static_cast<uint8_t>(f);
+    StoreRunHalf(run.first, run.clock, run.bytes, run.stride_log2, site, kWeak, kCellReadRun | kCellReadShared);
+    SetReadKindFlags(ReadKind::kRead);
   }
   // Readers at positions of a stride from the first, each with `clock` (and
   // the cell's read site, kind and strength): positions [0, count) ("count"
@@ -345,15 +338,7 @@ class Cell {
   void SetReadRun(const ReadRun& run, SiteId site, ReadKind kind, Strength strength) const {
     assert(!read_shared() && run.size() >= 2 && run.stride_log2 <= ReadRun::kMaxStrideLog2 &&
            run.clock <= 0xffffffffu && (run.bitmap() || run.members <= ReadRun::kMaxCount));
-    CellReadHalf* r = read_half();
-    r->strength = strength;
-    r->tid = run.first;
-    r->clock_lo = static_cast<uint32_t>(run.clock);
-    r->clock_hi = run.members;
-    r->site = site;
-    const unsigned f = (r->flags & ~((kCellReadRunBits | kCellReadShared) >> 8)) | (kCellReadRun >> 8) |
-                       unsigned{run.stride_log2} << (kCellReadRunStrideShift - 8);
-    r->flags = static_cast<uint8_t>(f);
+    StoreRunHalf(run.first, run.clock, run.members, run.stride_log2, site, strength, kCellReadRun);
     SetReadKindFlags(kind);
   }
   // Precondition: !read_shared() && !read_run().
@@ -471,6 +456,20 @@ class Cell {
 
  private:
   static Clock Join48(uint16_t hi, uint32_t lo) { return (Clock{hi} << 32) | lo; }
+  // The read half of a run or of byte readers: `form` (kCellReadRun, with
+  // kCellReadShared for byte readers) and the stride in the flag byte.
+  void StoreRunHalf(Tid first, Clock clock, uint16_t members, uint8_t stride_log2, SiteId site, Strength strength,
+                    uint16_t form) const {
+    CellReadHalf* r = read_half();
+    r->strength = strength;
+    r->tid = first;
+    r->clock_lo = static_cast<uint32_t>(clock);
+    r->clock_hi = members;
+    r->site = site;
+    const unsigned f = (r->flags & ~((kCellReadRunBits | kCellReadShared) >> 8)) | (form >> 8) |
+                       unsigned{stride_log2} << (kCellReadRunStrideShift - 8);
+    r->flags = static_cast<uint8_t>(f);
+  }
   [[gnu::always_inline]] unsigned ReadForm() const {
     return read_half()->flags & ((kCellReadShared | kCellReadRun) >> 8);
   }
