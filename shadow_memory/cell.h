@@ -253,31 +253,39 @@ class Cell {
   // than one reader, so neither read_epoch() nor read_vc() applies.
   bool read_run() const { return ReadForm() == (kCellReadRun >> 8); }
   // A granule (never a byte cell) whose bytes were read each by one thread,
-  // byte j by first + j * stride, at one clock and site, plain reads: a
-  // byte-input kernel's word (a histogram's input, 4 threads per word) with
-  // no byte cells. The granule's write half holds all four bytes' writes as
+  // byte j by first + j * stride (or 2-byte halves, one thread each), at one
+  // clock and site, plain reads: a byte-input kernel's word (a histogram's
+  // input, 4 threads per word; an fp16 input, 2) with no byte cells. The granule's write half holds all four bytes' writes as
   // usual. Every access that is not one more such read splits the granule
   // first (SplitGranule gives each byte its epoch), so the rules never see
   // this form.
   bool read_byte_run() const { return ReadForm() == ((kCellReadShared | kCellReadRun) >> 8); }
+  // The granule's elements are its bytes (elem_log2 0) or its two halves
+  // (elem_log2 1: 2-byte reads, an fp16 input); element e is read by
+  // first + e * 2^stride_log2.
   struct ByteRun {
-    Tid first = 0;            // the reader byte 0 has or would have
-    uint8_t stride_log2 = 0;  // 0 while one byte is read (no stride yet)
+    Tid first = 0;            // the reader element 0 has or would have
+    uint8_t stride_log2 = 0;  // 0 while one element is read (no stride yet)
     uint8_t bytes = 0;        // bit j: byte j was read
     Clock clock = 0;
-    Tid ReaderOf(unsigned j) const { return static_cast<Tid>(first + (uint64_t{j} << stride_log2)); }
+    uint8_t elem_log2 = 0;
+    Tid ReaderOf(unsigned byte) const {
+      return static_cast<Tid>(first + (uint64_t{byte >> elem_log2} << stride_log2));
+    }
   };
   // Precondition: read_byte_run().
   ByteRun read_byte_run_info() const {
     assert(read_byte_run());
     const CellReadHalf* r = read_half();
     return {r->tid, static_cast<uint8_t>(r->flags >> (kCellReadRunStrideShift - 8)),
-            static_cast<uint8_t>(r->clock_hi), r->clock_lo};
+            static_cast<uint8_t>(r->clock_hi & 0xf), r->clock_lo, static_cast<uint8_t>(r->clock_hi >> 4 & 1)};
   }
   // R := byte readers (plain, weak) at `site`. The caller released a read VC.
   void SetReadByteRun(const ByteRun& run, SiteId site) const {
-    assert(!read_shared() && run.bytes != 0 && run.bytes < 16 && run.stride_log2 <= 15 && run.clock <= 0xffffffffu);
-    StoreRunHalf(run.first, run.clock, run.bytes, run.stride_log2, site, kWeak, kCellReadRun | kCellReadShared);
+    assert(!read_shared() && run.bytes != 0 && run.bytes < 16 && run.stride_log2 <= 15 && run.clock <= 0xffffffffu &&
+           run.elem_log2 <= 1);
+    StoreRunHalf(run.first, run.clock, static_cast<uint16_t>(run.bytes | run.elem_log2 << 4), run.stride_log2, site,
+                 kWeak, kCellReadRun | kCellReadShared);
     SetReadKindFlags(ReadKind::kRead);
   }
   // Readers at positions of a stride from the first, each with `clock` (and

@@ -79,36 +79,43 @@ bool AddToRun(Cell::ReadRun* run, Tid t) {
 
 }  // namespace
 
-bool AddByteReader(Cell granule, unsigned byte, Epoch reader, SiteId site) {
-  assert(!granule.split() && byte < 4);
+bool AddByteReader(Cell granule, unsigned byte, unsigned size, Epoch reader, SiteId site) {
+  assert(!granule.split() && (size == 1 || size == 2) && byte % size == 0 && byte + size <= 4);
   if (reader.clock > 0xffffffffu) return false;
+  const uint8_t elem_log2 = size == 2 ? 1 : 0;
+  const unsigned pos = byte >> elem_log2;
+  const auto mask = static_cast<uint8_t>(((1u << size) - 1) << byte);
   if (!granule.read_byte_run()) {
-    // Only over no reader at all: the first byte read.
+    // Only over no reader at all: the first element read.
     if (granule.read_shared() || granule.read_run() || !granule.read_epoch().IsBottom() ||
-        granule.read_kind() != ReadKind::kRead || reader.tid < byte) {
+        granule.read_kind() != ReadKind::kRead || reader.tid < pos) {
       return false;
     }
-    granule.SetReadByteRun({reader.tid - byte, 0, static_cast<uint8_t>(1u << byte), reader.clock}, site);
+    granule.SetReadByteRun({reader.tid - pos, 0, mask, reader.clock, elem_log2}, site);
     return true;
   }
   Cell::ByteRun run = granule.read_byte_run_info();
-  if (run.clock != reader.clock || granule.read_site() != site) return false;
-  if ((run.bytes >> byte & 1) != 0) return run.ReaderOf(byte) == reader.tid;  // read again, or another reader
-  if (std::has_single_bit(run.bytes)) {
-    // The second byte sets the stride: readers (t at byte j, u at byte k)
-    // with u - t = (k - j) * 2^s.
-    const unsigned j = static_cast<unsigned>(std::countr_zero(run.bytes));
-    const Tid t = run.ReaderOf(j);
-    const int64_t dt = int64_t{reader.tid} - int64_t{t}, db = int64_t{byte} - int64_t{j};
-    if (dt == 0 || (dt < 0) != (db < 0) || dt % db != 0) return false;
-    const uint64_t stride = static_cast<uint64_t>(dt / db);
+  if (run.clock != reader.clock || granule.read_site() != site || run.elem_log2 != elem_log2) return false;
+  if ((run.bytes & mask) != 0) return (run.bytes & mask) == mask && run.ReaderOf(byte) == reader.tid;  // read again
+  // Element positions read so far.
+  unsigned positions = 0;
+  for (unsigned b = 0; b < 4; ++b)
+    if ((run.bytes >> b & 1) != 0) positions |= 1u << (b >> elem_log2);
+  if (std::has_single_bit(positions)) {
+    // The second element sets the stride: readers (t at position j, u at
+    // position k) with u - t = (k - j) * 2^s.
+    const unsigned j = static_cast<unsigned>(std::countr_zero(positions));
+    const Tid t = run.ReaderOf(j << elem_log2);
+    const int64_t dt = int64_t{reader.tid} - int64_t{t}, dp = int64_t{pos} - int64_t{j};
+    if (dt == 0 || (dt < 0) != (dp < 0) || dt % dp != 0) return false;
+    const uint64_t stride = static_cast<uint64_t>(dt / dp);
     if (!std::has_single_bit(stride) || std::countr_zero(stride) > 15 || uint64_t{t} < j * stride) return false;
     run.stride_log2 = static_cast<uint8_t>(std::countr_zero(stride));
     run.first = static_cast<Tid>(t - j * stride);
   } else if (run.ReaderOf(byte) != reader.tid) {
     return false;
   }
-  run.bytes = static_cast<uint8_t>(run.bytes | 1u << byte);
+  run.bytes = static_cast<uint8_t>(run.bytes | mask);
   granule.SetReadByteRun(run, site);
   return true;
 }

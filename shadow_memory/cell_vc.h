@@ -48,14 +48,15 @@ void SetReadEpoch(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site,
 void AddReader(Cell cell, SparseVcPool& pool, Epoch reader, SiteId site,
                ReadKind kind = ReadKind::kRead, Strength strength = kWeak);
 
-// A plain read of byte `byte` of an unsplit granule by `reader`, which the
-// caller found ordered after the granule's writes, recorded without byte
-// cells when the granule has no reader yet or only such byte readers
-// (Cell::read_byte_run: byte j read by first + j * 2^s, one clock and site);
+// A plain read of bytes [byte, byte + size) of an unsplit granule by
+// `reader` (size 1, or 2 at an even byte), which the caller found ordered
+// after the granule's writes, recorded without byte cells when the granule
+// has no reader yet or only such readers of elements of that size
+// (Cell::read_byte_run: element e read by first + e * 2^s, one clock and site);
 // returns false, changing nothing, in every other case (the caller splits the
 // granule and applies the rules to the byte). Exact: each byte keeps its one
 // reader, as its byte cell would.
-bool AddByteReader(Cell granule, unsigned byte, Epoch reader, SiteId site);
+bool AddByteReader(Cell granule, unsigned byte, unsigned size, Epoch reader, SiteId site);
 
 // After a write (WRITEEXCL, WRITESHARED, INITATOM*, ATOM*): R := bottom.
 void ClearReads(Cell cell, SparseVcPool& pool);

@@ -786,14 +786,16 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     // Bytes [lo, hi) of granule g, on its byte cells (split first if needed),
     // folded back into g when they end up equal. Caller holds g's stripe.
     auto check_bytes = [&](const shadow::PageView& v, Cell g, uint64_t lo, uint64_t hi) {
-      // A plain byte read that its granule's writes are ordered before, of a
-      // granule read so far only byte by byte by one thread each: recorded in
-      // the granule (shadow::AddByteReader), no byte cells. It cannot race
+      // A plain byte (or aligned 2-byte) read that its granule's writes are
+      // ordered before, of a granule read so far only element by element by
+      // one thread each: recorded in the granule (shadow::AddByteReader), no
+      // byte cells. It cannot race
       // (reads do not race with reads), so there is nothing to note.
-      if (byte_reads && hi - lo == 1 && !g.split() && !g.write_shared()) {
+      if (byte_reads && (hi - lo == 1 || (hi - lo == 2 && (lo & 1) == 0)) && !g.split() && !g.write_shared()) {
         const shadow::Epoch w = g.write_epoch();
         if ((w.IsBottom() || a.Covers(w.tid, w.clock)) &&
-            shadow::AddByteReader(g, static_cast<unsigned>(lo - v.AddressOf(g)), a.epoch, a.site)) {
+            shadow::AddByteReader(g, static_cast<unsigned>(lo - v.AddressOf(g)), static_cast<unsigned>(hi - lo), a.epoch,
+                                  a.site)) {
           return;
         }
       }

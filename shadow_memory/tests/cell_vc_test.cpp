@@ -272,7 +272,7 @@ TEST_CASE("a granule keeps one reader per byte without byte cells and splits int
   const Cell g = cells[0];
   const CellSpan bytes = cells.span().subspan(1, 4);
   // A histogram's input word: byte j read by thread 100 + j, out of order.
-  for (unsigned j : {2u, 0u, 3u, 1u}) REQUIRE(AddByteReader(g, j, {100 + j, 7}, 5));
+  for (unsigned j : {2u, 0u, 3u, 1u}) REQUIRE(AddByteReader(g, j, 1, {100 + j, 7}, 5));
   REQUIRE(g.read_byte_run());
   CHECK_FALSE(g.read_shared());
   CHECK_FALSE(g.read_run());
@@ -280,8 +280,8 @@ TEST_CASE("a granule keeps one reader per byte without byte cells and splits int
   CHECK(g.read_byte_run_info().first == 100);
   CHECK(g.write_half()->flags == 0);  // the write half untouched
   // The same read again changes nothing; anything else is refused.
-  CHECK(AddByteReader(g, 1, {101, 7}, 5));
-  CHECK_FALSE(AddByteReader(g, 1, {102, 7}, 5));  // another reader of a byte
+  CHECK(AddByteReader(g, 1, 1, {101, 7}, 5));
+  CHECK_FALSE(AddByteReader(g, 1, 1, {102, 7}, 5));  // another reader of a byte
   CHECK(g.read_byte_run_info().bytes == 0xf);
   SplitGranule(g, bytes, pool);
   CHECK(g.split());
@@ -293,12 +293,12 @@ TEST_CASE("a granule keeps one reader per byte without byte cells and splits int
   g.StoreBits(Cell::Bits{});
   // Strides of powers of two, set by the second byte; bytes not read stay bottom.
   g.SetWrite({3, 2}, 9, false);
-  REQUIRE(AddByteReader(g, 3, {64 + 3 * 32, 1}, 5));
-  REQUIRE(AddByteReader(g, 1, {64 + 32, 1}, 5));
+  REQUIRE(AddByteReader(g, 3, 1, {64 + 3 * 32, 1}, 5));
+  REQUIRE(AddByteReader(g, 1, 1, {64 + 32, 1}, 5));
   CHECK(g.read_byte_run_info().stride_log2 == 5);
-  CHECK_FALSE(AddByteReader(g, 0, {65, 1}, 5));      // not first + 0 * 32
-  CHECK_FALSE(AddByteReader(g, 0, {64, 2}, 5));      // another clock
-  CHECK_FALSE(AddByteReader(g, 0, {64, 1}, 6));      // another site
+  CHECK_FALSE(AddByteReader(g, 0, 1, {65, 1}, 5));      // not first + 0 * 32
+  CHECK_FALSE(AddByteReader(g, 0, 1, {64, 2}, 5));      // another clock
+  CHECK_FALSE(AddByteReader(g, 0, 1, {64, 1}, 6));      // another site
   SplitGranule(g, bytes, pool);
   CHECK(bytes[0].read_epoch().IsBottom());
   CHECK(bytes[1].read_epoch() == Epoch{96, 1});
@@ -308,16 +308,39 @@ TEST_CASE("a granule keeps one reader per byte without byte cells and splits int
   for (const Cell b : bytes) ResetCell(b, pool);
   g.StoreBits(Cell::Bits{});
   // Readers that no stride relates, a granule with a reader, or a long clock.
-  REQUIRE(AddByteReader(g, 0, {10, 1}, 5));
-  CHECK_FALSE(AddByteReader(g, 2, {13, 1}, 5));  // 3 / 2 threads a byte
-  CHECK_FALSE(AddByteReader(g, 1, {9, 1}, 5));   // readers decrease with bytes
+  REQUIRE(AddByteReader(g, 0, 1, {10, 1}, 5));
+  CHECK_FALSE(AddByteReader(g, 2, 1, {13, 1}, 5));  // 3 / 2 threads a byte
+  CHECK_FALSE(AddByteReader(g, 1, 1, {9, 1}, 5));   // readers decrease with bytes
   g.ClearRead();
   CHECK(g.read_half()->flags == 0);
   g.SetRead({4, 4}, 1);
-  CHECK_FALSE(AddByteReader(g, 0, {10, 1}, 5));
+  CHECK_FALSE(AddByteReader(g, 0, 1, {10, 1}, 5));
   g.ClearRead();
-  CHECK_FALSE(AddByteReader(g, 0, {10, Clock{1} << 32}, 5));
-  CHECK_FALSE(AddByteReader(g, 3, {2, 1}, 5));  // byte 0's reader would be below thread 0
+  CHECK_FALSE(AddByteReader(g, 0, 1, {10, Clock{1} << 32}, 5));
+  CHECK_FALSE(AddByteReader(g, 3, 1, {2, 1}, 5));  // byte 0's reader would be below thread 0
+  g.ClearRead();
+  // Halves of a granule (2-byte reads, an fp16 input): threads 40 and 41,
+  // in either order; a byte read of the same granule does not mix in.
+  REQUIRE(AddByteReader(g, 2, 2, {41, 3}, 5));
+  REQUIRE(AddByteReader(g, 0, 2, {40, 3}, 5));
+  CHECK(g.read_byte_run_info().bytes == 0xf);
+  CHECK(g.read_byte_run_info().elem_log2 == 1);
+  CHECK(AddByteReader(g, 2, 2, {41, 3}, 5));        // the same read again
+  CHECK_FALSE(AddByteReader(g, 2, 1, {41, 3}, 5));  // a byte of it: not this form
+  SplitGranule(g, bytes, pool);
+  CHECK(bytes[0].read_epoch() == Epoch{40, 3});
+  CHECK(bytes[1].read_epoch() == Epoch{40, 3});
+  CHECK(bytes[2].read_epoch() == Epoch{41, 3});
+  CHECK(bytes[3].read_epoch() == Epoch{41, 3});
+  for (const Cell b : bytes) ResetCell(b, pool);
+  g.StoreBits(Cell::Bits{});
+  REQUIRE(AddByteReader(g, 0, 2, {7, 3}, 5));
+  REQUIRE(AddByteReader(g, 2, 2, {9, 3}, 5));  // two threads apart: a stride of 2
+  CHECK(g.read_byte_run_info().stride_log2 == 1);
+  CHECK(g.read_byte_run_info().ReaderOf(3) == 9);
+  g.ClearRead();
+  REQUIRE(AddByteReader(g, 0, 2, {7, 3}, 5));
+  CHECK_FALSE(AddByteReader(g, 2, 2, {10, 3}, 5));  // three apart: no power of two
   CHECK(pool.live() == 0);
 }
 
