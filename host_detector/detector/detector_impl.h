@@ -275,6 +275,7 @@ class Detector::Impl {
   // of a strong access's lane before (acquire) and after (pending acquire,
   // release, publication of a pending release) its race check.
   void StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp, unsigned lane);
+  void JoinLaneCopies(const BlockState& bs, unsigned warp, unsigned lane, vc::VectorClock& clock) const;
   // A complete-tx (async release record) on the mbarrier of another block of
   // the cluster, `target`: published as that block's cta-scope release, no
   // access to the word (strong_access.cpp).

@@ -24,6 +24,16 @@ namespace barracuda::detector {
 using protocol::Op;
 using shadow::ScopeLevel;
 
+// `clock` joined with what the lane's asynchronous copies did so far (their
+// thread's clock: BlockState::async_records), for a release that the copies'
+// completion triggers.
+void Detector::Impl::JoinLaneCopies(const BlockState& bs, unsigned warp, unsigned lane, vc::VectorClock& clock) const {
+  const uint32_t thread = warp * vc::kLanes + lane;
+  if (!launch.HasAsyncThreads() || thread >= bs.async_records.size() || bs.async_records[thread] == 0) return;
+  const auto copies = static_cast<vc::ThreadId>(launch.AsyncThreadOf(bs.clocks.warp(warp).tid(lane)));
+  clock.Set(copies, std::max<vc::Clock>(clock.Get(copies), bs.async_records[thread]));
+}
+
 void Detector::Impl::StrongBefore(const protocol::Record& r, BlockState& bs, uint32_t block, unsigned warp,
                                   unsigned lane) {
   const Op op = protocol::OpOf(r.header);
@@ -65,11 +75,7 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
       (stores && !loads) || releases ? bs.clocks.warp(warp).Expand(lane) : vc::VectorClock();
   // An arrive-on triggered by the lane's copies (cp.async.mbarrier.arrive)
   // releases what the copies did, which the lane itself has not observed.
-  if ((r.header.flags & protocol::kFlagAsync) != 0 && stores && launch.HasAsyncThreads() &&
-      thread < bs.async_records.size() && bs.async_records[thread] != 0) {
-    const auto copies = static_cast<vc::ThreadId>(launch.AsyncThreadOf(bs.clocks.warp(warp).tid(lane)));
-    mine.Set(copies, std::max<vc::Clock>(mine.Get(copies), bs.async_records[thread]));
-  }
+  if ((r.header.flags & protocol::kFlagAsync) != 0 && stores) JoinLaneCopies(bs, warp, lane, mine);
   if (stores && !loads) {
     // The store's value replaces the location's: a relaxed load learns what
     // this store's thread and block knew, not every earlier store's (joining
@@ -117,11 +123,7 @@ void Detector::Impl::RemoteCompleteTx(const protocol::Record& r, BlockState& bs,
   c.sync_ops++;
   const shadow::SyncKey key{static_cast<shadow::Space>(protocol::SpaceOf(r.header)), r.addr[lane]};
   vc::VectorClock mine = bs.clocks.warp(warp).Expand(lane);
-  const uint32_t thread = warp * vc::kLanes + lane;
-  if (launch.HasAsyncThreads() && thread < bs.async_records.size() && bs.async_records[thread] != 0) {
-    const auto copies = static_cast<vc::ThreadId>(launch.AsyncThreadOf(bs.clocks.warp(warp).tid(lane)));
-    mine.Set(copies, std::max<vc::Clock>(mine.Get(copies), bs.async_records[thread]));
-  }
+  JoinLaneCopies(bs, warp, lane, mine);
   sync_locations.Publish(key, target, launch.ClusterOf(block), ScopeLevel::kBlock, shadow::ReleaseKind::kReadModifyWrite,
                          [&](vc::VectorClock& slot) { slot.Join(mine); });
   bs.clocks.Increment(warp, 1u << lane);
