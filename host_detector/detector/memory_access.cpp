@@ -247,6 +247,41 @@ class Observed {
   cell.SetChain(broken, a.rmw, a.tid);
 }
 
+// The reader half of a read's rule, once its checks are done: READEXCL when
+// the cell's reader is ordered before this one and stands for no more than it
+// (ReaderSubsumes), else READSHARED / READINFLATE.
+void RecordRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, shadow::ReadKind kind,
+                shadow::Strength strength) {
+  if (kind == shadow::ReadKind::kRead && strength == shadow::kWeak &&
+      cell.AppendPlainReader(a.epoch.tid, a.epoch.clock, a.site)) {
+    return;  // READSHARED on an inline run, the common case
+  }
+  if (cell.read_shared() || cell.read_run()) {
+    shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READSHARED
+    return;
+  }
+  const shadow::Epoch r = cell.read_epoch();
+  if (r.IsBottom() ||
+      (a.Covers(r.tid, r.clock) &&
+       shadow::ReaderSubsumes(kind, strength, cell.read_kind(), cell.read_strength(), a.SameBlock(r.tid)))) {
+    shadow::SetReadEpoch(cell, pool, a.epoch, a.site, kind, strength);  // READEXCL
+  } else {
+    shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READINFLATE
+  }
+}
+
+// A plain read of a whole granule that CheckRead would pass without noting
+// anything: one writer (or none), ordered before the access, and no write kept
+// among the readers; not split into byte cells nor read byte by byte. Only the
+// reader half then changes (RecordRead).
+bool PlainReadOrdered(const Cell g, const shadow::SparseVcPool& pool, const Accessor& a) {
+  if (g.split() || g.read_byte_run() || g.write_shared()) return false;
+  const shadow::Epoch w = g.write_epoch();
+  if (!w.IsBottom() && !a.Covers(w.tid, w.clock)) return false;
+  return g.read_shared() ? pool.Get(g.read_vc()).kept_writes() == 0
+                         : g.read_kind() != shadow::ReadKind::kKeptWrite;
+}
+
 // Plain read (READEXCL / READSHARED / READINFLATE) or atomic load (an
 // ld.relaxed: it conflicts with plain writes only, and is recorded as a reader
 // of kind kAtomicRead so that later atomics pass it and plain writes do not).
@@ -288,19 +323,7 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_
     }
   });
   if (atomic_load) NoteObservation(cell, pool, a, byte);
-  const shadow::Strength strength = atomic_load ? a.strength : shadow::kWeak;
-  if (cell.read_shared() || cell.read_run()) {
-    shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READSHARED
-  } else {
-    shadow::Epoch r = cell.read_epoch();
-    if (r.IsBottom() ||
-        (a.Covers(r.tid, r.clock) && shadow::ReaderSubsumes(kind, strength, cell.read_kind(), cell.read_strength(),
-                                                            a.SameBlock(r.tid)))) {
-      shadow::SetReadEpoch(cell, pool, a.epoch, a.site, kind, strength);  // READEXCL
-    } else {
-      shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READINFLATE
-    }
-  }
+  RecordRead(cell, pool, a, kind, atomic_load ? a.strength : shadow::kWeak);
 }
 
 // R[t] := max(R[t], c) as a kept write: records a write that later accesses
@@ -594,6 +617,20 @@ bool LanesOverlap(const protocol::Record& r, uint32_t mask, uint32_t size) {
   return false;
 }
 
+// A shared cell with out-of-line or run clocks, which the block's next
+// whole-block barrier collapses (BlockState::inflated_shared).
+bool Inflated(const Cell x) { return x.read_shared() || x.read_run() || x.write_shared(); }
+
+// Without barriers cells inflate and deflate again and again: keep the list of
+// inflated shared cells to those still inflated, each once (amortised O(1);
+// bounded by the window, so the list never grows with the work).
+void KeepInflatedBounded(std::vector<Cell>& list, uint64_t window_bytes) {
+  if (list.size() <= std::max<size_t>(1024, 2 * window_bytes)) return;
+  std::erase_if(list, [&](const Cell x) { return !Inflated(x); });
+  std::sort(list.begin(), list.end(), [](const Cell x, const Cell y) { return x.write_half() < y.write_half(); });
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+}
+
 }  // namespace
 
 void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uint32_t block,
@@ -682,6 +719,12 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
   const bool fast_op = !a.same_value && a.proxy == nullptr && (op == Op::kRead || op == Op::kWrite);
   // Plain reads a granule may record byte by byte without byte cells.
   const bool byte_reads = fast_op && op == Op::kRead && !atomic_load && !async;
+  // Plain reads of whole granules that may skip the general rules when
+  // nothing can race (PlainReadOrdered): cells this worker may change without
+  // locks (a single worker, or a compact record's stripes held), and shared
+  // memory of a block without cluster neighbours (their cells are shared).
+  const bool granule_reads = byte_reads && !lock && (size & (shadow::kGranuleBytes - 1)) == 0 &&
+                             (global || launch.cluster_size <= 1);
   // Which halves of the global cells this access may store (PageView::Cells):
   // a plain read only the read halves, a plain write only the write halves
   // (with the same-value filter it may keep earlier writers as readers).
@@ -723,6 +766,37 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       const uint32_t thread = warp * vc::kLanes + lane;
       if (bs.async_records.size() <= thread) bs.async_records.resize(launch.threads_per_block, 0);
       a.epoch = shadow::Epoch{static_cast<shadow::Tid>(launch.AsyncThreadOf(a.tid)), ++bs.async_records[thread]};
+    }
+    // A plain read of whole granules that no rule can find racy
+    // (PlainReadOrdered): only the reader halves change, without the general
+    // machinery below. Measured (callgrind, detector_bench e_matmul/16384):
+    // see shadow_memory/README.md.
+    if (granule_reads && (addr & (shadow::kGranuleBytes - 1)) == 0) {
+      shadow::PageView& v = global ? view : shared_view;
+      bool inside = v.Contains(addr, size);
+      if (!inside) {
+        v = global ? shadow.global().View(addr) : shadow.shared().View(addr);
+        inside = v.Contains(addr, size);
+      }
+      if (inside && v.tracked()) {
+        const shadow::CellSpan gs = v.Cells(addr, size, touch);
+        bool ordered = true;
+        for (size_t i = 0; i < gs.size() && ordered; ++i) ordered = PlainReadOrdered(gs[i], pool, a);
+        if (ordered) {
+          bool pushed = false;
+          for (const Cell g : gs) {
+            if (g.AppendPlainReader(a.epoch.tid, a.epoch.clock, a.site)) continue;  // inflated already
+            const bool was_inflated = !global && Inflated(g);
+            RecordRead(g, pool, a, shadow::ReadKind::kRead, shadow::kWeak);
+            if (!global && !was_inflated && Inflated(g)) {
+              bs.inflated_shared.push_back(g);
+              pushed = true;
+            }
+          }
+          if (pushed) KeepInflatedBounded(bs.inflated_shared, shadow.shared().window_bytes());
+          continue;
+        }
+      }
     }
     Conflict first;
     uint64_t first_byte = 0;
@@ -875,7 +949,6 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         // Cells that take out-of-line clocks here wait for the block's next
         // whole-block barrier to collapse them (BlockState::inflated_shared):
         // the granules and, of split ones, their byte cells.
-        const auto inflated = [](const Cell x) { return x.read_shared() || x.read_run() || x.write_shared(); };
         auto for_each_leaf = [&](auto&& f) {
           for (const Cell g : gs) {
             if (!g.split()) {
@@ -888,25 +961,16 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
         std::array<const void*, 20> before;  // <= 5 granules of a 16-byte access, 4 bytes each
         size_t n_before = 0;
         for_each_leaf([&](const Cell x) {
-          if (inflated(x) && n_before < before.size()) before[n_before++] = x.write_half();
+          if (Inflated(x) && n_before < before.size()) before[n_before++] = x.write_half();
         });
         visit_granules(shared_view, gs, addr, size);
         for_each_leaf([&](const Cell x) {
-          if (inflated(x) && std::find(before.begin(), before.begin() + n_before, x.write_half()) ==
+          if (Inflated(x) && std::find(before.begin(), before.begin() + n_before, x.write_half()) ==
                                  before.begin() + n_before) {
             bs.inflated_shared.push_back(x);
           }
         });
-        // Without barriers cells inflate and deflate again and again: keep the
-        // list to the cells still inflated, each once (amortised O(1); bounded
-        // by the window, so the list never grows with the work).
-        std::vector<Cell>& list = bs.inflated_shared;
-        if (list.size() > std::max<size_t>(1024, 2 * uint64_t{shadow.shared().window_bytes()})) {
-          std::erase_if(list, [&](const Cell x) { return !inflated(x); });
-          std::sort(list.begin(), list.end(),
-                    [](const Cell x, const Cell y) { return x.write_half() < y.write_half(); });
-          list.erase(std::unique(list.begin(), list.end()), list.end());
-        }
+        KeepInflatedBounded(bs.inflated_shared, shadow.shared().window_bytes());
       }
     }
     if (forget) load_observers.Forget(*forget);

@@ -5,6 +5,7 @@
 //   b) shared-memory tiled kernel with barriers        (ITS)
 //   c) divergent branches with nested if/else          (lockstep: branches order lanes)
 //   d) lock-heavy kernel: per-thread gpu-scope locks   (ITS)
+//   e) 16x16-tiled matmul: broadcast and strided shared reads (ITS)
 //
 // Each launch runs its body `kIterations` times over the same data (a kernel
 // with an outer loop), so shadow pages are first-touched once per launch and
@@ -167,6 +168,53 @@ Stream Divergent(uint32_t threads, int iterations) {
   return b.Take();
 }
 
+// e) C = A * B with 16x16 shared tiles (ptx_emulator/bench/matmul.cu's
+// kernel): per tile step each thread loads one word of A and of B into the
+// tiles, then reads a row of ta (16 lanes read one word: a broadcast) and a
+// column of tb (lanes l and l + 16 read one word); a grid row of blocks reads
+// each word of A. A is rows x 64, B 64 x 64: 4 tile steps per block.
+Stream MatMul(uint32_t threads, int /*iterations: the tile steps are the kernel's loop*/) {
+  const uint32_t tpb = 256, blocks = threads / tpb, wpb = tpb / 32;
+  constexpr uint32_t kTile = 16, kN = 64, kGridX = kN / kTile;
+  constexpr uint64_t kB = 0x18000000;
+  StreamBuilder b(blocks, tpb, 2 * kTile * kTile * 4, WarpModel::kIts);
+  for (uint32_t blk = 0; blk < blocks; ++blk) {
+    const uint32_t bx = blk % kGridX, by = blk / kGridX;
+    auto ty = [&](uint32_t wi, unsigned l) { return 2 * wi + l / kTile; };
+    for (uint32_t k0 = 0; k0 < kN; k0 += kTile) {
+      for (uint32_t wi = 0; wi < wpb; ++wi) {
+        const uint32_t w = blk * wpb + wi;
+        b.Mem(Op::kRead, w, kAll, Space::kGlobal, 1,
+              [&](unsigned l) { return kIn + 4 * ((by * kTile + ty(wi, l)) * kN + k0 + l % kTile); });
+        b.Mem(Op::kRead, w, kAll, Space::kGlobal, 2,
+              [&](unsigned l) { return kB + 4 * ((k0 + ty(wi, l)) * kN + bx * kTile + l % kTile); });
+        b.Mem(Op::kWrite, w, kAll, Space::kShared, 3,
+              [&](unsigned l) { return protocol::SharedAddress(blk, 4 * (ty(wi, l) * kTile + l % kTile)); });
+        b.Mem(Op::kWrite, w, kAll, Space::kShared, 4, [&](unsigned l) {
+          return protocol::SharedAddress(blk, 4 * (kTile * kTile + ty(wi, l) * kTile + l % kTile));
+        });
+        b.Simple(Op::kBarrier, w, kAll);
+      }
+      for (uint32_t wi = 0; wi < wpb; ++wi) {
+        const uint32_t w = blk * wpb + wi;
+        for (uint32_t k = 0; k < kTile; ++k) {
+          b.Mem(Op::kRead, w, kAll, Space::kShared, 5,
+                [&](unsigned l) { return protocol::SharedAddress(blk, 4 * (ty(wi, l) * kTile + k)); });
+          b.Mem(Op::kRead, w, kAll, Space::kShared, 6,
+                [&](unsigned l) { return protocol::SharedAddress(blk, 4 * (kTile * kTile + k * kTile + l % kTile)); });
+        }
+        b.Simple(Op::kBarrier, w, kAll);
+      }
+    }
+    for (uint32_t wi = 0; wi < wpb; ++wi) {
+      const uint32_t w = blk * wpb + wi;
+      b.Mem(Op::kWrite, w, kAll, Space::kGlobal, 7,
+            [&](unsigned l) { return kOut + 4 * ((by * kTile + ty(wi, l)) * kN + bx * kTile + l % kTile); });
+    }
+  }
+  return b.Take();
+}
+
 // d) per-thread locks (a hash-table insert): acquire lock[h(t)], update
 // bucket[h(t)], release; locks are shared by threads of different blocks.
 Stream Locks(uint32_t threads, int iterations) {
@@ -242,6 +290,7 @@ BENCHMARK_CAPTURE(RunSerial, a_streaming, Streaming)->Arg(kThreads)->Arg(1 << 14
 BENCHMARK_CAPTURE(RunSerial, b_tiled, Tiled)->Arg(kThreads)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(RunSerial, c_divergent, Divergent)->Arg(kThreads)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(RunSerial, d_locks, Locks)->Arg(kThreads)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(RunSerial, e_matmul, MatMul)->Arg(kThreads)->Arg(1 << 14)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(RunParallel, a_streaming, Streaming)->Args({kThreads, 1})->Args({kThreads, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(RunParallel, b_tiled, Tiled)->Args({kThreads, 1})->Args({kThreads, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(RunParallel, c_divergent, Divergent)->Args({kThreads, 1})->Args({kThreads, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
