@@ -4,9 +4,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -36,11 +39,16 @@ class Control {
   explicit Control(int fd) : fd_(fd) {
     if (fd_ >= 0) fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
   }
-  // Waits up to `timeout_ms` for input; true when the app's end is known.
-  bool Check(int timeout_ms) {
-    if (fd_ < 0 || ended_) return ended_;
+  // Waits up to `timeout_us` microseconds for input; true when the app's end is known.
+  bool Check(int64_t timeout_us) {
+    if (ended_) return true;
+    const timespec timeout{static_cast<time_t>(timeout_us / 1000000), static_cast<long>(timeout_us % 1000000) * 1000};
+    if (fd_ < 0) {
+      if (timeout_us > 0) nanosleep(&timeout, nullptr);
+      return false;
+    }
     pollfd pfd{fd_, POLLIN, 0};
-    if (poll(&pfd, 1, timeout_ms) <= 0) return false;
+    if (ppoll(&pfd, 1, &timeout, nullptr) <= 0) return false;
     char buf[256];
     const ssize_t n = (pfd.revents & POLLNVAL) != 0 ? -1 : read(fd_, buf, sizeof buf);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return false;
@@ -216,8 +224,19 @@ int main(int argc, char** argv) {
   d::AnalysisSession analysis(std::move(*segment), options);  // publishes our pid: producers may start
 
   Control control(control_fd);
+  // Idle polls wait for the controller, 25 us after the rings last moved,
+  // doubling up to 1 ms: a producer far ahead of the analysis refills its
+  // ring (1024 records) within tens of microseconds, and a fixed 1 ms wait
+  // capped the transport at one ring per millisecond (a tiled matmul of 10 M
+  // records spent 9 s waiting for room with the records not even analysed).
+  int64_t idle_us = 0;
   while (!control.Check(0)) {
-    if (!analysis.Poll()) control.Check(1);  // idle: wait up to 1 ms for the controller
+    if (analysis.Poll()) {
+      idle_us = 0;
+      continue;
+    }
+    idle_us = std::clamp<int64_t>(2 * idle_us, 25, 1000);
+    control.Check(idle_us);
   }
   for (const auto& [pid, end] : control.process_ends()) analysis.SetProcessEnd(pid, end);
   analysis.Finish(control.end());
