@@ -45,6 +45,8 @@ Elem ElemOf(ptx::Type t) {
     case ptx::Type::kS8: return Elem::kS8;
     case ptx::Type::kU8: return Elem::kU8;
     case ptx::Type::kS32: return Elem::kS32;
+    case ptx::Type::kE4m3: return Elem::kE4m3;
+    case ptx::Type::kE5m2: return Elem::kE5m2;
     default: return Elem::kNone;
   }
 }
@@ -247,7 +249,8 @@ absl::StatusOr<bool> SelectWmma(const ptx::Instruction& ir, Inst& inst) {
 
 // ---------------------------------------------------------------- mma.sync
 // The (shape, multiplicand, accumulator) combinations of the ISA's mma
-// tables that CUDA emits for sm_75..sm_90 (dense, no fp8/fp6/fp4, no sub-byte).
+// tables that CUDA emits for sm_75..sm_90 (dense; fp8 of sm_89; no fp6/fp4,
+// no sub-byte).
 bool MmaCombination(const Modifiers& m, Elem a, Elem b, Elem c, Elem d) {
   // .f16 multiplicands: C and D of one type, except that m8n8k4 may widen
   // .f16 C to .f32 D (ptxas: ".dtype must be .f32 when .ctype is .f32").
@@ -260,13 +263,16 @@ bool MmaCombination(const Modifiers& m, Elem a, Elem b, Elem c, Elem d) {
   const bool f64 = a == Elem::kF64 && b == Elem::kF64 && c == Elem::kF64 && d == Elem::kF64;
   const bool i8 = (a == Elem::kS8 || a == Elem::kU8) && (b == Elem::kS8 || b == Elem::kU8) && c == Elem::kS32 &&
                   d == Elem::kS32;
+  // .e4m3 / .e5m2 (either mix), .f32 or .f16 C and D of one type (sm_89).
+  const auto is_fp8 = [](Elem e) { return e == Elem::kE4m3 || e == Elem::kE5m2; };
+  const bool fp8 = is_fp8(a) && is_fp8(b) && c == d && (d == Elem::kF32 || d == Elem::kF16);
   const uint32_t shape = m.m * 10000 + m.n * 100 + m.k;
   switch (shape) {
     case 80804: return f16 || f64;                 // m8n8k4
     case 160804: return tf32 || f64;               // m16n8k4
     case 160808: return f16 || bf16 || tf32 || f64;  // m16n8k8
-    case 160816: return f16 || bf16 || i8 || f64;  // m16n8k16
-    case 160832: return i8;                        // m16n8k32
+    case 160816: return f16 || bf16 || i8 || fp8 || f64;  // m16n8k16
+    case 160832: return i8 || fp8;                        // m16n8k32
     case 80816: return i8;                         // m8n8k16
     default: return false;
   }
@@ -280,7 +286,7 @@ absl::StatusOr<bool> SelectMma(const ptx::Instruction& ir, Inst& inst) {
   const Elem d = m.types[0], a = m.types[1], b = m.types[2], c = m.types[3];
   if (m.layouts.size() != 2) return Unimplemented(ir, "layouts .alayout.blayout expected");
   if (!MmaCombination(m, a, b, c, d))
-    return Unimplemented(ir, "shape and types not implemented (fp8/fp6/fp4, sub-byte, single-bit) or invalid");
+    return Unimplemented(ir, "shape and types not implemented (fp6/fp4, sub-byte, single-bit) or invalid");
   const bool quad_pairs = m.m == 8 && m.k == 4 && a == Elem::kF16;
   if (!quad_pairs && (m.layouts[0] || !m.layouts[1])) return Unimplemented(ir, "only .row.col exists for this shape");
   const bool integer = tensor::IsIntElem(a);

@@ -11,7 +11,9 @@ uint32_t ElemBytes(Elem e) {
     case Elem::kF16:
     case Elem::kBf16: return 2;
     case Elem::kS8:
-    case Elem::kU8: return 1;
+    case Elem::kU8:
+    case Elem::kE4m3:
+    case Elem::kE5m2: return 1;
     case Elem::kTf32:
     case Elem::kF32:
     case Elem::kS32: return 4;
@@ -31,6 +33,8 @@ const char* ElemName(Elem e) {
     case Elem::kS8: return ".s8";
     case Elem::kU8: return ".u8";
     case Elem::kS32: return ".s32";
+    case Elem::kE4m3: return ".e4m3";
+    case Elem::kE5m2: return ".e5m2";
     case Elem::kNone: break;
   }
   return "?";
@@ -44,10 +48,10 @@ uint32_t MmaElements(const MmaShape& s, Operand op) {
 namespace {
 
 // The multiplicand families whose figures differ for one shape.
-enum class Family : uint8_t { kHalf, kWord, kByte };  // f16/bf16; tf32/f64; s8/u8
+enum class Family : uint8_t { kHalf, kWord, kByte };  // f16/bf16; tf32/f64; s8/u8/e4m3/e5m2
 Family FamilyOf(Elem e) {
   if (e == Elem::kF16 || e == Elem::kBf16) return Family::kHalf;
-  if (e == Elem::kS8 || e == Elem::kU8) return Family::kByte;
+  if (ElemBytes(e) == 1) return Family::kByte;
   return Family::kWord;
 }
 

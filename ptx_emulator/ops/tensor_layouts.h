@@ -15,7 +15,7 @@
 namespace barracuda::emu::tensor {
 
 // Element types of tensor-core operands.
-enum class Elem : uint8_t { kNone, kF16, kBf16, kTf32, kF32, kF64, kS8, kU8, kS32 };
+enum class Elem : uint8_t { kNone, kF16, kBf16, kTf32, kF32, kF64, kS8, kU8, kS32, kE4m3, kE5m2 };
 uint32_t ElemBytes(Elem e);
 const char* ElemName(Elem e);
 inline bool IsIntElem(Elem e) { return e == Elem::kS8 || e == Elem::kU8 || e == Elem::kS32; }

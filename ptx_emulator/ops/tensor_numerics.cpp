@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ptx_emulator/ops/fp_narrow.h"
+
 namespace barracuda::emu::tensor {
 
 void ReadFragment(const WarpCtx& ctx, const ValueRef* refs, Elem e, uint32_t per_lane, LaneElements& out) {
@@ -69,6 +71,8 @@ double ToDouble(Elem e, uint64_t bits) {
     }
     case Elem::kF32: return std::bit_cast<float>(static_cast<uint32_t>(bits));
     case Elem::kF64: return std::bit_cast<double>(bits);
+    case Elem::kE4m3: return fp::Narrow8ToF32(static_cast<uint8_t>(bits), fp::Narrow8::kE4m3);
+    case Elem::kE5m2: return fp::Narrow8ToF32(static_cast<uint8_t>(bits), fp::Narrow8::kE5m2);
     default: return 0;
   }
 }

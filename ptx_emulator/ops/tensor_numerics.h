@@ -5,8 +5,8 @@
 //
 // Rounding (the ISA leaves accumulation order and rounding unspecified for
 // every type but .f64; README "Tensor-core instructions"):
-//   .f16 / .bf16 multiplicands: exact in double (products of 11- or 8-bit
-//     significands); .tf32: the operand's .f32 bits with the low 13 fraction
+//   .f16 / .bf16 / .e4m3 / .e5m2 multiplicands: exact in double (products of
+//     11-, 8-, 4- or 3-bit significands); .tf32: the operand's .f32 bits with the low 13 fraction
 //     bits ignored (truncated, as the tensor cores read only tf32's 10
 //     fraction bits: round with cvt.rna.tf32.f32 first), NaN stays NaN.
 //   d[i][j] = round(c[i][j] + a[i][0]*b[0][j] + ... + a[i][K-1]*b[K-1][j]):

@@ -3,8 +3,10 @@
 //   wgmma.fence.sync.aligned
 //   wgmma.commit_group.sync.aligned
 //   wgmma.wait_group.sync.aligned N
-//   wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16.f16,bf16.bf16}
+//   wgmma.mma_async.sync.aligned.m64nNk16.{f32,f16}.f16.f16, .m64nNk16.f32.bf16.bf16
 //       d, {a-desc | a}, b-desc, scale-d, imm-scale-a, imm-scale-b{, imm-trans-a}, imm-trans-b
+//   wgmma.mma_async.sync.aligned.m64nNk32.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}
+//       d, {a-desc | a}, b-desc, scale-d, imm-scale-a, imm-scale-b   (K-major only)
 //   wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32
 //       d, {a-desc | a}, b-desc, scale-d, imm-scale-a, imm-scale-b
 //   wgmma.mma_async.sync.aligned.m64nNk32{.satfinite}.s32.{s8,u8}.{s8,u8}
@@ -23,8 +25,10 @@
 // (kFlagAsync | kFlagAsyncProxy), numbered in the async records of one of the
 // warp's lanes (piece j by lane j % 32), 32 pieces to a record.
 //
-// Not implemented (refused when decoded): .f16 accumulators, fp8 (.e4m3 /
-// .e5m2), .b1, wgmma.mma_async.sp, non-zero matrix base offsets (faults).
+// An .f16 D is N/4 registers, element i in the half i % 2 of register i / 2.
+//
+// Not implemented (refused when decoded): .b1, wgmma.mma_async.sp, non-zero
+// matrix base offsets (faults).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -36,6 +40,7 @@
 #include "ptx_emulator/core/async_copies.h"
 #include "ptx_emulator/ops/bulk_copy.h"
 #include "ptx_emulator/ops/fp_format.h"
+#include "ptx_emulator/ops/fp_narrow.h"
 #include "ptx_emulator/ops/mem_access.h"
 #include "ptx_emulator/ops/tensor_desc.h"
 #include "ptx_emulator/ops/tensor_numerics.h"
@@ -165,6 +170,8 @@ float FloatOf(Elem e, uint32_t bits) {
   switch (e) {
     case Elem::kF16: return fp::F16ToF32(static_cast<uint16_t>(bits));
     case Elem::kBf16: return fp::Bf16ToF32(static_cast<uint16_t>(bits));
+    case Elem::kE4m3: return fp::Narrow8ToF32(static_cast<uint8_t>(bits), fp::Narrow8::kE4m3);
+    case Elem::kE5m2: return fp::Narrow8ToF32(static_cast<uint8_t>(bits), fp::Narrow8::kE5m2);
     default: return std::bit_cast<float>(bits & 0xffffe000u);  // tf32: the low 13 fraction bits ignored
   }
 }
@@ -273,8 +280,10 @@ void WgmmaMma(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
       if (v[l] != 0) keep_d |= 1u << l;
   }
   // D: lane l's element i is row g + 8 * ((i / 2) % 2), column 8 * (i / 4) +
-  // 2 * t + i % 2 of the warp's rows (g = l / 4, t = l % 4).
+  // 2 * t + i % 2 of the warp's rows (g = l / 4, t = l % 4); an .f16 D packs
+  // elements 2j and 2j + 1 into register j (low half first).
   const uint32_t per_lane = n / 2;
+  const bool d_half = f.d == Elem::kF16;
   const ValueRef* d_refs = mem::ValueRefs(inst.ops[0], ctx);
   std::vector<uint32_t> out(static_cast<size_t>(kLanes) * per_lane);
   const bool integer = IsIntElem(f.a);
@@ -289,7 +298,8 @@ void WgmmaMma(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     const bool keep = (keep_d >> l) & 1;
     for (uint32_t i = 0; i < per_lane; ++i) {
       const uint32_t row = g + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * t + i % 2;
-      const uint32_t old = static_cast<uint32_t>(ctx.Src(d_refs[i])[l]);
+      uint32_t old = static_cast<uint32_t>(ctx.Src(d_refs[d_half ? i / 2 : i])[l]);
+      if (d_half) old = std::bit_cast<uint32_t>(fp::F16ToF32(static_cast<uint16_t>(old >> (16 * (i % 2)))));
       uint32_t res;
       if (integer) {
         int64_t acc = keep ? static_cast<int64_t>(static_cast<int32_t>(old)) : 0;
@@ -299,14 +309,21 @@ void WgmmaMma(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
       } else {
         float acc = keep ? std::bit_cast<float>(old) : 0.0f;
         for (uint32_t kk = 0; kk < k; ++kk) acc = std::fmaf(fa[row * k + kk], fb[kk * n + col], acc);
-        res = std::bit_cast<uint32_t>(acc);
+        res = d_half ? fp::F32ToF16(acc) : std::bit_cast<uint32_t>(acc);  // .f16: rounded once, at the end
       }
       out[l * per_lane + i] = res;
     }
   }
-  for (uint32_t i = 0; i < per_lane; ++i) {
-    uint64_t* dst = ctx.Dst(d_refs[i]);
-    for (uint32_t l = 0; l < kLanes; ++l) dst[l] = out[l * per_lane + i];
+  if (d_half) {
+    for (uint32_t j = 0; j < per_lane / 2; ++j) {
+      uint64_t* dst = ctx.Dst(d_refs[j]);
+      for (uint32_t l = 0; l < kLanes; ++l) dst[l] = out[l * per_lane + 2 * j] | out[l * per_lane + 2 * j + 1] << 16;
+    }
+  } else {
+    for (uint32_t i = 0; i < per_lane; ++i) {
+      uint64_t* dst = ctx.Dst(d_refs[i]);
+      for (uint32_t l = 0; l < kLanes; ++l) dst[l] = out[l * per_lane + i];
+    }
   }
   // Records: A's pieces, then B's, numbered in the lanes' async records.
   pa.Emit(inst, ctx);
@@ -327,6 +344,8 @@ Elem ElemOfType(ptx::Type t) {
     case ptx::Type::kS8: return Elem::kS8;
     case ptx::Type::kU8: return Elem::kU8;
     case ptx::Type::kS32: return Elem::kS32;
+    case ptx::Type::kE4m3: return Elem::kE4m3;
+    case ptx::Type::kE5m2: return Elem::kE5m2;
     default: return Elem::kNone;
   }
 }
@@ -390,13 +409,15 @@ absl::StatusOr<bool> SelectWgmmaOp(const ptx::Instruction& ir, Inst& inst) {
   if (types.size() != 3) return Refuse(ir, "types .dtype.atype.btype expected");
   WgmmaForm f;
   f.d = types[0], f.a = types[1], f.b = types[2];
-  const bool half = f.d == Elem::kF32 && (f.a == Elem::kF16 || f.a == Elem::kBf16) && f.b == f.a && k == 16;
+  const bool half = (f.d == Elem::kF32 || (f.d == Elem::kF16 && f.a == Elem::kF16)) &&
+                    (f.a == Elem::kF16 || f.a == Elem::kBf16) && f.b == f.a && k == 16;
+  const auto is_fp8 = [](Elem e) { return e == Elem::kE4m3 || e == Elem::kE5m2; };
+  const bool fp8 = (f.d == Elem::kF32 || f.d == Elem::kF16) && is_fp8(f.a) && is_fp8(f.b) && k == 32;
   const bool tf32 = f.d == Elem::kF32 && f.a == Elem::kTf32 && f.b == Elem::kTf32 && k == 8;
   const bool integer = f.d == Elem::kS32 && (f.a == Elem::kS8 || f.a == Elem::kU8) &&
                        (f.b == Elem::kS8 || f.b == Elem::kU8) && k == 32;
-  if (!(half || tf32 || integer))
-    return Refuse(
-        ir, "type combination not implemented (.f16 accumulators, fp8, .b1) or invalid for the shape");
+  if (!(half || tf32 || integer || fp8))
+    return Refuse(ir, "type combination not implemented (.b1) or invalid for the shape");
   if (m != 64 || n < 8 || n > 256 || n % 8 != 0) return Refuse(ir, "shape .m64nNkK expected");
   if (integer && n > 32 && n % 16 != 0) return Refuse(ir, "invalid N for an integer wgmma");
   if (satfinite && !integer) return Refuse(ir, ".satfinite on a floating-point wgmma");
@@ -406,11 +427,12 @@ absl::StatusOr<bool> SelectWgmmaOp(const ptx::Instruction& ir, Inst& inst) {
   if (inst.num_ops < 4) return Refuse(ir, "operands d, a, b-desc, scale-d, ... expected");
   const Opnd& a = inst.ops[1];
   f.a_regs = a.kind == Opnd::Kind::kVector;
-  // Operand counts: f16/bf16 8 (a-desc) or 7 (a in registers), tf32 6, integer 4.
-  const size_t want = half ? (f.a_regs ? 7 : 8) : tf32 ? 6 : 4;
+  // Operand counts: f16/bf16 8 (a-desc) or 7 (a in registers), tf32 and fp8 6, integer 4.
+  const size_t want = half ? (f.a_regs ? 7 : 8) : tf32 || fp8 ? 6 : 4;
   if (nops != want) return Refuse(ir, "wrong number of operands (" + std::to_string(want) + " expected)");
-  if (inst.ops[0].kind != Opnd::Kind::kVector || inst.ops[0].count != n / 2)
-    return Refuse(ir, "d: a vector of " + std::to_string(n / 2) + " registers expected");
+  const uint32_t d_regs = f.d == Elem::kF16 ? n / 4 : n / 2;
+  if (inst.ops[0].kind != Opnd::Kind::kVector || inst.ops[0].count != d_regs)
+    return Refuse(ir, "d: a vector of " + std::to_string(d_regs) + " registers expected");
   if (f.a_regs ? a.count != 4 : a.kind != Opnd::Kind::kValue)
     return Refuse(ir, "a: a 64-bit descriptor or a vector of 4 registers expected");
   if (inst.ops[2].kind != Opnd::Kind::kValue) return Refuse(ir, "b-desc: a 64-bit value expected");

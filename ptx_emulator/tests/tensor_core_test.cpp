@@ -23,6 +23,7 @@
 #include "ptx_emulator/core/device_memory.h"
 #include "ptx_emulator/core/record_sink.h"
 #include "ptx_emulator/ops/fp_format.h"
+#include "ptx_emulator/ops/fp_narrow.h"
 #include "ptx_emulator/ops/tensor_layouts.h"
 #include "ptx_emulator/tests/kernel_runner.h"
 
@@ -30,14 +31,16 @@ namespace barracuda::emu::testing {
 namespace {
 
 // ---------------------------------------------------------------- elements
-enum class T { kF16, kBf16, kTf32, kF32, kF64, kS8, kU8, kS32 };
+enum class T { kF16, kBf16, kTf32, kF32, kF64, kS8, kU8, kS32, kE4m3, kE5m2 };
 
 uint32_t Bytes(T t) {
   switch (t) {
     case T::kF16:
     case T::kBf16: return 2;
     case T::kS8:
-    case T::kU8: return 1;
+    case T::kU8:
+    case T::kE4m3:
+    case T::kE5m2: return 1;
     case T::kF64: return 8;
     default: return 4;
   }
@@ -52,6 +55,8 @@ std::string Name(T t) {
     case T::kS8: return "s8";
     case T::kU8: return "u8";
     case T::kS32: return "s32";
+    case T::kE4m3: return "e4m3";
+    case T::kE5m2: return "e5m2";
   }
   return "?";
 }
@@ -67,6 +72,14 @@ uint64_t RandomBits(T t, std::mt19937& rng, bool big_ints = false) {
     case T::kF64: return std::bit_cast<uint64_t>(static_cast<double>(f(rng)) + f(rng) * 1e-9);
     case T::kS8: return static_cast<uint8_t>(rng());
     case T::kU8: return static_cast<uint8_t>(rng());
+    case T::kE4m3: {  // any finite code (S.1111.111 is NaN)
+      const uint32_t v = rng() & 0xff;
+      return (v & 0x7f) == 0x7f ? v & 0xf7 : v;
+    }
+    case T::kE5m2: {  // any finite code (S.11111.xx is infinity or NaN)
+      const uint32_t v = rng() & 0xff;
+      return (v & 0x7c) == 0x7c ? v & 0xbf : v;
+    }
     case T::kS32: {
       if (big_ints) return static_cast<uint32_t>((rng() & 1) ? 0x7fff0000u + (rng() & 0xffff) : 0x80000000u + (rng() & 0xffff));
       return static_cast<uint32_t>(static_cast<int32_t>(rng() % 200001) - 100000);
@@ -82,6 +95,8 @@ double Value(T t, uint64_t b) {
     case T::kTf32: return std::bit_cast<float>(static_cast<uint32_t>(b) & 0xffffe000u);
     case T::kF32: return std::bit_cast<float>(static_cast<uint32_t>(b));
     case T::kF64: return std::bit_cast<double>(b);
+    case T::kE4m3: return fp::Narrow8ToF32(static_cast<uint8_t>(b), fp::Narrow8::kE4m3);
+    case T::kE5m2: return fp::Narrow8ToF32(static_cast<uint8_t>(b), fp::Narrow8::kE5m2);
     default: return 0;
   }
 }
@@ -358,6 +373,29 @@ TEST_CASE("mma.sync integer shapes, .s8/.u8 (mixed) with and without .satfinite"
       RunMma(k8, 24 + sat);
     }
   }
+}
+
+TEST_CASE("mma.sync fp8 (sm_89): m16n8k32 and m16n8k16, .e4m3/.e5m2 mixed, .f32 and .f16 accumulators", "[tensor][mma]") {
+  uint32_t seed = 60;
+  for (auto [ta, tb] : {std::pair{T::kE4m3, T::kE4m3}, std::pair{T::kE4m3, T::kE5m2}, std::pair{T::kE5m2, T::kE4m3},
+                        std::pair{T::kE5m2, T::kE5m2}})
+    for (T acc : {T::kF32, T::kF16}) {
+      // The .s8 layouts of the same shapes (ISA: one figure for .s8/.u8/.e4m3/.e5m2).
+      MmaCase k32{MmaName("m16n8k32", "row.col", acc, ta, tb, acc), 16, 8, 32, 1, ta, tb, acc, acc, 16, 8, 4};
+      k32.A = [](int l, int i) {
+        return Pos{0, Gid(l) + ((i < 4 || (i >= 8 && i < 12)) ? 0 : 8), Tig(l) * 4 + (i & 3) + (i >= 8 ? 16 : 0)};
+      };
+      k32.B = [](int l, int i) { return Pos{0, Tig(l) * 4 + (i & 3) + (i >= 4 ? 16 : 0), Gid(l)}; };
+      k32.C = k32.D = C16;
+      k32.target = "sm_89";
+      RunMma(k32, seed++);
+      MmaCase k16{MmaName("m16n8k16", "row.col", acc, ta, tb, acc), 16, 8, 16, 1, ta, tb, acc, acc, 8, 4, 4};
+      k16.A = [](int l, int i) { return Pos{0, Gid(l) + (i < 4 ? 0 : 8), Tig(l) * 4 + (i & 3)}; };
+      k16.B = [](int l, int i) { return Pos{0, Tig(l) * 4 + i, Gid(l)}; };
+      k16.C = k16.D = C16;
+      k16.target = "sm_89";
+      RunMma(k16, seed++);
+    }
 }
 
 TEST_CASE("mma.sync m8n8k4 .f16: four quad-pair products, every layout and accumulator", "[tensor][mma]") {
@@ -998,7 +1036,9 @@ TEST_CASE("tensor-core forms the emulator does not implement are refused at load
   refused("wmma.load.a.sync.aligned.row.m8n8k32.s4 {%r1}, [%rd1];", "", "sm_80", "wmma.load.a.sync.aligned.row.m8n8k32.s4: ");
   refused("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r1, %r2}, {%r3}, {%r4}, {%r5, %r6};", "",
           "sm_80", "wmma.mma");
-  refused("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, "
+  refused("mma.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, "
+          "{%r5}, {%r6, %r7, %r8, %r9};", "", "sm_90", "mma.sync.aligned.m16n8k32");
+  refused("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f32 {%r1, %r2}, {%r1, %r2, %r3, %r4}, "
           "{%r5, %r6}, {%f5, %f6, %f7, %f8};", "", "sm_90", "mma.sync.aligned.m16n8k32");
   refused("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5, %r6}, "
           "{%f5, %f6, %f7, %f8};", "", "sm_80", "a: a vector of 4 registers expected");

@@ -19,12 +19,13 @@
 
 #include "ptx_emulator/core/record_sink.h"
 #include "ptx_emulator/ops/fp_format.h"
+#include "ptx_emulator/ops/fp_narrow.h"
 #include "ptx_emulator/tests/kernel_runner.h"
 
 namespace barracuda::emu::testing {
 namespace {
 
-enum class Ty { kF16, kBf16, kTf32, kS8, kU8 };
+enum class Ty { kF16, kBf16, kTf32, kS8, kU8, kE4m3, kE5m2 };
 
 struct Config {
   Ty type = Ty::kF16;
@@ -36,6 +37,7 @@ struct Config {
   int scale_a = 1, scale_b = 1;
   bool scale_d = true;
   bool satfinite = false;
+  bool d_f16 = false;  // .f16 accumulators (f16 and fp8 multiplicands)
 };
 
 uint32_t Bytes(Ty t) { return t == Ty::kF16 || t == Ty::kBf16 ? 2 : t == Ty::kTf32 ? 4 : 1; }
@@ -48,6 +50,8 @@ const char* Name(Ty t) {
     case Ty::kTf32: return "tf32";
     case Ty::kS8: return "s8";
     case Ty::kU8: return "u8";
+    case Ty::kE4m3: return "e4m3";
+    case Ty::kE5m2: return "e5m2";
   }
   return "?";
 }
@@ -58,6 +62,14 @@ uint32_t RandomBits(Ty t, std::mt19937& rng) {
     case Ty::kF16: return fp::F32ToF16(f(rng));
     case Ty::kBf16: return fp::F32ToBf16(f(rng));
     case Ty::kTf32: return std::bit_cast<uint32_t>(f(rng));  // low 13 fraction bits must be ignored
+    case Ty::kE4m3: {  // any finite code (S.1111.111 is NaN)
+      const uint32_t v = rng() & 0xff;
+      return (v & 0x7f) == 0x7f ? v & 0xf7 : v;
+    }
+    case Ty::kE5m2: {  // any finite code (S.11111.xx is infinity or NaN)
+      const uint32_t v = rng() & 0xff;
+      return (v & 0x7c) == 0x7c ? v & 0xbf : v;
+    }
     default: return rng() & 0xff;
   }
 }
@@ -65,6 +77,8 @@ float AsFloat(Ty t, uint32_t b) {
   switch (t) {
     case Ty::kF16: return fp::F16ToF32(static_cast<uint16_t>(b));
     case Ty::kBf16: return fp::Bf16ToF32(static_cast<uint16_t>(b));
+    case Ty::kE4m3: return fp::Narrow8ToF32(static_cast<uint8_t>(b), fp::Narrow8::kE4m3);
+    case Ty::kE5m2: return fp::Narrow8ToF32(static_cast<uint8_t>(b), fp::Narrow8::kE5m2);
     default: return std::bit_cast<float>(b & 0xffffe000u);
   }
 }
@@ -148,7 +162,9 @@ std::string Regs(const std::string& prefix, uint32_t first, uint32_t count) {
 std::string Kernel(const Config& c, uint32_t image_bytes) {
   const uint32_t per = c.n / 2;
   const bool integer = IsInt(c.type);
-  const std::string acc = integer ? "%s" : "%f";
+  const bool words = integer || c.d_f16;  // D in .b32 registers (an .f16 D: two elements each)
+  const uint32_t dregs = c.d_f16 ? per / 2 : per;
+  const std::string acc = words ? "%s" : "%f";
   std::string b;
   b += "  .reg .b32 %r<40>;\n  .reg .b64 %rd<20>;\n  .reg .pred %p<4>;\n";
   b += "  .reg .f32 %f<" + std::to_string(per + 1) + ">;\n  .reg .b32 %s<" + std::to_string(per + 1) + ">;\n";
@@ -188,22 +204,22 @@ DONE:
   add.u64 %rd16, %rd3, %rd15;
   ld.global.v4.u32 {%r20, %r21, %r22, %r23}, [%rd16];
 )";
-  for (uint32_t i = 0; i < per; ++i)
-    b += "  ld.global." + std::string(integer ? "u32 %s" : "f32 %f") + std::to_string(i) + ", [%rd13+" +
+  for (uint32_t i = 0; i < dregs; ++i)
+    b += "  ld.global." + std::string(words ? "u32 %s" : "f32 %f") + std::to_string(i) + ", [%rd13+" +
          std::to_string(4 * i) + "];\n";
   b += "  wgmma.fence.sync.aligned;\n";
   const std::string t = Name(c.type), tb = Name(c.btype);
   b += "  wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k" + std::to_string(K(c.type)) +
-       (c.satfinite ? ".satfinite" : "") + (integer ? ".s32." : ".f32.") + t + "." + tb + " " +
-       Regs(acc, 0, per) + ", " + (c.a_regs ? Regs("%r", 20, 4) : "%rd10") + ", %rd11, %p2";
+       (c.satfinite ? ".satfinite" : "") + (integer ? ".s32." : c.d_f16 ? ".f16." : ".f32.") + t + "." + tb +
+       " " + Regs(acc, 0, dregs) + ", " + (c.a_regs ? Regs("%r", 20, 4) : "%rd10") + ", %rd11, %p2";
   if (!integer) b += ", " + std::to_string(c.scale_a) + ", " + std::to_string(c.scale_b);
   if (c.type == Ty::kF16 || c.type == Ty::kBf16) {
     if (!c.a_regs) b += std::string(", ") + (c.trans_a ? "1" : "0");
     b += std::string(", ") + (c.trans_b ? "1" : "0");
   }
   b += ";\n  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n";
-  for (uint32_t i = 0; i < per; ++i)
-    b += "  st.global." + std::string(integer ? "u32" : "f32") + " [%rd14+" + std::to_string(4 * i) + "], " +
+  for (uint32_t i = 0; i < dregs; ++i)
+    b += "  st.global." + std::string(words ? "u32" : "f32") + " [%rd14+" + std::to_string(4 * i) + "], " +
          acc + std::to_string(i) + ";\n";
   b += "  ret;\n";
   std::string ptx = WrapKernel("k",
@@ -278,6 +294,7 @@ Run RunWgmma(const Config& c, uint32_t seed, bool trace = false) {
   std::vector<uint32_t> c_mat(m * n);
   for (auto& v : c_mat)
     v = IsInt(c.type) ? static_cast<uint32_t>(static_cast<int32_t>(rng() % 2001) - 1000)
+        : c.d_f16     ? uint32_t{fp::F32ToF16(std::uniform_real_distribution<float>(-4, 4)(rng))}
                       : std::bit_cast<uint32_t>(std::uniform_real_distribution<float>(-4, 4)(rng));
   if (c.satfinite) c_mat[0] = 0x7ffffff0u, c_mat[1] = 0x80000010u;
   Run run;
@@ -286,7 +303,11 @@ Run RunWgmma(const Config& c, uint32_t seed, bool trace = false) {
     for (uint32_t i = 0; i < per; ++i) {
       uint32_t row, col;
       DPlace(tid, i, row, col);
-      d_in[tid * per + i] = c_mat[row * n + col];
+      if (c.d_f16) {
+        d_in[tid * per + i / 2] |= c_mat[row * n + col] << (16 * (i % 2));
+      } else {
+        d_in[tid * per + i] = c_mat[row * n + col];
+      }
       uint32_t want;
       if (IsInt(c.type)) {
         int64_t acc = c.scale_d ? static_cast<int32_t>(c_mat[row * n + col]) : 0;
@@ -294,11 +315,12 @@ Run RunWgmma(const Config& c, uint32_t seed, bool trace = false) {
         if (c.satfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
         want = static_cast<uint32_t>(acc);
       } else {
-        float acc = c.scale_d ? std::bit_cast<float>(c_mat[row * n + col]) : 0.0f;
+        const uint32_t held = c_mat[row * n + col];
+        float acc = !c.scale_d ? 0.0f : c.d_f16 ? fp::F16ToF32(static_cast<uint16_t>(held)) : std::bit_cast<float>(held);
         for (uint32_t kk = 0; kk < k; ++kk)
-          acc = std::fmaf(c.scale_a * AsFloat(c.type, a[row * k + kk]), c.scale_b * AsFloat(c.type, b[kk * n + col]),
+          acc = std::fmaf(c.scale_a * AsFloat(c.type, a[row * k + kk]), c.scale_b * AsFloat(c.btype, b[kk * n + col]),
                           acc);
-        want = std::bit_cast<uint32_t>(acc);
+        want = c.d_f16 ? uint32_t{fp::F32ToF16(acc)} : std::bit_cast<uint32_t>(acc);  // .f16: rounded once
       }
       run.want[tid * per + i] = want;
     }
@@ -314,12 +336,18 @@ Run RunWgmma(const Config& c, uint32_t seed, bool trace = false) {
   INFO(st.message());
   REQUIRE(st.ok());
   run.got = r.Read(out);
+  if (c.d_f16) {  // element i of a thread: half i % 2 of its word i / 2
+    std::vector<uint32_t> halves(run.got.size());
+    for (uint32_t tid = 0; tid < 128; ++tid)
+      for (uint32_t i = 0; i < per; ++i) halves[tid * per + i] = (run.got[tid * per + i / 2] >> (16 * (i % 2))) & 0xffff;
+    run.got = std::move(halves);
+  }
   if (trace) run.records = sink.Flatten(0);
   return run;
 }
 
 void Check(const Config& c, uint32_t seed) {
-  INFO("type " << Name(c.type) << "." << Name(c.btype) << " n " << c.n << " a_regs " << c.a_regs << " swizzle "
+  INFO("type " << Name(c.type) << "." << Name(c.btype) << (c.d_f16 ? " D f16" : "") << " n " << c.n << " a_regs " << c.a_regs << " swizzle "
                << c.swizzle_a << "/" << c.swizzle_b << " trans " << c.trans_a << c.trans_b << " scale " << c.scale_a
                << c.scale_b << c.scale_d);
   const Run run = RunWgmma(c, seed);
@@ -394,6 +422,28 @@ TEST_CASE("wgmma tf32 (k8) and s8/u8 (k32, .satfinite)", "[tensor][wgmma]") {
         c.scale_d = n != 256;
         Check(c, seed++);
       }
+}
+
+TEST_CASE("wgmma fp8 (k32, e4m3 and e5m2 mixed) and .f16 accumulators", "[tensor][wgmma]") {
+  uint32_t seed = 400;
+  for (Ty ta : {Ty::kE4m3, Ty::kE5m2})
+    for (Ty tb : {Ty::kE4m3, Ty::kE5m2})
+      for (uint32_t n : {8u, 40u, 128u, 256u}) {
+        Config c;
+        c.type = ta, c.btype = tb, c.n = n;
+        c.swizzle_a = kSwizzles[(n / 8) % 4], c.swizzle_b = kSwizzles[(n / 8 + 1) % 4];
+        c.a_regs = n == 40;
+        c.d_f16 = n == 128 || (n == 8 && ta != tb);
+        c.scale_a = n == 256 ? -1 : 1;
+        c.scale_d = n != 8;
+        Check(c, seed++);
+      }
+  for (uint32_t n : {8u, 24u, 96u, 256u}) {  // .f16.f16.f16
+    Config c;
+    c.n = n, c.d_f16 = true, c.a_regs = n == 24, c.trans_b = n == 96, c.swizzle_a = 128, c.swizzle_b = 64;
+    c.scale_b = n == 256 ? -1 : 1;
+    Check(c, seed++);
+  }
 }
 
 TEST_CASE("wgmma records: async-proxy reads of each 16-byte piece, kAsyncWait at the wait", "[tensor][wgmma][records]") {
@@ -481,8 +531,9 @@ TEST_CASE("wgmma.wait_group N leaves the N newest groups unobserved", "[tensor][
 
 TEST_CASE("wgmma forms left out are refused when the module loads", "[tensor][wgmma]") {
   for (const char* inst : {
-           "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%r1, %r2}, %rd1, %rd1, %p1, 1, 1, 0, 0;",
-           "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f0, %f1, %f2, %f3}, %rd1, %rd1, %p1, 1, 1;",
+           "wgmma.mma_async.sync.aligned.m64n8k16.f16.bf16.bf16 {%r1, %r2}, %rd1, %rd1, %p1, 1, 1, 0, 0;",
+           "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r0, %r1, %r2, %r3}, %rd1, %rd1, %p1;",
+           "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f0, %f1, %f2, %f3}, %rd1, %rd1, %p1, 1, 1, 0, 0;",
            "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd1, %r1, 0, %p1, 1, 1, 0, 0;",
        }) {
     INFO(inst);
