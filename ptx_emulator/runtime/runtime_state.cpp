@@ -2,6 +2,7 @@
 
 #include "ptx_emulator/runtime/graph_memory.h"
 #include "ptx_emulator/runtime/host_register.h"
+#include "ptx_emulator/runtime/linked_image.h"
 #include "ptx_emulator/runtime/memory_pools.h"
 
 #include "ptx_emulator/runtime/stream_order.h"
@@ -203,7 +204,26 @@ FatbinModule* Runtime::AddLibrary(const void* code) {
   uint32_t magic = 0;
   std::memcpy(&magic, code, sizeof magic);
   const auto* bytes = static_cast<const uint8_t*>(code);
-  if (magic == fatbin::kWrapperMagic) {
+  if (IsLinkedImage(code)) {
+    // cuLinkComplete's image: every input's PTX in one link unit.
+    auto inputs = DecodeLinkedImage(code);
+    if (!inputs) raw->parse_error = "a linker image whose fields do not add up";
+    for (size_t i = 0; inputs && i < inputs->size(); ++i) {
+      LinkedInput& in = (*inputs)[i];
+      const std::string name = in.name.empty() ? absl::StrCat("library ", raw->id, " input ", i) : in.name;
+      if (in.kind == LinkedInputKind::kFatbin) {
+        auto parsed = fatbin::ParseFatbin(
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in.data.data()), in.data.size()));
+        if (!parsed.ok()) raw->parse_error = absl::StrCat(name, ": ", parsed.status().message());
+        else TakePtx(*raw, *parsed, i);
+        continue;
+      }
+      const size_t target = in.data.find(".target sm_");
+      if (raw->sources.empty() && target != std::string::npos)
+        raw->sm_target = static_cast<uint32_t>(std::strtoul(in.data.c_str() + target + 11, nullptr, 10));
+      raw->sources.push_back(emu::PtxSource{std::move(in.data), absl::StrCat(name, " (PTX text)")});
+    }
+  } else if (magic == fatbin::kWrapperMagic) {
     auto parsed = fatbin::ParseRegisteredFatbin(code);
     if (!parsed.ok()) raw->parse_error = std::string(parsed.status().message());
     else TakePtx(*raw, parsed->fatbin, 0);

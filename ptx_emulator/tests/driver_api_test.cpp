@@ -10,8 +10,12 @@
 #include <catch2/catch.hpp>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -256,6 +260,132 @@ TEST_CASE("driver: code the emulator cannot run is refused at load", "[driver]")
   CHECK(log[0] == '\0');
   CHECK(cuModuleLoad(&module, "/nonexistent/module.ptx") == CUDA_ERROR_FILE_NOT_FOUND);
   CHECK(cuModuleLoadData(nullptr, kPtx) == CUDA_ERROR_INVALID_VALUE);
+  cudaGetLastError();
+}
+
+// Two modules linked as NVRTC programs do: a kernel calling a function and
+// reading a global of another module (checked with ptxas -c and nvlink).
+constexpr char kLibPtx[] = R"(.version 8.0
+.target sm_75
+.address_size 64
+.visible .global .align 4 .u32 scale = 3;
+.visible .func (.param .b32 r) add_scaled(.param .b32 x)
+{
+  .reg .b32 %r<4>;
+  ld.param.b32 %r1, [x];
+  ld.global.u32 %r2, [scale];
+  mad.lo.s32 %r3, %r1, %r2, 7;
+  st.param.b32 [r], %r3;
+  ret;
+}
+)";
+constexpr char kUserPtx[] = R"(.version 8.0
+.target sm_75
+.address_size 64
+.extern .func (.param .b32 r) add_scaled(.param .b32 x);
+.visible .entry use_lib(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  {
+    .param .b32 p0;
+    .param .b32 ret0;
+    st.param.b32 [p0], %r1;
+    call.uni (ret0), add_scaled, (p0);
+    ld.param.b32 %r2, [ret0];
+  }
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)";
+
+TEST_CASE("driver: the JIT linker links PTX modules into one loadable image", "[driver][link]") {
+  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  char info[512] = "stale", error[512] = "stale";
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_OPTIMIZATION_LEVEL};
+  void* values[] = {info, reinterpret_cast<void*>(sizeof info), error, reinterpret_cast<void*>(sizeof error),
+                    reinterpret_cast<void*>(uintptr_t{3})};
+  CUlinkState link = nullptr;
+  REQUIRE(cuLinkCreate(5, options, values, &link) == CUDA_SUCCESS);
+  CHECK(info[0] == '\0');
+  CHECK(error[0] == '\0');
+  // The kernel's module as data (NUL included, as nvrtcGetPTXSize counts it),
+  // the library's from a file.
+  REQUIRE(cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(kUserPtx), sizeof kUserPtx, "user.ptx", 0, nullptr,
+                        nullptr) == CUDA_SUCCESS);
+  const std::string path = "/tmp/barracuda_driver_link_" + std::to_string(getpid()) + ".ptx";
+  {
+    std::ofstream out(path);
+    out << kLibPtx;
+  }
+  REQUIRE(cuLinkAddFile(link, CU_JIT_INPUT_PTX, path.c_str(), 0, nullptr, nullptr) == CUDA_SUCCESS);
+  std::remove(path.c_str());
+  CHECK(cuLinkAddFile(link, CU_JIT_INPUT_PTX, "/nonexistent/lib.ptx", 0, nullptr, nullptr) ==
+        CUDA_ERROR_FILE_NOT_FOUND);
+  // Machine code: a library (libcudadevrt.a) is skipped with a note, a cubin refused.
+  char archive[] = "!<arch>\n";
+  CHECK(cuLinkAddData(link, CU_JIT_INPUT_LIBRARY, archive, sizeof archive, "libcudadevrt.a", 0, nullptr, nullptr) ==
+        CUDA_SUCCESS);
+  CHECK_THAT(std::string(info), Catch::Contains("libcudadevrt.a: a library of machine code, skipped"));
+  char cubin[] = "\x7f" "ELF";
+  CHECK(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, cubin, sizeof cubin, "k.cubin", 0, nullptr, nullptr) ==
+        CUDA_ERROR_NOT_SUPPORTED);
+  CHECK_THAT(std::string(error), Catch::Contains("k.cubin: cannot link a cubin: the emulator runs PTX only"));
+  CHECK(reinterpret_cast<uintptr_t>(values[3]) == std::strlen(error) + 1);  // the bytes written, back in the option
+
+  void* image = nullptr;
+  size_t size = 0;
+  REQUIRE(cuLinkComplete(link, &image, &size) == CUDA_SUCCESS);
+  REQUIRE(image != nullptr);
+  CHECK(size >= sizeof kUserPtx + sizeof kLibPtx);
+  CUmodule module = nullptr;
+  REQUIRE(cuModuleLoadData(&module, image) == CUDA_SUCCESS);
+  REQUIRE(cuLinkDestroy(link) == CUDA_SUCCESS);  // the module keeps its code
+  CHECK(cuLinkDestroy(link) == CUDA_ERROR_INVALID_HANDLE);
+  CUfunction use_lib = nullptr;
+  REQUIRE(cuModuleGetFunction(&use_lib, module, "use_lib") == CUDA_SUCCESS);
+  CUdeviceptr scale = 0;
+  size_t scale_bytes = 0;
+  REQUIRE(cuModuleGetGlobal(&scale, &scale_bytes, module, "scale") == CUDA_SUCCESS);  // the library module's
+  CHECK(scale_bytes == 4);
+  const unsigned five = 5;
+  REQUIRE(cuMemcpyHtoD(scale, &five, sizeof five) == CUDA_SUCCESS);
+  CUdeviceptr out = 0;
+  REQUIRE(cuMemAlloc(&out, 32 * sizeof(unsigned)) == CUDA_SUCCESS);
+  void* params[] = {&out};
+  REQUIRE(cuLaunchKernel(use_lib, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr) == CUDA_SUCCESS);
+  const std::vector<unsigned> host = Read(out, 32);
+  for (unsigned i = 0; i < 32; ++i) CHECK(host[i] == 5 * i + 7);
+  CHECK(cuMemFree(out) == CUDA_SUCCESS);
+  CHECK(cuModuleUnload(module) == CUDA_SUCCESS);
+}
+
+TEST_CASE("driver: linking nothing, or a kernel without the module it calls, fails", "[driver][link]") {
+  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  char error[256] = "stale";
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error, reinterpret_cast<void*>(sizeof error)};
+  CUlinkState link = nullptr;
+  CHECK(cuLinkCreate(2, options, values, nullptr) == CUDA_ERROR_INVALID_VALUE);
+  REQUIRE(cuLinkCreate(2, options, values, &link) == CUDA_SUCCESS);
+  void* image = nullptr;
+  size_t size = 0;
+  CHECK(cuLinkComplete(link, &image, &size) == CUDA_ERROR_INVALID_IMAGE);
+  CHECK_THAT(std::string(error), Catch::Contains("nothing to link"));
+  CHECK(cuLinkAddData(link, CU_JIT_INPUT_PTX, nullptr, 0, "x", 0, nullptr, nullptr) == CUDA_ERROR_INVALID_VALUE);
+  REQUIRE(cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(kUserPtx), sizeof kUserPtx, nullptr, 0, nullptr,
+                        nullptr) == CUDA_SUCCESS);
+  REQUIRE(cuLinkComplete(link, &image, &size) == CUDA_SUCCESS);
+  CUmodule module = nullptr;
+  CHECK(cuModuleLoadData(&module, image) != CUDA_SUCCESS);  // add_scaled is defined nowhere
+  CHECK(cuLinkDestroy(link) == CUDA_SUCCESS);
+  CHECK(cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(kUserPtx), sizeof kUserPtx, nullptr, 0, nullptr,
+                      nullptr) == CUDA_ERROR_INVALID_HANDLE);
   cudaGetLastError();
 }
 
