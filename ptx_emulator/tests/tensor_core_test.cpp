@@ -25,6 +25,7 @@
 #include "ptx_emulator/ops/fp_format.h"
 #include "ptx_emulator/ops/fp_narrow.h"
 #include "ptx_emulator/ops/tensor_layouts.h"
+#include "ptx_emulator/tests/fp8_codes.h"
 #include "ptx_emulator/tests/kernel_runner.h"
 
 namespace barracuda::emu::testing {
@@ -72,14 +73,8 @@ uint64_t RandomBits(T t, std::mt19937& rng, bool big_ints = false) {
     case T::kF64: return std::bit_cast<uint64_t>(static_cast<double>(f(rng)) + f(rng) * 1e-9);
     case T::kS8: return static_cast<uint8_t>(rng());
     case T::kU8: return static_cast<uint8_t>(rng());
-    case T::kE4m3: {  // any finite code (S.1111.111 is NaN)
-      const uint32_t v = rng() & 0xff;
-      return (v & 0x7f) == 0x7f ? v & 0xf7 : v;
-    }
-    case T::kE5m2: {  // any finite code (S.11111.xx is infinity or NaN)
-      const uint32_t v = rng() & 0xff;
-      return (v & 0x7c) == 0x7c ? v & 0xbf : v;
-    }
+    case T::kE4m3: return RandomFiniteE4m3(rng);
+    case T::kE5m2: return RandomFiniteE5m2(rng);
     case T::kS32: {
       if (big_ints) return static_cast<uint32_t>((rng() & 1) ? 0x7fff0000u + (rng() & 0xffff) : 0x80000000u + (rng() & 0xffff));
       return static_cast<uint32_t>(static_cast<int32_t>(rng() % 200001) - 100000);

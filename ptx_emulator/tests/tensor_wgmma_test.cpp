@@ -20,6 +20,7 @@
 #include "ptx_emulator/core/record_sink.h"
 #include "ptx_emulator/ops/fp_format.h"
 #include "ptx_emulator/ops/fp_narrow.h"
+#include "ptx_emulator/tests/fp8_codes.h"
 #include "ptx_emulator/tests/kernel_runner.h"
 
 namespace barracuda::emu::testing {
@@ -62,14 +63,8 @@ uint32_t RandomBits(Ty t, std::mt19937& rng) {
     case Ty::kF16: return fp::F32ToF16(f(rng));
     case Ty::kBf16: return fp::F32ToBf16(f(rng));
     case Ty::kTf32: return std::bit_cast<uint32_t>(f(rng));  // low 13 fraction bits must be ignored
-    case Ty::kE4m3: {  // any finite code (S.1111.111 is NaN)
-      const uint32_t v = rng() & 0xff;
-      return (v & 0x7f) == 0x7f ? v & 0xf7 : v;
-    }
-    case Ty::kE5m2: {  // any finite code (S.11111.xx is infinity or NaN)
-      const uint32_t v = rng() & 0xff;
-      return (v & 0x7c) == 0x7c ? v & 0xbf : v;
-    }
+    case Ty::kE4m3: return RandomFiniteE4m3(rng);
+    case Ty::kE5m2: return RandomFiniteE5m2(rng);
     default: return rng() & 0xff;
   }
 }
