@@ -769,8 +769,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     }
     // A plain read of whole granules that no rule can find racy
     // (PlainReadOrdered): only the reader halves change, without the general
-    // machinery below. Measured (callgrind, detector_bench e_matmul/16384):
-    // see shadow_memory/README.md.
+    // machinery below. Measured (callgrind, detector_bench e_matmul/16384,
+    // with Cell::AppendPlainReader): 1,664 M -> 669 M instructions.
     if (granule_reads && (addr & (shadow::kGranuleBytes - 1)) == 0) {
       shadow::PageView& v = global ? view : shared_view;
       bool inside = v.Contains(addr, size);
