@@ -104,7 +104,7 @@ struct Opnd {
 inline constexpr uint32_t kNoPred = 0xffffffffu;
 
 // Extern functions with no PTX body that the emulator implements itself.
-enum class Builtin : uint8_t { kNone, kVprintf, kAssertFail, kMalloc, kFree };
+enum class Builtin : uint8_t { kNone, kVprintf, kAssertFail, kMalloc, kFree, kGraphSetConditional };
 
 // A function symbol used as a value (`mov.u64 %rd, f;` for indirect calls) is
 // this tag | function index: never a valid data address.

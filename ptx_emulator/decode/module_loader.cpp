@@ -21,6 +21,7 @@ Builtin LookupBuiltin(std::string_view name) {
   if (name == "__assertfail") return Builtin::kAssertFail;
   if (name == "malloc") return Builtin::kMalloc;
   if (name == "free") return Builtin::kFree;
+  if (name == "cudaGraphSetConditional") return Builtin::kGraphSetConditional;
   return Builtin::kNone;
 }
 

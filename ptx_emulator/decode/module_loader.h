@@ -31,7 +31,7 @@ class ModuleLoader {
 };
 
 // Extern functions the emulator implements itself (vprintf, __assertfail,
-// malloc, free); Builtin::kNone for any other name.
+// malloc, free, cudaGraphSetConditional); Builtin::kNone for any other name.
 Builtin LookupBuiltin(std::string_view name);
 
 }  // namespace barracuda::emu

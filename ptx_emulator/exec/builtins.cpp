@@ -1,5 +1,6 @@
 // Extern functions the emulator provides: vprintf (device printf),
-// __assertfail (device assert), malloc and free (device heap).
+// __assertfail (device assert), malloc and free (device heap),
+// cudaGraphSetConditional (graph_conditions.h).
 //
 // Arguments are read from the caller's frame at the call site's argument
 // offsets, one lane at a time; return values are written to its return
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "ptx_emulator/exec/control_handlers.h"
+#include "ptx_emulator/exec/graph_conditions.h"
 
 namespace barracuda::emu {
 namespace {
@@ -213,6 +215,22 @@ void Free(Warp& w, const Function::CallSite& cs, uint32_t exec) {
   }
 }
 
+// cudaGraphSetConditional(handle, value): lanes in order, so the last active
+// lane's value stays (concurrent calls are undefined behaviour by the CUDA
+// documentation; this is one of the outcomes a GPU may give).
+void GraphSetConditional(Warp& w, const Inst& inst, const Function::CallSite& cs, uint32_t exec) {
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t handle = ReadArg(w, cs, l, 0);
+    if (!SetGraphCondition(handle, static_cast<uint32_t>(ReadArg(w, cs, l, 1)))) {
+      char text[96];
+      std::snprintf(text, sizeof text, "cudaGraphSetConditional: 0x%" PRIx64 " is not a conditional handle", handle);
+      w.Raise(FaultKind::kTrap, inst, l, 0, text);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void RunBuiltin(Warp& w, const Inst& inst, const Function::CallSite& cs, uint32_t exec) {
@@ -226,6 +244,7 @@ void RunBuiltin(Warp& w, const Inst& inst, const Function::CallSite& cs, uint32_
     case Builtin::kAssertFail: AssertFail(w, inst, cs, exec); break;
     case Builtin::kMalloc: Malloc(w, cs, exec); break;
     case Builtin::kFree: Free(w, cs, exec); break;
+    case Builtin::kGraphSetConditional: GraphSetConditional(w, inst, cs, exec); break;
     case Builtin::kNone: break;
   }
 }

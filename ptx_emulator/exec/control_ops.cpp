@@ -1,6 +1,6 @@
 // Control family: selection (SelectControlOp) and the handlers for branches,
 // calls, returns, exit, trap, nanosleep and pmevent. Barriers are in
-// barriers.cpp, extern builtins (vprintf, __assertfail, malloc, free) in
+// barriers.cpp, extern builtins (vprintf, __assertfail, malloc, free, cudaGraphSetConditional) in
 // builtins.cpp.
 //
 // Control handlers see the warp's pc already advanced past the instruction

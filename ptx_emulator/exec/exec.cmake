@@ -6,6 +6,7 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/builtins.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cluster.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fault_status.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/graph_conditions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpreter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/deterministic_rounds.cpp

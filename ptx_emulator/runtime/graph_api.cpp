@@ -2,6 +2,9 @@
 // child graph, empty, event record / wait), edges, queries, clones,
 // instantiation, launch, exec updates and per-exec parameter changes.
 //
+// Conditional nodes: cudaGraphConditionalHandleCreate and AddConditionalNode
+// (the generic cudaGraphAddNode's conditional type, graph_generic_nodes.cpp).
+//
 // The structure and its execution are graph_model.{h,cpp}; this file checks
 // handles and arguments as the CUDA 13 runtime documents them and holds
 // GraphRegistry::mu() while it reads or changes a graph, never while a graph
@@ -225,10 +228,52 @@ cudaError_t Upload(cudaGraphExec_t exec, cudaStream_t stream) {
   return rt.ValidStream(stream) ? cudaSuccess : Fail(cudaErrorInvalidResourceHandle);
 }
 
+// Under the lock: a conditional node testing p->handle (made for the node's
+// graph or one embedding it) with its empty body graphs, whose handles go to
+// p->phGraph_out (owned by the node, as the runtime documents).
+cudaError_t FillConditional(GraphNode& n, cudaConditionalNodeParams* p) {
+  std::shared_ptr<GraphCondition> c = FindCondition(*n.graph, p->handle);
+  if (!c) return cudaErrorInvalidValue;
+  const bool size_ok = p->type == cudaGraphCondTypeIf      ? p->size == 1 || p->size == 2
+                       : p->type == cudaGraphCondTypeWhile  ? p->size == 1
+                       : p->type == cudaGraphCondTypeSwitch ? p->size >= 1
+                                                            : false;
+  if (!size_ok) return cudaErrorInvalidValue;
+  n.type = cudaGraphNodeTypeConditional;
+  n.condition = std::move(c);
+  n.conditional_type = p->type;
+  for (unsigned i = 0; i < p->size; ++i) {
+    n.bodies.push_back(std::make_unique<Graph>());
+    n.bodies.back()->owner = &n;
+    n.body_handles.push_back(Handle(n.bodies.back().get()));
+  }
+  p->phGraph_out = n.body_handles.data();
+  return cudaSuccess;
+}
+
 }  // namespace
+
+cudaError_t AddConditionalNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps,
+                               cudaConditionalNodeParams* params) {
+  if (!params) return Fail(cudaErrorInvalidValue);
+  return AddNode(node, graph, deps, num_deps, [&](GraphNode& n) { return FillConditional(n, params); });
+}
+
 }  // namespace barracuda::cudart
 
 namespace rt = barracuda::cudart;
+
+CUDART_EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                                           unsigned int default_launch_value, unsigned int flags) {
+  rt::Lock lock(rt::Registry().mu());
+  rt::Graph* g = rt::AsGraph(graph);
+  if (!handle || !rt::Registry().ValidGraph(g) || (flags & ~unsigned{cudaGraphCondAssignDefault}) != 0)
+    return rt::Fail(cudaErrorInvalidValue);
+  auto c = std::make_shared<rt::GraphCondition>(default_launch_value, (flags & cudaGraphCondAssignDefault) != 0);
+  *handle = c->handle();
+  g->conditions.push_back(std::move(c));
+  return cudaSuccess;
+}
 using rt::AsGraph;
 using rt::AsNode;
 using rt::Fail;

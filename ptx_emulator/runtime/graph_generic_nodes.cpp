@@ -3,13 +3,15 @@
 // cudaGraphNodeParams whose `type` selects one member of a union. Each is the
 // typed call of that node type (graph_api.cpp, graph_memory.cpp), so a node
 // made either way is the same node, checked the same way. The node types the
-// emulator has no typed call for (external semaphores, conditional nodes) are
-// refused with cudaErrorNotSupported, as are edges other than full-completion
+// emulator has no typed call for (external semaphores) are refused with
+// cudaErrorNotSupported; conditional nodes have no typed call and are made
+// here (AddConditionalNode, graph_model.h); as are edges other than full-completion
 // ones (programmatic ports) and child graphs moved rather than cloned into
 // their parent.
 #include <cstring>
 
 #include "ptx_emulator/runtime/cuda_api.h"
+#include "ptx_emulator/runtime/graph_model.h"
 #include "ptx_emulator/runtime/runtime_state.h"
 
 namespace {
@@ -75,8 +77,10 @@ CUDART_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t gr
     }
     case cudaGraphNodeTypeMemFree:
       return cudaGraphAddMemFreeNode(node, graph, deps, num_deps, params->free.dptr);
+    case cudaGraphNodeTypeConditional:
+      return barracuda::cudart::AddConditionalNode(node, graph, deps, num_deps, &params->conditional);
     default:
-      return Fail(cudaErrorNotSupported);  // external semaphores, conditional nodes
+      return Fail(cudaErrorNotSupported);  // external semaphores
   }
 }
 

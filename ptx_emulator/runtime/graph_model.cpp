@@ -5,6 +5,7 @@
 #include <functional>
 #include <queue>
 
+#include "ptx_emulator/exec/graph_conditions.h"
 #include "ptx_emulator/runtime/graph_memory.h"
 #include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/runtime_state.h"
@@ -103,12 +104,22 @@ void CopyNodeParams(const GraphNode& from, GraphNode* to) {
   } else {
     to->child.reset();
   }
+  to->condition = from.condition;
+  to->conditional_type = from.conditional_type;
+  to->bodies.clear();
+  to->body_handles.clear();
+  for (const auto& body : from.bodies) {
+    to->bodies.push_back(CloneGraph(*body));
+    to->bodies.back()->owner = to;
+    to->body_handles.push_back(reinterpret_cast<cudaGraph_t>(to->bodies.back().get()));
+  }
 }
 
 std::unique_ptr<Graph> CloneGraph(const Graph& graph) {
   auto copy = std::make_unique<Graph>();
   copy->next_seq = graph.next_seq;
   copy->user_objects.RetainSame(graph.user_objects);
+  copy->conditions = graph.conditions;
   absl::flat_hash_map<const GraphNode*, GraphNode*> map;
   for (const auto& n : graph.nodes) {
     auto c = std::make_unique<GraphNode>();
@@ -152,10 +163,28 @@ bool TopologicalOrder(const Graph& graph, std::vector<GraphNode*>* order) {
 
 bool PrepareForLaunch(Graph* graph) {
   if (!TopologicalOrder(*graph, &graph->order)) return false;
-  for (GraphNode* n : graph->order)
+  for (GraphNode* n : graph->order) {
     if (n->child && !PrepareForLaunch(n->child.get())) return false;
+    for (const auto& body : n->bodies)
+      if (!PrepareForLaunch(body.get())) return false;
+  }
   return true;
 }
+
+std::shared_ptr<GraphCondition> FindCondition(const Graph& graph, uint64_t handle) {
+  for (const Graph* g = &graph; g != nullptr; g = g->owner != nullptr ? g->owner->graph : nullptr) {
+    for (const auto& c : g->conditions)
+      if (c->handle() == handle) return c;
+  }
+  return nullptr;
+}
+
+GraphCondition::GraphCondition(uint32_t default_value, bool assign)
+    : value(default_value), default_launch_value(default_value), assign_default(assign) {
+  emu::RegisterGraphCondition(handle(), &value);
+}
+
+GraphCondition::~GraphCondition() { emu::UnregisterGraphCondition(handle()); }
 
 namespace {
 cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
@@ -179,6 +208,33 @@ cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
 // launching stream had issued), so nodes without an edge between them are
 // unordered as on a GPU. `all` collects every node's clock.
 cudaError_t RunNodes(const Graph& graph, cudaStream_t stream, bool per_thread, const StreamOrder::Clock& base,
+                     StreamOrder::Clock* all);
+
+// A conditional node: its bodies as child graphs, each round of a while
+// ordered after the previous one.
+cudaError_t RunConditional(const GraphNode& n, cudaStream_t stream, bool per_thread, const StreamOrder::Clock& before,
+                           StreamOrder::Clock* done) {
+  *done = before;
+  auto value = [&] { return n.condition->value.load(std::memory_order_acquire); };
+  const Graph* body = nullptr;
+  switch (n.conditional_type) {
+    case cudaGraphCondTypeIf:
+      body = value() != 0 ? n.bodies[0].get() : n.bodies.size() > 1 ? n.bodies[1].get() : nullptr;
+      break;
+    case cudaGraphCondTypeSwitch:
+      if (const uint32_t v = value(); v < n.bodies.size()) body = n.bodies[v].get();
+      break;
+    case cudaGraphCondTypeWhile:
+      while (value() != 0) {
+        const StreamOrder::Clock round = *done;
+        if (cudaError_t e = RunNodes(*n.bodies[0], stream, per_thread, round, done)) return e;
+      }
+      return cudaSuccess;
+  }
+  return body != nullptr ? RunNodes(*body, stream, per_thread, before, done) : cudaSuccess;
+}
+
+cudaError_t RunNodes(const Graph& graph, cudaStream_t stream, bool per_thread, const StreamOrder::Clock& base,
                      StreamOrder::Clock* all) {
   absl::flat_hash_map<const GraphNode*, StreamOrder::Clock> after;
   for (GraphNode* n : graph.order) {
@@ -188,6 +244,8 @@ cudaError_t RunNodes(const Graph& graph, cudaStream_t stream, bool per_thread, c
     if (n->type == cudaGraphNodeTypeGraph) {
       done = before;
       if (cudaError_t e = RunNodes(*n->child, stream, per_thread, before, &done)) return e;
+    } else if (n->type == cudaGraphNodeTypeConditional) {
+      if (cudaError_t e = RunConditional(*n, stream, per_thread, before, &done)) return e;
     } else {
       StreamOrder::NodeScope scope(std::move(before));
       if (cudaError_t e = RunNode(*n, stream, per_thread)) return e;
@@ -198,9 +256,22 @@ cudaError_t RunNodes(const Graph& graph, cudaStream_t stream, bool per_thread, c
   }
   return cudaSuccess;
 }
+
+// Conditions made with cudaGraphCondAssignDefault take their default value
+// at each launch (those of child and body graphs too).
+void AssignDefaults(const Graph& graph) {
+  for (const auto& c : graph.conditions)
+    if (c->assign_default) c->value.store(c->default_launch_value, std::memory_order_release);
+  for (const auto& n : graph.nodes) {
+    if (n->child) AssignDefaults(*n->child);
+    for (const auto& body : n->bodies) AssignDefaults(*body);
+  }
+}
+
 }  // namespace
 
 cudaError_t RunGraph(const Graph& graph, cudaStream_t stream, bool per_thread) {
+  AssignDefaults(graph);
   host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
   StreamOrder& order = StreamOrder::Get();
@@ -284,6 +355,7 @@ void GraphRegistry::RegisterTree(Graph* graph) {
 void GraphRegistry::RegisterNode(GraphNode* node) {
   nodes_.insert(node);
   if (node->child) RegisterTree(node->child.get());
+  for (const auto& body : node->bodies) RegisterTree(body.get());
 }
 
 void GraphRegistry::UnregisterTree(const Graph* graph) {
@@ -294,6 +366,7 @@ void GraphRegistry::UnregisterTree(const Graph* graph) {
 void GraphRegistry::UnregisterNode(const GraphNode* node) {
   nodes_.erase(node);
   if (node->child) UnregisterTree(node->child.get());
+  for (const auto& body : node->bodies) UnregisterTree(body.get());
 }
 
 std::unique_ptr<Graph> GraphRegistry::TakeGraph(Graph* graph) {

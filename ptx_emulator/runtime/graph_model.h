@@ -16,6 +16,7 @@
 #ifndef BARRACUDA_PTX_EMULATOR_RUNTIME_GRAPH_MODEL_H_
 #define BARRACUDA_PTX_EMULATOR_RUNTIME_GRAPH_MODEL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -31,6 +32,27 @@
 namespace barracuda::cudart {
 
 struct Graph;
+
+// The condition of conditional nodes (cudaGraphConditionalHandleCreate): the
+// handle the program holds is its address, registered with the emulator
+// (exec/graph_conditions.h) so that device code's cudaGraphSetConditional
+// reaches it. Shared by the graph it was made for, that graph's clones (so
+// executable graphs) and the conditional nodes that test it; unregistered
+// when the last of them is gone. One condition per handle, whatever the
+// number of executable graphs made from the graph (a GPU keeps one per
+// executable graph: programs that launch two of them concurrently and set
+// the condition in both would see a difference).
+struct GraphCondition {
+  GraphCondition(uint32_t default_launch_value, bool assign_default);
+  ~GraphCondition();
+  GraphCondition(const GraphCondition&) = delete;
+  GraphCondition& operator=(const GraphCondition&) = delete;
+  uint64_t handle() const { return reinterpret_cast<uint64_t>(this); }
+
+  std::atomic<uint32_t> value;
+  const uint32_t default_launch_value;
+  const bool assign_default;  // cudaGraphCondAssignDefault: value := default at each launch
+};
 
 // The argument values of a kernel node, copied when the node is made (the
 // program may reuse its argument variables at once), laid out one after the
@@ -80,6 +102,12 @@ struct GraphNode {
   std::vector<cudaMemAccessDesc> access;
   void* free_ptr = nullptr;  // memory free node
   std::unique_ptr<Graph> child;
+  // Conditional node: the condition it tests, its kind, and its body graphs
+  // (phGraph_out of cudaConditionalNodeParams points at body_handles).
+  std::shared_ptr<GraphCondition> condition;
+  cudaGraphConditionalNodeType conditional_type = cudaGraphCondTypeIf;
+  std::vector<std::unique_ptr<Graph>> bodies;
+  std::vector<cudaGraph_t> body_handles;
   // cudaGraphNodeSetEnabled (kernel, memcpy and memset nodes of an
   // executable graph): a disabled node runs as an empty one.
   bool enabled = true;
@@ -95,7 +123,10 @@ void ApplyKernelAttributes(GraphNode& node);
 struct Graph {
   std::vector<std::unique_ptr<GraphNode>> nodes;  // creation order
   uint64_t next_seq = 0;
-  GraphNode* owner = nullptr;  // the child-graph node embedding it, if any
+  GraphNode* owner = nullptr;  // the child-graph or conditional node embedding it, if any
+  // Conditions made for this graph (cudaGraphConditionalHandleCreate);
+  // clones share them.
+  std::vector<std::shared_ptr<GraphCondition>> conditions;
   // Filled by Instantiate (for the exec's private clone and its children).
   std::vector<GraphNode*> order;
   // References to user objects (cudaGraphRetainUserObject); clones, and so
@@ -132,7 +163,18 @@ void CopyNodeParams(const GraphNode& from, GraphNode* to);
 bool TopologicalOrder(const Graph& graph, std::vector<GraphNode*>* order);
 // Computes Graph::order of `graph` and of every child graph; false on a cycle.
 bool PrepareForLaunch(Graph* graph);
-// Runs a prepared graph on `stream`; the first failing node's error.
+// The condition `handle` names if it was made for `graph` or a graph
+// embedding it (a conditional node may test its parent's condition), else null.
+std::shared_ptr<GraphCondition> FindCondition(const Graph& graph, uint64_t handle);
+// cudaGraphAddNode of a conditional node (graph_api.cpp).
+cudaError_t AddConditionalNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps,
+                               cudaConditionalNodeParams* params);
+// Runs a prepared graph on `stream`; the first failing node's error. Each
+// condition made with cudaGraphCondAssignDefault takes its default value
+// first. Conditional nodes run their bodies as child graphs: if (body 0 when
+// the condition is non-zero, else body 1 if there is one), while (body 0 as
+// long as the condition is non-zero, read before each round), switch (body n
+// for condition n < size).
 cudaError_t RunGraph(const Graph& graph, cudaStream_t stream, bool per_thread);
 // True when every node of `graph` and `other` pairs up in creation order with
 // the same type and the same edges (what cudaGraphExecUpdate requires);

@@ -439,9 +439,9 @@ TEST_CASE("runtime: modules without PTX or with broken PTX are refused at launch
   // limitation, cudaErrorNotSupported (as for unimplemented API functions).
   static HandMadeFatbin tensor(
       ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
-      "  .reg .b64 %rd<2>;\n  .reg .f32 %f<5>;\n  .reg .pred %p<2>;\n  ld.param.u64 %rd1, [p];\n"
+      "  .reg .b64 %rd<2>;\n  .reg .b32 %r<5>;\n  .reg .pred %p<2>;\n  ld.param.u64 %rd1, [p];\n"
       "  setp.ne.u64 %p1, %rd1, 0;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, %rd1, %rd1, %p1, 1, 1;\n"
+      "  wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd1, %rd1, %p1;\n"
       "  ret;\n}\n",
       fb::EntryKind::kPtx);
   static int tensor_stub = 0;

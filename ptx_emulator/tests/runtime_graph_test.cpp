@@ -972,7 +972,46 @@ TEST_CASE("graphs: the generic node calls make and change the typed nodes", "[ru
   CHECK(cudaGraphAddNode(&bad, graph, &kernel, &programmatic, 1, &empty) == cudaErrorNotSupported);
   cudaGraphNodeParams cond{};
   cond.type = cudaGraphNodeTypeConditional;
-  CHECK(cudaGraphAddNode(&bad, graph, nullptr, nullptr, 0, &cond) == cudaErrorNotSupported);
+  cond.conditional.size = 1;
+  CHECK(cudaGraphAddNode(&bad, graph, nullptr, nullptr, 0, &cond) == cudaErrorInvalidValue);  // no such handle
+  {
+    // Conditional nodes (runtime/graph_conditional runs them): the node's
+    // bodies are graphs of their own, a size that does not fit the kind is
+    // refused, clones carry the bodies.
+    cudaGraph_t g;
+    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+    cudaGraphConditionalHandle h = 0;
+    CHECK(cudaGraphConditionalHandleCreate(&h, g, 0, 2) == cudaErrorInvalidValue);  // unknown flag
+    REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+    cudaGraphNodeParams sw{};
+    sw.type = cudaGraphNodeTypeConditional;
+    sw.conditional.handle = h;
+    sw.conditional.type = cudaGraphCondTypeWhile;
+    sw.conditional.size = 2;
+    cudaGraphNode_t n = nullptr;
+    CHECK(cudaGraphAddNode(&n, g, nullptr, nullptr, 0, &sw) == cudaErrorInvalidValue);  // a while has one body
+    CHECK(cudaGraphAddNode(&n, graph, nullptr, nullptr, 0, &sw) == cudaErrorInvalidValue);  // another graph's handle
+    sw.conditional.type = cudaGraphCondTypeSwitch;
+    sw.conditional.size = 3;
+    REQUIRE(cudaGraphAddNode(&n, g, nullptr, nullptr, 0, &sw) == cudaSuccess);
+    REQUIRE(sw.conditional.phGraph_out != nullptr);
+    cudaGraphNodeType type;
+    REQUIRE(cudaGraphNodeGetType(n, &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeConditional);
+    cudaGraphNode_t inner = nullptr;
+    for (unsigned i = 0; i < 3; ++i) CHECK(cudaGraphAddEmptyNode(&inner, sw.conditional.phGraph_out[i], nullptr, 0) == cudaSuccess);
+    CHECK(Nodes(sw.conditional.phGraph_out[1]).size() == 1);
+    cudaGraph_t copy;
+    REQUIRE(cudaGraphClone(&copy, g) == cudaSuccess);
+    CHECK(Nodes(copy).size() == 1);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, copy, 0) == cudaSuccess);
+    CHECK(cudaGraphLaunch(exec, nullptr) == cudaSuccess);  // switch (1): body 1, an empty node
+    CHECK(cudaStreamSynchronize(nullptr) == cudaSuccess);
+    CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+    CHECK(cudaGraphDestroy(copy) == cudaSuccess);
+    CHECK(cudaGraphDestroy(g) == cudaSuccess);
+  }
   cudaGraph_t child;
   REQUIRE(cudaGraphCreate(&child, 0) == cudaSuccess);
   cudaGraphNodeParams moved{};
