@@ -1,7 +1,8 @@
 // CUDA graph conditional nodes (CUDA 12.4+), as iterative solvers use them:
 // a while loop whose body kernel decides with cudaGraphSetConditional whether
 // to run again, an if/else pair and a switch, each body built through the
-// phGraph_out handles cudaGraphAddNode returns; the executable graph launched
+// phGraph_out handles cudaGraphAddNode returns (one by stream capture into the
+// body, cudaStreamBeginCaptureToGraph); the executable graph launched
 // twice (cudaGraphCondAssignDefault resets the loop's condition each launch).
 // Every result is checked on the host. Prints PASS.
 #include <cstdio>
@@ -107,9 +108,18 @@ int main() {
   CHECK(cudaGraphAddNode(&switch_node, graph, &decide, nullptr, 1, &sp));
   int case_values[3] = {100, 101, 102};
   void* case_args[3][2] = {{&choice_out, &case_values[0]}, {&choice_out, &case_values[1]}, {&choice_out, &case_values[2]}};
-  for (int c = 0; c < 3; ++c)
+  for (int c = 0; c < 2; ++c)
     if (AddKernel(&k, sp.conditional.phGraph_out[c], nullptr, 0, reinterpret_cast<void*>(Store), case_args[c], 1))
       return std::printf("FAIL: case %d\n", c), 1;
+  // Case 2's body captured from a stream, as the CUDA samples fill bodies.
+  cudaStream_t capture;
+  CHECK(cudaStreamCreate(&capture));
+  CHECK(cudaStreamBeginCaptureToGraph(capture, sp.conditional.phGraph_out[2], nullptr, nullptr, 0,
+                                      cudaStreamCaptureModeGlobal));
+  Store<<<1, 1, 0, capture>>>(choice_out, case_values[2]);
+  cudaGraph_t captured;
+  CHECK(cudaStreamEndCapture(capture, &captured));
+  if (captured != sp.conditional.phGraph_out[2]) return std::printf("FAIL: capture ended in another graph\n"), 1;
 
   // A handle of another graph, a bad size: refused.
   cudaGraph_t other;
@@ -147,6 +157,7 @@ int main() {
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
   CHECK(cudaGraphDestroy(other));
+  CHECK(cudaStreamDestroy(capture));
   std::printf("PASS\n");
   return 0;
 }
