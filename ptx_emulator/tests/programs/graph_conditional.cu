@@ -48,6 +48,16 @@ int AddKernel(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* d
   return cudaGraphAddKernelNode(node, graph, deps, n, &p) == cudaSuccess ? 0 : 1;
 }
 
+cudaGraphNodeParams Conditional(cudaGraphConditionalHandle handle, cudaGraphConditionalNodeType type,
+                                unsigned size) {
+  cudaGraphNodeParams p{};
+  p.type = cudaGraphNodeTypeConditional;
+  p.conditional.handle = handle;
+  p.conditional.type = type;
+  p.conditional.size = size;
+  return p;
+}
+
 }  // namespace
 
 int main() {
@@ -66,11 +76,7 @@ int main() {
   CHECK(cudaGraphConditionalHandleCreate(&choice, graph, 0, 0));
 
   // while (loop) Round
-  cudaGraphNodeParams wp{};
-  wp.type = cudaGraphNodeTypeConditional;
-  wp.conditional.handle = loop;
-  wp.conditional.type = cudaGraphCondTypeWhile;
-  wp.conditional.size = 1;
+  cudaGraphNodeParams wp = Conditional(loop, cudaGraphCondTypeWhile, 1);
   cudaGraphNode_t while_node;
   CHECK(cudaGraphAddNode(&while_node, graph, nullptr, nullptr, 0, &wp));
   int limit = kLimit;
@@ -85,11 +91,7 @@ int main() {
   cudaGraphNode_t decide;
   if (AddKernel(&decide, graph, &while_node, 1, reinterpret_cast<void*>(Decide), decide_args, 1))
     return std::printf("FAIL: decide node\n"), 1;
-  cudaGraphNodeParams ip{};
-  ip.type = cudaGraphNodeTypeConditional;
-  ip.conditional.handle = branch;
-  ip.conditional.type = cudaGraphCondTypeIf;
-  ip.conditional.size = 2;
+  cudaGraphNodeParams ip = Conditional(branch, cudaGraphCondTypeIf, 2);
   cudaGraphNode_t if_node;
   CHECK(cudaGraphAddNode(&if_node, graph, &decide, nullptr, 1, &ip));
   int then_value = 10, else_value = 20;
@@ -99,11 +101,7 @@ int main() {
   if (AddKernel(&k, ip.conditional.phGraph_out[0], nullptr, 0, reinterpret_cast<void*>(Store), then_args, 1) ||
       AddKernel(&k, ip.conditional.phGraph_out[1], nullptr, 0, reinterpret_cast<void*>(Store), else_args, 1))
     return std::printf("FAIL: if bodies\n"), 1;
-  cudaGraphNodeParams sp{};
-  sp.type = cudaGraphNodeTypeConditional;
-  sp.conditional.handle = choice;
-  sp.conditional.type = cudaGraphCondTypeSwitch;
-  sp.conditional.size = 3;
+  cudaGraphNodeParams sp = Conditional(choice, cudaGraphCondTypeSwitch, 3);
   cudaGraphNode_t switch_node;
   CHECK(cudaGraphAddNode(&switch_node, graph, &decide, nullptr, 1, &sp));
   int case_values[3] = {100, 101, 102};
