@@ -249,13 +249,11 @@ class Observed {
 
 // The reader half of a read's rule, once its checks are done: READEXCL when
 // the cell's reader is ordered before this one and stands for no more than it
-// (ReaderSubsumes), else READSHARED / READINFLATE.
+// (ReaderSubsumes), else READSHARED / READINFLATE. Callers of a plain read
+// try the common READSHARED case first, joining an inline run in place
+// (Cell::AppendPlainReader), before this.
 void RecordRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, shadow::ReadKind kind,
                 shadow::Strength strength) {
-  if (kind == shadow::ReadKind::kRead && strength == shadow::kWeak &&
-      cell.AppendPlainReader(a.epoch.tid, a.epoch.clock, a.site)) {
-    return;  // READSHARED on an inline run, the common case
-  }
   if (cell.read_shared() || cell.read_run()) {
     shadow::AddReader(cell, pool, a.epoch, a.site, kind, strength);  // READSHARED
     return;
@@ -322,8 +320,12 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_
       if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
   });
-  if (atomic_load) NoteObservation(cell, pool, a, byte);
-  RecordRead(cell, pool, a, kind, atomic_load ? a.strength : shadow::kWeak);
+  if (atomic_load) {
+    NoteObservation(cell, pool, a, byte);
+    RecordRead(cell, pool, a, kind, a.strength);
+  } else if (!cell.AppendPlainReader(a.epoch.tid, a.epoch.clock, a.site)) {  // READSHARED on an inline run
+    RecordRead(cell, pool, a, kind, shadow::kWeak);
+  }
 }
 
 // R[t] := max(R[t], c) as a kept write: records a write that later accesses
