@@ -347,7 +347,7 @@ class Cell {
   // as its next position (then the count grows by one). Returns false,
   // changing nothing, in every other case. (detector_bench e_matmul: the
   // general AddReader cost 140 instructions per reader joining a run.)
-  bool AppendPlainReader(Tid t, Clock clock, SiteId site) const {
+  [[gnu::always_inline]] bool AppendPlainReader(Tid t, Clock clock, SiteId site) const {
     CellReadHalf* r = read_half();
     if ((r->flags & 0x0f) != (kCellReadRun >> 8) || r->strength != kWeak || r->clock_lo != clock ||
         r->site != site || (r->clock_hi & ReadRun::kBitmap) != 0 || t < r->tid) {

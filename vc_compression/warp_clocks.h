@@ -96,6 +96,9 @@ class WarpClocks {
     return true;
   }
   // e ⪯ C_t: the FastTrack epoch check, O(1) without a sparse part.
+  // Do lanes a and b see every thread but themselves alike (C_a(u) == C_b(u)
+  // for u neither a nor b)? Lanes of one clock group do.
+  bool SameView(unsigned a, unsigned b) const { return lane_group_[a] == lane_group_[b]; }
   bool Covers(unsigned lane, Epoch e) const { return e.clock() <= Get(lane, e.tid()); }
   // v ⊑ C_t.
   bool Dominates(unsigned lane, const VectorClock& v) const;
