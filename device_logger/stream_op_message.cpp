@@ -12,7 +12,7 @@ bool StreamOpInfo::After(const StreamOpInfo& earlier) const {
 
 // Layout: u32 kind, u32 after_barrier, u64 launch_id, u64 stream_id, u64 tick,
 // u32 n, n x (u64 stream, u64 tick), u32 m, m x (u64 base, u64 size, u32
-// write), u32 api_len, api, host_location (the rest).
+// write), u64 exact, u32 api_len, api, host_location (the rest).
 std::string StreamOpInfo::Encode() const {
   PayloadWriter w;
   w.U32(static_cast<uint32_t>(kind)).U32(after_barrier ? 1 : 0).U64(launch_id).U64(stream_id).U64(tick);
@@ -20,6 +20,7 @@ std::string StreamOpInfo::Encode() const {
   for (const auto& [stream, t] : before) w.U64(stream).U64(t);
   w.U32(static_cast<uint32_t>(ranges.size()));
   for (const Range& r : ranges) w.U64(r.base).U64(r.size).U32(r.write ? 1 : 0);
+  w.U64(exact);
   w.U32(static_cast<uint32_t>(api.size())).Bytes(api).Bytes(host_location);
   return w.data();
 }
@@ -45,7 +46,7 @@ std::optional<StreamOpInfo> StreamOpInfo::Decode(std::string_view payload) {
     range.write = write != 0;
   }
   std::string_view api;
-  if (!r.U32(&api_len) || !r.Bytes(api_len, &api)) return std::nullopt;
+  if (!r.U64(&op.exact) || !r.U32(&api_len) || !r.Bytes(api_len, &api)) return std::nullopt;
   op.api = std::string(api);
   op.host_location = std::string(r.Rest());
   return op;

@@ -37,6 +37,9 @@ struct StreamOpInfo {
     bool write = false;
   };
   std::vector<Range> ranges;  // kCopy / kSet: the device bytes read and written
+  // kHostAccess: the device address of the byte the host was caught accessing
+  // (0: unknown); `ranges` then covers the rest of its page, assumed accessed.
+  uint64_t exact = 0;
   std::string api;            // "cudaMemcpyAsync", "kernel launch"
   std::string host_location;  // the program's calling frames ("module+0xoffset ..."), may be empty
 

@@ -3,6 +3,7 @@
 // processes (fork) on one segment, and a producer that stops waiting when the
 // consumer is gone.
 #include "device_logger/shm_transport.h"
+#include "device_logger/stream_op_message.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -218,6 +219,40 @@ TEST_CASE("kLaunchNotRun: error, kernel and reason round-trip", "[transport]") {
   }
   CHECK(found);
   CHECK(std::string(MessageTypeName(MessageType::kLaunchNotRun)) == "launch-not-run");
+}
+
+TEST_CASE("StreamOpInfo: every field round-trips and truncated payloads are refused", "[transport]") {
+  StreamOpInfo op;
+  op.kind = StreamOpKind::kHostAccess;
+  op.after_barrier = true;
+  op.launch_id = 7;
+  op.stream_id = uint64_t{1} << 47;
+  op.tick = 3;
+  op.before = {{16, 2}, {0, 9}};
+  op.ranges = {{0x5000, 4096, true}, {0x9000, 8, false}};
+  op.exact = 0x5028;
+  op.api = "host access";
+  op.host_location = "app+0x120 libc.so.6+0x27249";
+  const std::string payload = op.Encode();
+  std::optional<StreamOpInfo> back = StreamOpInfo::Decode(payload);
+  REQUIRE(back.has_value());
+  CHECK(back->kind == op.kind);
+  CHECK(back->after_barrier);
+  CHECK(back->launch_id == 7);
+  CHECK(back->stream_id == op.stream_id);
+  CHECK(back->tick == 3);
+  CHECK(back->before == op.before);
+  REQUIRE(back->ranges.size() == 2);
+  CHECK(back->ranges[0].base == 0x5000);
+  CHECK(back->ranges[0].size == 4096);
+  CHECK(back->ranges[0].write);
+  CHECK_FALSE(back->ranges[1].write);
+  CHECK(back->exact == 0x5028);
+  CHECK(back->api == "host access");
+  CHECK(back->host_location == op.host_location);
+  // Every cut before the host location (the rest of the payload) is malformed.
+  const size_t fixed = payload.size() - op.host_location.size() - op.api.size();
+  for (size_t n = 0; n < fixed; ++n) CHECK_FALSE(StreamOpInfo::Decode(payload.substr(0, n)).has_value());
 }
 
 TEST_CASE("producers in several processes share one segment", "[transport]") {

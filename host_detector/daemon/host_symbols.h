@@ -11,7 +11,9 @@ namespace barracuda::daemon {
 
 // "main at /src/app.cu:42" for the first frame with a known source line in
 // the program's own code (not nvcc's launch stubs or the CUDA headers);
-// "" when none resolves (no addr2line, no debug information, stripped).
+// else "main (app+0x16a3; no line information: ...)" for the first frame
+// whose function is known (no -g); "" when none resolves (no addr2line,
+// stripped).
 // Results are cached per frame.
 // `skip_function`: a kernel's demangled name, whose host stub (nvcc defines it
 // at the kernel's own line) is not where the program launched it.

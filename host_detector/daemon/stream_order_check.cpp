@@ -97,6 +97,13 @@ void StreamOrderCheck::Compare(const Op& earlier, const Op& later) {
   const bool earlier_smaller = earlier.lines.size() <= later.lines.size();
   const auto& small = earlier_smaller ? earlier.lines : later.lines;
   const auto& big = earlier_smaller ? later.lines : earlier.lines;
+  // The conflicting word named: the one holding a byte a host access was
+  // caught at (its fault: known accessed, the rest of its page assumed),
+  // else the lowest; never the hash map's order (the same report every run).
+  const uint64_t exact = later.info.exact != 0 ? later.info.exact : earlier.info.exact;
+  uint64_t best_line = 0;
+  uint32_t best_word = 0;
+  bool found = false, exact_found = false;
   for (const auto& [line, s] : small) {
     auto it = big.find(line);
     if (it == big.end()) continue;
@@ -108,40 +115,53 @@ void StreamOrderCheck::Compare(const Op& earlier, const Op& later) {
     const uint32_t strong_conflict = (a.strong_write & (b.read | b.write)) | (b.strong_write & a.read);
     const uint32_t words = a_write_conflict | b_write_conflict | strong_conflict;
     if (words == 0) continue;
-    const uint32_t word = static_cast<uint32_t>(std::countr_zero(words));
-    const uint32_t bit = 1u << word;
-    StreamOrderRace race;
-    race.address = line * kLine + word * kWord;
-    auto side = [&](const Op& op, const Line& l, bool write, bool strong) {
-      StreamOrderRace::Side s;
-      s.kind = op.info.kind;
-      s.api = op.info.api;
-      s.stream_id = op.info.stream_id;
-      s.launch_id = op.info.launch_id;
-      s.site = write ? l.write_site : l.read_site;
-      s.write = write;
-      s.strong = strong;
-      s.host_location = op.info.host_location;
-      return s;
-    };
-    const bool a_writes = ((a.write | a.strong_write) & bit) != 0, b_writes = ((b.write | b.strong_write) & bit) != 0;
-    race.earlier = side(earlier, a, a_writes, ((a_writes ? a.strong_write : a.strong_read) & bit) != 0 &&
-                                                  ((a_writes ? a.write : a.read) & bit) == 0);
-    race.later = side(later, b, b_writes, ((b_writes ? b.strong_write : b.strong_read) & bit) != 0 &&
-                                              ((b_writes ? b.write : b.read) & bit) == 0);
-    // One entry per pair of code locations (kernel site or API call site).
-    auto where = [](const StreamOrderRace::Side& s) {
-      return s.kind == transport::StreamOpKind::kKernel ? ptx::Cat("site", s.site) : s.api + "@" + s.host_location;
-    };
-    const std::string key = ptx::Cat(where(race.earlier), race.earlier.write ? "w" : "r", "|", where(race.later),
-                                     race.later.write ? "w" : "r");
-    if (auto found = race_index_.find(key); found != race_index_.end()) {
-      races_[found->second].occurrences++;
-    } else if (races_.size() < kMaxRaces) {
-      race_index_[key] = races_.size();
-      races_.push_back(std::move(race));
+    if (exact != 0 && exact / kLine == line && (words >> (exact % kLine / kWord) & 1) != 0) {
+      best_line = line;
+      best_word = static_cast<uint32_t>(exact % kLine / kWord);
+      found = exact_found = true;
+      break;
     }
-    return;  // one race per pair of operations
+    const uint32_t word = static_cast<uint32_t>(std::countr_zero(words));
+    if (!found || line * kLine + word * kWord < best_line * kLine + best_word * kWord) {
+      best_line = line;
+      best_word = word;
+      found = true;
+    }
+  }
+  if (!found) return;  // one race per pair of operations
+  const Line& a = earlier.lines.at(best_line);
+  const Line& b = later.lines.at(best_line);
+  const uint32_t bit = 1u << best_word;
+  StreamOrderRace race;
+  race.address = exact_found ? exact : best_line * kLine + best_word * kWord;
+  auto side = [&](const Op& op, const Line& l, bool write, bool strong) {
+    StreamOrderRace::Side s;
+    s.kind = op.info.kind;
+    s.api = op.info.api;
+    s.stream_id = op.info.stream_id;
+    s.launch_id = op.info.launch_id;
+    s.site = write ? l.write_site : l.read_site;
+    s.write = write;
+    s.strong = strong;
+    s.host_location = op.info.host_location;
+    return s;
+  };
+  const bool a_writes = ((a.write | a.strong_write) & bit) != 0, b_writes = ((b.write | b.strong_write) & bit) != 0;
+  race.earlier = side(earlier, a, a_writes, ((a_writes ? a.strong_write : a.strong_read) & bit) != 0 &&
+                                                ((a_writes ? a.write : a.read) & bit) == 0);
+  race.later = side(later, b, b_writes, ((b_writes ? b.strong_write : b.strong_read) & bit) != 0 &&
+                                            ((b_writes ? b.write : b.read) & bit) == 0);
+  // One entry per pair of code locations (kernel site or API call site).
+  auto where = [](const StreamOrderRace::Side& s) {
+    return s.kind == transport::StreamOpKind::kKernel ? ptx::Cat("site", s.site) : s.api + "@" + s.host_location;
+  };
+  const std::string key = ptx::Cat(where(race.earlier), race.earlier.write ? "w" : "r", "|", where(race.later),
+                                   race.later.write ? "w" : "r");
+  if (auto known = race_index_.find(key); known != race_index_.end()) {
+    races_[known->second].occurrences++;
+  } else if (races_.size() < kMaxRaces) {
+    race_index_[key] = races_.size();
+    races_.push_back(std::move(race));
   }
 }
 

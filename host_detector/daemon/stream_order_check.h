@@ -47,7 +47,7 @@ struct StreamOrderRace {
     std::string host_location; // "module+0xoffset ..." of the API call
   };
   Side earlier, later;          // in issue order
-  uint64_t address = 0;         // the first conflicting 4-byte word
+  uint64_t address = 0;         // the conflicting word named (Compare), or the host's exact byte
   uint64_t occurrences = 1;     // pairs of operations with the same sides
 };
 

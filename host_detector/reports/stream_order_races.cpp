@@ -4,11 +4,18 @@
 
 namespace barracuda::reports {
 
+std::string StreamName(uint64_t stream_id) {
+  if (stream_id >= (uint64_t{1} << 48)) return "a node of a graph";
+  if (stream_id == 0) return "the legacy default stream";
+  if (stream_id > (uint64_t{1} << 32))
+    return ptx::Cat("the per-thread default stream of host thread ", stream_id - (uint64_t{1} << 32));
+  return ptx::Cat("stream ", stream_id);
+}
+
 std::string StreamSideHeadline(const ResolvedStreamOrderRace::Side& side) {
   const ReportContext::StreamOpSide& op = side.op;
   std::string what = ptx::Cat(op.strong ? "strong " : "", op.write ? "write" : "read", " by ");
-  const std::string stream =
-      IsGraphNode(op) ? std::string("a node of a graph") : ptx::Cat("stream ", op.stream_id);
+  const std::string stream = StreamName(op.stream_id);
   if (op.kernel) return what + ptx::Cat("kernel ", side.kernel, " (launch ", op.launch_id, ", ", stream, ")");
   if (op.host) return what + "the host (not synchronised with the first)";
   return what + ptx::Cat(op.api, " (", stream, ")");

@@ -32,6 +32,9 @@ struct ResolvedStreamOrderRace {
 // The work of a CUDA graph's node: a timeline of its own (the runtime numbers
 // them from 2^48, ptx_emulator/runtime/stream_order.h), not a stream.
 inline bool IsGraphNode(const ReportContext::StreamOpSide& op) { return op.stream_id >= (uint64_t{1} << 48); }
+// "stream 16", "the legacy default stream", "the per-thread default stream of
+// host thread 2" (the runtime's ids: Runtime::StreamId), "a node of a graph".
+std::string StreamName(uint64_t stream_id);
 // "write by kernel Producer(int*) (launch 2, stream 16)" / "read by cudaMemcpyAsync (stream 17)" /
 // "... (launch 3, a node of a graph)" / "read by the host (not synchronised with the first)" (the
 // first side: a kernel, copy or set the host had not waited for).

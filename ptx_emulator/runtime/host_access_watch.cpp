@@ -66,7 +66,7 @@ void Chain(int sig, siginfo_t* info, void* context) {
   signal(sig, SIG_DFL);  // the access faults again and the process dies as it would have
 }
 
-void Record(uint64_t lo, uint64_t hi, uint64_t device, bool write, const uint64_t* pcs, int n) {
+void Record(uint64_t lo, uint64_t hi, uint64_t device, uint64_t exact, bool write, const uint64_t* pcs, int n) {
   while (g_access_lock.test_and_set(std::memory_order_acquire)) {
   }
   // A loop over an array faults page after page at the same code: one entry.
@@ -85,6 +85,7 @@ void Record(uint64_t lo, uint64_t hi, uint64_t device, bool write, const uint64_
     Access& a = g_accesses[g_access_count++];
     a.device = device;
     a.size = hi - lo;
+    a.exact = exact;
     a.write = write;
     a.frames = n;
     std::memcpy(a.pc, pcs, sizeof(uint64_t) * n);
@@ -97,7 +98,7 @@ void OnSegv(int sig, siginfo_t* info, void* context) {
   const uint64_t address = reinterpret_cast<uint64_t>(info->si_addr);
   const uint64_t page = PageDown(address);
   bool on_page = false;
-  uint64_t lo = 0, hi = 0, device = 0;
+  uint64_t lo = 0, hi = 0, device = 0, exact = 0;
   for (Region& r : g_regions) {
     const uint64_t size = r.size.load(std::memory_order_acquire);
     if (size == 0) continue;
@@ -108,6 +109,7 @@ void OnSegv(int sig, siginfo_t* info, void* context) {
       lo = std::max(host, page);
       hi = std::min(host + size, page + kPage);
       device = r.device.load(std::memory_order_relaxed) + (lo - host);
+      exact = device + (address - lo);
       break;
     }
   }
@@ -137,7 +139,7 @@ void OnSegv(int sig, siginfo_t* info, void* context) {
     if (n < kMaxFrames) pcs[n++] = pc;
   }
   mprotect(reinterpret_cast<void*>(page), kPage, write || runtime ? PROT_READ | PROT_WRITE : PROT_READ);
-  if (!runtime && hi > lo) Record(lo, hi, device, write, pcs, n);
+  if (!runtime && hi > lo) Record(lo, hi, device, exact, write, pcs, n);
   errno = saved_errno;
 }
 

@@ -24,7 +24,8 @@
 // - a page is watched once per protection period: the host side is the whole
 //   part of the region on that page (a kernel touching other bytes of the
 //   same page of the same allocation is reported; another allocation on the
-//   page is not);
+//   page is not); the faulting byte is known exactly (Access::exact) and a
+//   report names it when the other side touched it;
 // - accesses from the runtime itself (its frames are on the stack: copies,
 //   host functions, the emulator's workers) open the page without a record;
 //   while the runtime works (Pause) nothing is protected, so another host
@@ -51,6 +52,7 @@ inline constexpr int kMaxFrames = 12;
 
 struct Access {
   uint64_t device = 0, size = 0;  // the bytes, as kernels address them
+  uint64_t exact = 0;             // the byte whose fault caught the access (the rest: its page)
   bool write = false;
   int frames = 0;
   uint64_t pc[kMaxFrames] = {};   // pc[0] the faulting instruction, then return addresses

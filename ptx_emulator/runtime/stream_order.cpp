@@ -60,6 +60,7 @@ std::vector<transport::StreamOpInfo> StreamOrder::TakeHostAccesses() {
     // (host_ has not changed since: every change flushes first).
     op.before.assign(host_.begin(), host_.end());
     op.ranges.push_back({a.device, a.size, a.write});
+    op.exact = a.exact;
     op.host_location = FormatHostFrames(a.pc, a.frames, /*first_exact=*/true);
     ops.push_back(std::move(op));
   }

@@ -52,11 +52,14 @@ TEST_CASE("host access watch: reads and writes while outstanding are recorded", 
   REQUIRE(got.size() == 3);
   CHECK(got[0].device == 0x700000000000);
   CHECK(got[0].size == kPage);
+  CHECK(got[0].exact == 0x700000000000 + 12);  // the faulting byte: p[3]
   CHECK_FALSE(got[0].write);
   CHECK(got[0].frames >= 1);
   CHECK(got[1].device == 0x700000000000);
+  CHECK(got[1].exact == 0x700000000000 + 12);
   CHECK(got[1].write);
   CHECK(got[2].device == 0x700000000000 + kPage);
+  CHECK(got[2].exact == 0x700000000000 + kPage + 28);
   CHECK(got[2].write);
   CHECK(p[3] == 6);
   CHECK(p[1024 + 7] == 9);
@@ -101,6 +104,7 @@ TEST_CASE("host access watch: only the region's bytes on the page are the host s
   REQUIRE(got.size() == 1);
   CHECK(got[0].device == 0x1000);
   CHECK(got[0].size == 256);
+  CHECK(got[0].exact == 0x1004);  // byte 516 of the page: byte 4 of the region
   CHECK(got[0].write);
   Unwatch(Addr(pages.base) + 512);
 }

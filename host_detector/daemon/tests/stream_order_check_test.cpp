@@ -182,8 +182,7 @@ TEST_CASE("StreamOrderCheck: the host overwrites the source of an unfinished cop
   check.OnOp(HostAccess(2, {}, 0x5000, 4096, true, "app+0x120"));
   REQUIRE(check.races().size() == 1);
   const StreamOrderRace& r = check.races()[0];
-  CHECK(r.address >= 0x5000);  // some word the copy read (lines are compared in no set order)
-  CHECK(r.address < 0x5100);
+  CHECK(r.address == 0x5000);  // the lowest conflicting word: the fault's byte is not known here
   CHECK(r.earlier.kind == StreamOpKind::kCopy);
   CHECK(r.earlier.api == "cudaMemcpyAsync");
   CHECK(r.earlier.host_location == "app+0x100");
@@ -194,6 +193,22 @@ TEST_CASE("StreamOrderCheck: the host overwrites the source of an unfinished cop
   // After cudaStreamSynchronize (the host's clock has stream 16 at 1): none.
   check.OnOp(HostAccess(3, {{16, 1}}, 0x5000, 4096, true, "app+0x130"));
   CHECK(check.races().size() == 1);
+}
+
+TEST_CASE("StreamOrderCheck: a host access names the byte its fault caught", "[daemon][stream-order]") {
+  // The host's access is known at one byte (the page fault's address); the
+  // rest of its page is assumed. The race names that byte, whatever order the
+  // lines are compared in; a byte the other side does not touch names the
+  // lowest conflicting word instead.
+  for (uint64_t exact : {0x5028u, 0x50f3u, 0x5100u}) {
+    StreamOrderCheck check;
+    check.OnOp(Copy(16, 1, {}, 0x5000, 256, false));
+    StreamOpInfo host = HostAccess(1, {}, 0x5000, 4096, true);
+    host.exact = exact;
+    check.OnOp(host);
+    REQUIRE(check.races().size() == 1);
+    CHECK(check.races()[0].address == (exact < 0x5100 ? exact : 0x5000));
+  }
 }
 
 }  // namespace barracuda::daemon
