@@ -50,6 +50,7 @@ struct Conflict {
   uint32_t site = 0;
   Op op = Op::kRead;
   RaceKind kind = RaceKind::kReadAfterWrite;
+  shadow::Clock clock = 0;  // a read's racing write: its clock (0: not noted)
   // Which conflict names the access: a data race before a candidate
   // same-value pair before a dependency-ordered warning before a same-value
   // warning, and the lowest thread id within a rank.
@@ -61,7 +62,8 @@ struct Conflict {
   // Does the conflict name the access whatever later bytes show? Not a
   // same-value pair (known or candidate): a data race on a later byte wins.
   bool Decides() const { return kind != RaceKind::kSameValue && !candidate; }
-  void Note(uint64_t t, uint32_t s, Op o, RaceKind k, bool is_candidate = false, bool is_proxy = false) {
+  void Note(uint64_t t, uint32_t s, Op o, RaceKind k, bool is_candidate = false, bool is_proxy = false,
+            shadow::Clock c = 0) {
     if (decided) return;
     if (found) {
       const int rank = Rank(k, is_candidate), held = Rank(kind, candidate);
@@ -74,6 +76,7 @@ struct Conflict {
     site = s;
     op = o;
     kind = k;
+    clock = c;
   }
 };
 
@@ -294,9 +297,9 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_
       return;
     }
     if (!e.atomic) {
-      k.Note(t, e.site, Op::kWrite, plain_kind);
+      k.Note(t, e.site, Op::kWrite, plain_kind, false, false, e.clock);
     } else if (!atomic_load) {
-      if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+      if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain, false, false, e.clock);
     } else if (!a.MorallyStrongWith(t, e.strength)) {
       if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
@@ -313,9 +316,9 @@ void CheckRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, uint64_
       return;
     }
     if (e.strength == shadow::kWeak) {
-      k.Note(t, e.site, Op::kWrite, plain_kind);
+      k.Note(t, e.site, Op::kWrite, plain_kind, false, false, e.clock);
     } else if (!atomic_load) {
-      if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain);
+      if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kAtomicVsPlain, false, false, e.clock);
     } else if (!a.MorallyStrongWith(t, e.strength)) {
       if (!observed.Orders()) k.Note(t, e.site, Op::kAtomic, RaceKind::kNotMorallyStrong);
     }
@@ -631,6 +634,22 @@ void KeepInflatedBounded(std::vector<Cell>& list, uint64_t window_bytes) {
   std::erase_if(list, [&](const Cell x) { return !Inflated(x); });
   std::sort(list.begin(), list.end(), [](const Cell x, const Cell y) { return x.write_half() < y.write_half(); });
   list.erase(std::unique(list.begin(), list.end()), list.end());
+}
+
+// Did a thread of the reading block observe, with a strong read, a release of
+// thread t made after t's write at `clock` (PendingSync::acquire: observed, not
+// yet acquired by a fence)? Then only the acquire is missing: the report says
+// so (RaceEvent::unacquired_release). The block's threads, not the reader
+// alone: the observer often passes the news on through shared memory and a
+// barrier (the last-block reduction of CUDA's threadFenceReduction sample).
+bool ObservedUnacquired(const BlockState& bs, uint64_t t, shadow::Clock clock) {
+  if (clock == 0) return false;
+  const auto u = static_cast<vc::ThreadId>(t);
+  for (const auto& [thread, p] : bs.pending) {
+    for (unsigned part = 0; part < p.acquire.size(); ++part)
+      if ((p.acquire_parts >> part & 1) != 0 && p.acquire[part].Get(u) >= clock) return true;
+  }
+  return false;
 }
 
 // A plain read of granules PlainReadOrdered passed: the reader halves only,
@@ -1050,6 +1069,7 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       e.later.record_index = index;
       e.later.address = addr;
       e.later.access_size = static_cast<uint8_t>(size);
+      e.unacquired_release = ObservedUnacquired(bs, first.tid, first.clock);
       if (first.candidate) {
         std::lock_guard<std::mutex> lock(report_mu);
         pending_same_value.push_back({e, MaskedValue(protocol::StoredValue(r), size), static_cast<uint8_t>(size)});

@@ -78,6 +78,11 @@ struct RaceEvent {
   uint32_t kernel_name_id = 0;
   AccessInfo earlier;
   AccessInfo later;
+  // A read racing with a write whose release (a fence, then a strong write)
+  // the reading block observed with a strong read but never acquired (no
+  // fence after that read): the missing acquire is the bug (SEMANTICS.md,
+  // "Observed but not acquired").
+  bool unacquired_release = false;
 };
 
 // De-duplication key: the pair of static sites, the kind and the class. The

@@ -49,6 +49,7 @@ std::vector<ResolvedRace> GroupBySource(std::vector<ResolvedRace> races) {
     }
     ResolvedRace& entry = out[it->second];
     entry.count += r.count;
+    entry.unacquired_release |= r.unacquired_release;
     // One pair of instructions met in both orders (RAW and WAR) is one site pair.
     auto same = std::find_if(entry.site_pairs.begin(), entry.site_pairs.end(), [&](const ResolvedRace::SitePair& p) {
       return (p.earlier.site_id == pair.earlier.site_id && p.later.site_id == pair.later.site_id) ||

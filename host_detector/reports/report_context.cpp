@@ -335,6 +335,7 @@ std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
       }
       r.earlier = ResolveAccess(context, pid, r.launch, ev.earlier);
       r.later = ResolveAccess(context, pid, r.launch, ev.later);
+      r.unacquired_release = ev.unacquired_release;
       r.allocation = ResolveAllocation(context, r);
       out.push_back(std::move(r));
     }
@@ -358,6 +359,7 @@ std::vector<ResolvedRace> MergeAcrossSchedules(std::vector<ResolvedRace> races) 
     } else {
       out[it->second].count += sighting.count;
       out[it->second].seen_in.push_back(sighting);
+      out[it->second].unacquired_release |= r.unacquired_release;
     }
   }
   for (size_t i = 0; i < out.size(); ++i) out[i].ordinal = i + 1;

@@ -310,6 +310,9 @@ struct ResolvedRace {
   };
   std::vector<SitePair> site_pairs;
   std::string fingerprint;
+  // Some member's read raced with a write whose release the reading block
+  // observed but never acquired (detector::RaceEvent::unacquired_release).
+  bool unacquired_release = false;
 };
 
 // Resolves entries of several processes' reports, in code order: processes

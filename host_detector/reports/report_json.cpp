@@ -217,6 +217,7 @@ json RaceJson(const ResolvedRace& r, const ReportContext& context) {
     pairs.push_back({{"first", SiteJson(r.earlier)}, {"second", SiteJson(r.later)}, {"count", r.count}});
   race["site_pairs"] = std::move(pairs);
   race["variants"] = VariantsJson(r);
+  race["unacquired_release"] = r.unacquired_release;
   return race;
 }
 

@@ -99,7 +99,7 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
     result["locations"] = json::array({Location(r.later, 0, "the barrier")});
   } else {
     // "[...](1)" is a SARIF embedded link to relatedLocations id 1.
-    text = ptx::Cat(Capitalized(KindDescription(r.kind)), " (", detector::RaceClassName(r.cls), ") on ",
+    text = ptx::Cat(Capitalized(RaceKindsAndClassesText(r)), " on ",
                     SpaceName(r.space), " memory ", AddressText(r), " in kernel ", r.kernel, ": ",
                     AccessSentence(r.earlier), " and [", OperationName(r.later), " by ", ThreadText(r.later),
                     "](1) at ", AccessLocationText(r.later), ".");
@@ -108,6 +108,7 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
         json::array({Location(r.later, 1, ptx::Cat("second access: ", AccessSentence(r.later)))});
   }
   if (r.count > 1) text += ptx::Cat(" ", r.count, " racy accesses.");
+  if (r.unacquired_release) text += " " + UnacquiredReleaseHint();
   result["message"] = Message(std::move(text));
   result["partialFingerprints"] = {{"barracudaRace/v1", FingerprintOf(r)}};
   json props = {{"class", detector::RaceClassName(r.cls)},

@@ -229,6 +229,26 @@ std::string ClassesText(const ResolvedRace& r) {
   return out;
 }
 
+}  // namespace
+
+std::string UnacquiredReleaseHint() {
+  return "Missing acquire: the reading block observed the writer's release (a strong read of what it "
+         "published, e.g. an atomic or volatile read) but no fence followed that read, so nothing orders the "
+         "write before the read; add __threadfence() after the observing read (or read it with ld.acquire / "
+         "cuda::atomic_ref::load(memory_order_acquire)). __syncthreads() alone orders only within the block.";
+}
+
+std::string RaceKindsAndClassesText(const ResolvedRace& r) {
+  // A grouped entry of both RAW and WAR names both; its classes all.
+  const bool raw = r.kind == RaceKind::kReadAfterWrite || HasVariantKind(r, RaceKind::kReadAfterWrite);
+  const bool war = r.kind == RaceKind::kWriteAfterRead || HasVariantKind(r, RaceKind::kWriteAfterRead);
+  return ptx::Cat(raw && war ? std::string("read-after-write (RAW) and write-after-read (WAR) race")
+                             : KindDescription(r.kind),
+                  " (", ClassesText(r), ")");
+}
+
+namespace {
+
 // "PTX line" of an access's site for the site-pair list, "site N" without a site table.
 std::string PtxLineText(const ResolvedAccess& a) {
   if (a.site != nullptr) return ptx::Cat(a.site->ptx_line);
@@ -301,15 +321,11 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   const uint64_t memory_errors = WriteMemoryErrors(context, out);
   const uint64_t stream_races = WriteStreamOrderRaces(context, out);
   for (const ResolvedRace& r : data.races) {
-    // A grouped entry of both RAW and WAR names both; its classes all.
-    const bool raw = r.kind == RaceKind::kReadAfterWrite || HasVariantKind(r, RaceKind::kReadAfterWrite);
-    const bool war = r.kind == RaceKind::kWriteAfterRead || HasVariantKind(r, RaceKind::kWriteAfterRead);
-    std::string head = ptx::Cat("Race #", r.ordinal, ": ",
-                                raw && war ? std::string("read-after-write (RAW) and write-after-read (WAR) race")
-                                           : KindDescription(r.kind));
-    if (r.kind != RaceKind::kBarrierDivergence) {
-      head += ptx::Cat(" (", ClassesText(r), ") on ", SpaceName(r.space), " memory");
-    }
+    std::string head =
+        ptx::Cat("Race #", r.ordinal, ": ",
+                 r.kind == RaceKind::kBarrierDivergence
+                     ? KindDescription(r.kind)
+                     : ptx::Cat(RaceKindsAndClassesText(r), " on ", SpaceName(r.space), " memory"));
     head += ptx::Cat(" [", Plural(r.count, "occurrence", "occurrences"), "]");
     Line(out, head);
     if (r.kind == RaceKind::kBarrierDivergence) {
@@ -330,11 +346,12 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
         Line(out, "    The first access is ordered before the second, but the second is made by the async proxy "
                   "(bulk copy / TMA) and no fence.proxy.async lies between them");
       }
+      if (r.unacquired_release) Line(out, ptx::Cat("    ", UnacquiredReleaseHint()));
     }
     std::string kernel = ptx::Cat("    Kernel ", r.kernel, ", launch ", r.launch_id);
     if (r.launch != nullptr) {
-      kernel += ptx::Cat(" (grid ", CoordText(r.launch->grid), ", block ", CoordText(r.launch->block), ", stream ",
-                         r.launch->stream_id, ")");
+      kernel += ptx::Cat(" (grid ", CoordText(r.launch->grid), ", block ", CoordText(r.launch->block), ", ",
+                         StreamName(r.launch->stream_id), ")");
     }
     kernel += ptx::Cat(", process ", r.process_id);
     Line(out, kernel);

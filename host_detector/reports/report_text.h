@@ -26,6 +26,11 @@ std::string OperationName(protocol::Op op);
 std::string OperationName(const ResolvedAccess& a);   // "read", "write", "atomic", "acquire", ...
 const char* SpaceName(protocol::Space space);  // "global", "shared"
 std::string KindDescription(detector::RaceKind kind);  // "read-after-write (RAW)"
+// A (grouped) entry's kinds and classes: "read-after-write (RAW) and
+// write-after-read (WAR) race (divergence, intra-block)", the same in every format.
+std::string RaceKindsAndClassesText(const ResolvedRace& race);
+// The sentence for ResolvedRace::unacquired_release (SEMANTICS.md, "Observed but not acquired").
+std::string UnacquiredReleaseHint();
 // "thread (5,0,0) in block (1,0,0)" or "thread 69 in block 1" without the launch.
 std::string ThreadText(const ResolvedAccess& access);
 // One sentence naming the address and its allocation (without the leading "Address ").

@@ -45,6 +45,36 @@ TEST_CASE("message passing without a fence on either side races on the data, nev
   }
 }
 
+TEST_CASE("a race whose release the reader observed but never acquired says the acquire is missing",
+          "[rules][fence]") {
+  // Producer fence, no consumer fence: only the acquire is missing.
+  RunResult missing_acquire = Run(MessagePassing(true, false));
+  REQUIRE(missing_acquire.events.size() == 1);
+  CHECK(missing_acquire.events[0].unacquired_release);
+  // No producer fence: the flag's store released nothing; a fence after the
+  // load would not help, so no such hint.
+  for (bool consumer_fence : {false, true}) {
+    RunResult missing_release = Run(MessagePassing(false, consumer_fence));
+    REQUIRE(missing_release.events.size() == 1);
+    CHECK_FALSE(missing_release.events[0].unacquired_release);
+  }
+  // A consumer fence of too narrow a scope: the observation stays unacquired
+  // at gpu scope.
+  RunResult narrow = Run(MessagePassing(true, true, Scope::kGpu, Scope::kCta));
+  REQUIRE(narrow.events.size() == 1);
+  CHECK(narrow.events[0].unacquired_release);
+  // Another thread of the reading block observed the release (the last-block
+  // pattern: thread 0 takes the ticket, a barrier, every thread reads).
+  TraceBuilder last_block;
+  last_block.Begin(2, 64).Write(0, 0x1u, Same(kData), 1).FenceOp(Scope::kGpu, 0, 0x1u);
+  last_block.StrongStore(Scope::kGpu, 0, 0x1u, kFlag, 2).StrongLoad(Scope::kGpu, 2, 0x1u, kFlag, 3);
+  last_block.Bar(2, ~0u).Bar(3, ~0u).Read(3, 0x1u, Same(kData), 4).End();
+  RunResult last = Run(last_block);
+  REQUIRE(last.events.size() == 1);
+  CHECK(last.events[0].later.site == 4);
+  CHECK(last.events[0].unacquired_release);
+}
+
 TEST_CASE("fence scopes: both must include the other thread", "[rules][fence]") {
   CHECK(Run(MessagePassing(true, true, Scope::kCta, Scope::kGpu)).events.size() == 1);
   CHECK(Run(MessagePassing(true, true, Scope::kGpu, Scope::kCta)).events.size() == 1);
