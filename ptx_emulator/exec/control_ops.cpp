@@ -26,8 +26,14 @@ uint32_t BranchTarget(const Inst& inst) {
   return inst.target >= 0 ? static_cast<uint32_t>(inst.target) : inst.ops[0].index;
 }
 
-// Unguarded bra: every active lane goes.
-void JumpHandler(const Inst& inst, WarpCtx& ctx, uint32_t) { W(ctx).top().pc = BranchTarget(inst); }
+// Unguarded bra: every active lane goes. A backward one may be a spin
+// (SpinCheck: forward progress for the other lanes of the warp).
+void JumpHandler(const Inst& inst, WarpCtx& ctx, uint32_t) {
+  Warp& w = W(ctx);
+  SimtEntry& e = w.top();
+  e.pc = BranchTarget(inst);
+  if (e.pc <= w.cur_pc) SpinCheck(w, e);
+}
 
 // @p bra: uniform (nothing emitted) or a split at the immediate post-dominator.
 void BranchHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
@@ -35,6 +41,7 @@ void BranchHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   SimtEntry& e = w.top();
   if (exec == e.mask) {
     e.pc = BranchTarget(inst);
+    if (e.pc <= w.cur_pc) SpinCheck(w, e);
     return;
   }
   if (exec == 0) return;

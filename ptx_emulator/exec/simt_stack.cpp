@@ -210,6 +210,15 @@ ItsStep NormalizeIts(Warp& w, CallFrame& f) {
       above |= mask;
     }
     if (forked) continue;
+    // 3b. Nothing else can run: yielded spinners run again (before deferred
+    // barriers arrive: lanes at a barrier still wait for them).
+    bool resumed = false;
+    for (SimtEntry& e : st) {
+      if (e.wait != SimtEntry::Wait::kYielded) continue;
+      e.wait = SimtEntry::Wait::kNone;
+      resumed = true;
+    }
+    if (resumed) continue;
     // 4. Nothing else can run: the two halves of a fork deferred at the same
     // barrier merge (one arrival with all their lanes), then deferred
     // barriers arrive, topmost first.
@@ -273,9 +282,19 @@ bool DeferBarrier(const Warp& w) {
   if (others == 0) return false;
   for (const SimtEntry& e : f.stack) {
     if (e.wait == SimtEntry::Wait::kDeferred) return true;
-    if (e.wait != SimtEntry::Wait::kNone) others &= ~e.mask;
+    if (e.wait == SimtEntry::Wait::kParked) others &= ~e.mask;  // a yielded entry runs again
   }
   return others != 0;
+}
+
+void SpinCheck(Warp& w, SimtEntry& e) {
+  if (++e.spins < kSpinYield) return;
+  e.spins = 0;
+  const CallFrame& f = w.frames[w.depth - 1];
+  uint32_t others = f.stack.front().mask & w.live & ~e.mask;
+  for (const SimtEntry& x : f.stack)
+    if (x.wait != SimtEntry::Wait::kNone) others &= ~x.mask;
+  if (others != 0) WaitAt(w, SimtEntry::Wait::kYielded, 0);
 }
 
 void UnparkEntries(Warp& w, uint32_t barrier) {

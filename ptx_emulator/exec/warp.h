@@ -55,6 +55,7 @@ struct SimtEntry {
     kNone,
     kDeferred,  // reached bar.sync/bar.red (pc = the barrier), arrives when nothing else of the warp can run
     kParked,    // arrived at `barrier` (pc = after it), runs again when the barrier releases
+    kYielded,   // looped kSpinYield times while other lanes waited: runs again when nothing else can
   };
   uint32_t pc = 0;
   uint32_t reconv = kNoReconvPc;
@@ -65,7 +66,14 @@ struct SimtEntry {
   uint32_t seq = 0;                   // creation order, maintained while the frame is `its`
   Wait wait = Wait::kNone;
   uint8_t barrier = 0;                // kParked: the barrier id
+  uint32_t spins = 0;                 // backward branches taken since the last yield check
 };
+
+// Independent thread scheduling guarantees forward progress to every thread
+// (sm_70+): lanes spinning on a lock that another lane of their warp holds
+// must let it run. An entry that took this many backward branches while other
+// lanes of its frame could run gives way to them (SpinCheck).
+inline constexpr uint32_t kSpinYield = 1024;
 
 struct CallFrame {
   const Function* fn = nullptr;
@@ -201,6 +209,10 @@ void WaitAt(Warp& warp, SimtEntry::Wait wait, uint32_t barrier);
 // arrive together once nothing can run; the halves of a fork deferred at the
 // same instruction merge into one arrival).
 bool DeferBarrier(const Warp& warp);
+// The running entry took a backward branch: every kSpinYield of them, it
+// yields (kYielded) if other lanes of the innermost frame can run. The frame
+// turns `its`; the waiting lanes are forked past their reconvergence point.
+void SpinCheck(Warp& warp, SimtEntry& entry);
 // A barrier released: every entry of `warp` parked at `barrier` runs again.
 void UnparkEntries(Warp& warp, uint32_t barrier);
 // Whether some frame of `warp` is in `its` mode (entries wait or were forked).

@@ -306,5 +306,45 @@ JOIN:
   }
 }
 
+// Independent thread scheduling's forward progress (exec/README.md, "Spin
+// loops"): a lock that lanes of one warp take in turn with a tight
+// atom.cas / @p bra loop. The holder waits at the loop's reconvergence point
+// while the others spin; they yield after kSpinYield backward branches, the
+// holder is forked past the reconvergence point, runs its critical section and
+// releases. Each of the 64 threads adds its id under the lock, non-atomically.
+TEST_CASE("a spin lock taken in turn by lanes of one warp completes", "[exec][its][spin]") {
+  const std::string body = R"(
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [lock];
+  ld.param.u64 %rd2, [sum];
+  mov.u32 %r1, %tid.x;
+SPIN:
+  atom.global.cas.b32 %r2, [%rd1], 0, 1;
+  setp.ne.s32 %p1, %r2, 0;
+  @%p1 bra SPIN;
+  membar.gl;
+  ld.volatile.global.u32 %r3, [%rd2];
+  add.s32 %r4, %r3, %r1;
+  st.volatile.global.u32 [%rd2], %r4;
+  membar.gl;
+  atom.global.exch.b32 %r5, [%rd1], 0;
+  ret;
+)";
+  for (auto policy : kPolicies) {
+    CollectingSink sink;
+    KernelRunner r(WrapKernel("k", ".param .u64 lock, .param .u64 sum", body), OneWorker(&sink, policy, 1));
+    auto lock = r.Alloc<uint32_t>(1, {0});
+    auto sum = r.Alloc<uint32_t>(1, {0});
+    const absl::Status s = r.Launch("k", {1, 1, 1}, {64, 1, 1}, lock.device, sum.device);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    CHECK(r.Read(sum)[0] == 64 * 63 / 2);
+    CHECK(r.Read(lock)[0] == 0);
+    testing::CheckIfElseFiNested(sink.Flatten(0));
+  }
+}
+
 }  // namespace
 }  // namespace barracuda::emu
