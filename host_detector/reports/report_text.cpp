@@ -294,7 +294,9 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
     }
   };
   for (const ResolvedStreamOrderRace& r : races) {
+    const bool nodes = IsGraphNode(r.earlier.op) && IsGraphNode(r.later.op);
     const char* what = r.later.op.host ? "the host accessed memory an unfinished operation uses"
+                       : nodes         ? "two nodes of a graph with no path of edges between them"
                                        : "operations of two streams with nothing ordering them";
     Line(out, ptx::Cat("Stream-order race #", r.ordinal, ": ", what, " [",
                        Plural(r.occurrences, "occurrence", "occurrences"), "]"));
@@ -306,10 +308,10 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
                           " allocation of ", r.allocation->size, " bytes");
     }
     Line(out, address);
-    Line(out, r.later.op.host
-                  ? "    Synchronise first: cudaStreamSynchronize of its stream, cudaEventSynchronize of an event "
-                    "recorded after it, or cudaDeviceSynchronize"
-                  : "    Order them with cudaEventRecord + cudaStreamWaitEvent, a synchronisation, or one stream");
+    Line(out, r.later.op.host ? "    Synchronise first: cudaStreamSynchronize of its stream, cudaEventSynchronize of an event "
+                                "recorded after it, or cudaDeviceSynchronize"
+              : nodes ? "    Order them with an edge (cudaGraphAddDependencies), or capture them in one stream"
+                      : "    Order them with cudaEventRecord + cudaStreamWaitEvent, a synchronisation, or one stream");
     Line(out, "");
   }
   return races.size();

@@ -41,6 +41,10 @@ class DeviceMemory {
     // Address space the allocation holds: [span_base, span_base + span)
     // (its granules and redzone; for AllocatePageAligned, whole pages too).
     uint64_t span_base = 0, span = 0;
+    // Kept but not accessible: a CUDA graph memory node's allocation outside
+    // its lifetime (before its alloc node ran, after its free node). Accesses
+    // fault as use after free; Find does not return it.
+    bool dormant = false;
   };
 
   // Reserves `reserve_bytes` of address space (not committed: pages are
@@ -66,8 +70,13 @@ class DeviceMemory {
   static constexpr uint64_t kPageBytes = 4096;
   // NotFound for a pointer that is not the base of a live allocation.
   absl::Status Free(void* base);
-  // The live allocation containing [address, address + size), if any.
-  std::optional<Allocation> Find(uint64_t address, uint64_t size = 1) const;
+  // Makes a live allocation dormant (inaccessible, as if freed, its address
+  // kept) or accessible again; NotFound for a pointer that is not the base of
+  // a live allocation.
+  absl::Status SetDormant(void* base, bool dormant);
+  // The live allocation containing [address, address + size), if any; a
+  // dormant one only with `dormant_too` (a graph node naming graph memory).
+  std::optional<Allocation> Find(uint64_t address, uint64_t size = 1, bool dormant_too = false) const;
 
   // Why [address, address + size) (inside the range) may not be accessed.
   enum class Access : uint8_t { kOk, kOutOfBounds, kFreed };
@@ -105,8 +114,9 @@ class DeviceMemory {
     return InRange(address, size) && (QuickReject(address, size) == 0 || Check(address, size) == Access::kOk);
   }
   // The allocation an address that Check rejected belongs to or is nearest
-  // to, for messages: a freed one still in quarantine that contains it, else
-  // the live one with the nearest edge. nullopt when there is none.
+  // to, for messages: a freed one still in quarantine or a dormant one that
+  // contains it, else the live one with the nearest edge. nullopt when there
+  // is none.
   struct Nearby {
     Allocation allocation;
     bool freed = false;

@@ -220,6 +220,25 @@ absl::Status DeviceMemory::Free(void* pointer) {
   return absl::OkStatus();
 }
 
+absl::Status DeviceMemory::SetDormant(void* pointer, bool dormant) {
+  const uint64_t base = reinterpret_cast<uint64_t>(pointer);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.find(base);
+  if (it == live_.end())
+    return absl::NotFoundError(ptx::Cat("device memory: 0x", Hex(base), " is not the base of a live allocation"));
+  Allocation& a = it->second;
+  a.dormant = dormant;
+  if (dormant) {
+    Mark(a.span_base, 0, a.span, /*live=*/false, kFreedMark);
+  } else {
+    // As Allocate / AllocatePageAligned marked it: from the granule holding its first byte.
+    const uint64_t granule = base & ~(kGranule - 1);
+    Mark(a.span_base, 0, a.span, /*live=*/false, 0);
+    Mark(granule, base - granule + a.size, Span(base - granule + a.size), /*live=*/true, 0);
+  }
+  return absl::OkStatus();
+}
+
 void DeviceMemory::Release(uint64_t base, uint64_t span) {
   Mark(base, 0, span, /*live=*/false, 0);
   if (base + span == bump_) {
@@ -235,6 +254,10 @@ std::optional<DeviceMemory::Nearby> DeviceMemory::Near(uint64_t address) const {
     const Allocation& a = q.allocation;
     if (address >= a.base && address < a.base + Rounded(a.size))
       return Nearby{a, true, static_cast<int64_t>(address - a.base)};
+  }
+  if (auto at = live_.upper_bound(address); at != live_.begin()) {
+    const Allocation& a = std::prev(at)->second;
+    if (a.dormant && address < a.base + Rounded(a.size)) return Nearby{a, true, static_cast<int64_t>(address - a.base)};
   }
   std::optional<Nearby> best;
   uint64_t best_distance = UINT64_MAX;
@@ -265,12 +288,13 @@ std::string DeviceMemory::Describe(uint64_t address, uint64_t size) const {
   return ptx::Cat("at offset ", offset, " of the ", where, ", ", size, " bytes running past its end");
 }
 
-std::optional<DeviceMemory::Allocation> DeviceMemory::Find(uint64_t address, uint64_t size) const {
+std::optional<DeviceMemory::Allocation> DeviceMemory::Find(uint64_t address, uint64_t size, bool dormant_too) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = live_.upper_bound(address);
   if (it == live_.begin()) return std::nullopt;
   --it;
   const Allocation& a = it->second;
+  if (a.dormant && !dormant_too) return std::nullopt;
   const uint64_t extent = a.size == 0 ? 1 : a.size;
   if (address - a.base >= extent || size > extent - (address - a.base)) return std::nullopt;
   return a;

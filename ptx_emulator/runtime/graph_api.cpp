@@ -207,14 +207,17 @@ cudaError_t LaunchGraph(cudaGraphExec_t exec, cudaStream_t stream, bool per_thre
     return *captured;
   Runtime& rt = Runtime::Get();
   const Graph* graph = nullptr;
+  bool auto_free = false;
   {
     Lock lock(Registry().mu());
     const GraphExec* e = Registry().FindExec(exec);
     if (!e) return Fail(cudaErrorInvalidValue);
     graph = e->graph.get();
+    auto_free = (e->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) != 0;
   }
   if (cudaError_t s = rt.sticky()) return Fail(s);
   if (!rt.ValidStream(stream)) return Fail(cudaErrorInvalidResourceHandle);
+  if (auto_free) AutoFreeBeforeLaunch(*graph);
   return RunGraph(*graph, stream, per_thread);
 }
 

@@ -41,6 +41,24 @@ State& S() {
   return *s;
 }
 
+// An allocation's lifetime (S().mu held): accessible from its alloc node's run
+// to its free (a free node, cudaFree or cudaFreeAsync); outside it, kernels'
+// accesses fault as use after free (memcheck) and copies are refused, as on a
+// GPU, where the pages are unmapped or another allocation's. A barracuda
+// session sees each lifetime as an allocation and its free.
+void LifetimeStarts(const void* ptr, uint64_t size) {
+  Runtime& rt = Runtime::Get();
+  (void)rt.device().memory().SetDormant(const_cast<void*>(ptr), false);
+  if (emu::ShmRecordSink* sink = rt.session_sink())
+    sink->OnAllocation(reinterpret_cast<uint64_t>(ptr), size, transport::AllocationKind::kDevice,
+                       "graph memory node");
+}
+void LifetimeEnds(const void* ptr) {
+  Runtime& rt = Runtime::Get();
+  (void)rt.device().memory().SetDormant(const_cast<void*>(ptr), true);
+  if (emu::ShmRecordSink* sink = rt.session_sink()) sink->OnFree(reinterpret_cast<uint64_t>(ptr));
+}
+
 }  // namespace
 
 cudaError_t MakeMemAllocNode(GraphNode& n, cudaMemAllocNodeParams* params) {
@@ -57,9 +75,9 @@ cudaError_t MakeMemAllocNode(GraphNode& n, cudaMemAllocNodeParams* params) {
   Runtime& rt = Runtime::Get();
   auto ptr = rt.device().memory().Allocate(params->bytesize, Kind::kDevice);
   if (!ptr.ok()) return cudaErrorMemoryAllocation;
-  if (emu::ShmRecordSink* sink = rt.session_sink())
-    sink->OnAllocation(reinterpret_cast<uint64_t>(*ptr), params->bytesize, transport::AllocationKind::kDevice,
-                       "graph memory node");
+  // The address is the graph's from now on; the memory exists only between
+  // the alloc node's run and the free (LifetimeStarts / LifetimeEnds).
+  (void)rt.device().memory().SetDormant(*ptr, true);
   {
     State& s = S();
     std::lock_guard<std::mutex> lock(s.mu);
@@ -95,6 +113,7 @@ cudaError_t RunMemAllocNode(const GraphNode& n) {
   if (it == s.allocations.end()) return cudaErrorInvalidValue;
   if (it->second.live) return cudaErrorInvalidValue;  // an earlier launch's allocation was never freed
   s.Start(it->second);
+  LifetimeStarts(it->first, it->second.size);
   return cudaSuccess;
 }
 
@@ -104,6 +123,7 @@ cudaError_t RunMemFreeNode(const GraphNode& n) {
   auto it = s.allocations.find(n.free_ptr);
   if (it == s.allocations.end() || !it->second.live) return cudaErrorInvalidValue;
   s.End(it->second);
+  LifetimeEnds(it->first);
   return cudaSuccess;
 }
 
@@ -112,8 +132,18 @@ bool ReleaseGraphAllocation(void* ptr) {
   std::lock_guard<std::mutex> lock(s.mu);
   auto it = s.allocations.find(ptr);
   if (it == s.allocations.end()) return false;
-  if (it->second.live) s.End(it->second);
+  if (it->second.live) {
+    s.End(it->second);
+    LifetimeEnds(it->first);
+  }
   return true;
+}
+
+void AutoFreeBeforeLaunch(const Graph& graph) {
+  for (const auto& n : graph.nodes) {
+    if (n->type == cudaGraphNodeTypeMemAlloc) ReleaseGraphAllocation(n->alloc.dptr);
+    if (n->type == cudaGraphNodeTypeGraph && n->child) AutoFreeBeforeLaunch(*n->child);
+  }
 }
 
 void ForgetGraphAllocations() {

@@ -23,6 +23,7 @@
 namespace barracuda::cudart {
 
 struct GraphNode;
+struct Graph;
 
 // Node makers (the explicit API and stream capture): validate, allocate the
 // address (params->dptr is set), fill `n`.
@@ -34,6 +35,9 @@ cudaError_t RunMemFreeNode(const GraphNode& n);
 // cudaFree / cudaFreeAsync of `ptr`: true when it is a graph allocation (its
 // address stays the graph's; the allocation ends).
 bool ReleaseGraphAllocation(void* ptr);
+// cudaGraphInstantiateFlagAutoFreeOnLaunch: before a launch, the allocations
+// of `graph`'s alloc nodes (child graphs' too) that are still live end.
+void AutoFreeBeforeLaunch(const Graph& graph);
 // cudaDeviceReset: the arena and every graph allocation in it are gone (an
 // alloc node made before now runs with cudaErrorInvalidValue); the counters
 // start again from 0.

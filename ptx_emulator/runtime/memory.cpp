@@ -91,9 +91,21 @@ cudaError_t Release(void* ptr, bool host, bool async = false) {
   return cudaSuccess;
 }
 
+// Set while a copy or set node is made: its pointers may be a graph
+// allocation's, which exists only while its graph runs (graph_memory.h).
+thread_local bool making_graph_node = false;
+struct MakingGraphNode {
+  MakingGraphNode() { making_graph_node = true; }
+  ~MakingGraphNode() { making_graph_node = false; }
+};
+
 // [p, p + bytes) lies inside one live device-accessible allocation.
 bool DeviceRange(const void* p, size_t bytes) {
-  return Runtime::Get().device().memory().Find(reinterpret_cast<uint64_t>(p), bytes ? bytes : 1).has_value();
+  return Runtime::Get()
+      .device()
+      .memory()
+      .Find(reinterpret_cast<uint64_t>(p), bytes ? bytes : 1, /*dormant_too=*/making_graph_node)
+      .has_value();
 }
 
 // Checks the pointers of a copy against its direction. For pitched copies
@@ -349,6 +361,7 @@ cudaError_t FromSymbol(void* dst, const void* symbol, size_t count, size_t offse
 // graph launch.
 cudaError_t MakeCopyNode(GraphNode& n, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
+  MakingGraphNode scope;
   if (width && height) {
     if (!dst || !src) return cudaErrorInvalidValue;
     if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
@@ -372,6 +385,7 @@ cudaError_t MakeCopy3DNode(GraphNode& n, const cudaMemcpy3DParms* p) {
 }
 
 cudaError_t MakeSetNode(GraphNode& n, cudaMemsetParams p) {
+  MakingGraphNode scope;
   if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) return cudaErrorInvalidValue;
   if (p.height <= 1) p.pitch = p.width * p.elementSize;  // unused for one row
   if (p.width && p.height) {
@@ -483,7 +497,16 @@ cudaError_t FreeAsync(void* ptr, cudaStream_t stream, bool per_thread) {
   if (auto captured =
           rt::CaptureWork(stream, per_thread, [&](rt::GraphNode& n) { return rt::MakeMemFreeNode(n, ptr); }))
     return *captured;
-  if (!Runtime::Get().ValidStream(stream)) return Runtime::Get().Fail(cudaErrorInvalidResourceHandle);
+  Runtime& r = Runtime::Get();
+  if (!r.ValidStream(stream)) return r.Fail(cudaErrorInvalidResourceHandle);
+  // In stream order the free ends the contents: a write of every byte, so a
+  // kernel or copy on another stream that uses the memory unordered with it
+  // is a stream-order race (use after an asynchronous free).
+  if (rt::StreamOpsTraced() && ptr)
+    if (auto a = r.device().memory().Find(reinterpret_cast<uint64_t>(ptr));
+        a && a->base == reinterpret_cast<uint64_t>(ptr) && a->kind != Kind::kHost)
+      rt::NoteMemoryOp(barracuda::transport::StreamOpKind::kSet, "cudaFreeAsync", r.StreamId(stream, per_thread),
+                   r.NonBlocking(stream), {{a->base, std::max<uint64_t>(a->size, 1), true}}, /*host_waits=*/false);
   return rt::Release(ptr, false, /*async=*/true);
 }
 }  // namespace

@@ -762,6 +762,22 @@ TEST_CASE("graphs: memory alloc and free nodes of the explicit API", "[runtime][
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   REQUIRE(cudaFreeAsync(params.dptr, nullptr) == cudaSuccess);  // the stream-ordered free ends it too
   CHECK(GraphMem(cudaGraphMemAttrUsedMemCurrent) == 0);
+  // Outside its lifetime the memory is not there: freeing it again and
+  // copying into it are refused (a kernel's access faults: the suite's
+  // memcheck/global/graph_memory_after_free_memerr.cu).
+  CHECK(cudaFree(params.dptr) == cudaErrorInvalidDevicePointer);
+  CHECK(cudaMemcpy(params.dptr, result.d, 4, cudaMemcpyDeviceToDevice) != cudaSuccess);
+  (void)cudaGetLastError();
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  // cudaGraphInstantiateFlagAutoFreeOnLaunch: a relaunch frees what the last
+  // launch allocated and did not free.
+  REQUIRE(cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch) == cudaSuccess);
+  for (int launch = 0; launch < 2; ++launch) {
+    REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(GraphMem(cudaGraphMemAttrUsedMemCurrent) == kN * sizeof(uint32_t));
+  }
+  REQUIRE(cudaFree(params.dptr) == cudaSuccess);
   REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
 
   // With a free node after the copy: freed in every launch; a second free
