@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iterator>
+#include <optional>
 
 #include "host_detector/reports/memory_errors.h"
 #include "host_detector/reports/race_fingerprint.h"
@@ -189,6 +190,25 @@ json MemoryResultJson(const ResolvedMemoryError& e) {
 
 constexpr const char* kStreamOrderRule = "stream-order-race";
 
+// A host call's location ("main at /src/app.cu:42", host_symbols.h) as a SARIF
+// location; nullopt when it names no source line (no -g).
+std::optional<json> HostLocation(const std::string& where, int id, const std::string& message) {
+  const size_t at = where.rfind(" at "), colon = where.rfind(':');
+  if (at == std::string::npos || colon == std::string::npos || colon < at + 4 || colon + 1 == where.size())
+    return std::nullopt;
+  uint64_t line = 0;
+  for (size_t i = colon + 1; i < where.size(); ++i) {
+    if (where[i] < '0' || where[i] > '9') return std::nullopt;
+    line = line * 10 + static_cast<uint64_t>(where[i] - '0');
+  }
+  if (line == 0) return std::nullopt;
+  json loc = {{"id", id}, {"message", Message(message)}};
+  loc["physicalLocation"] = {{"artifactLocation", {{"uri", PathToUri(where.substr(at + 4, colon - at - 4))}}},
+                             {"region", {{"startLine", line}}}};
+  loc["logicalLocations"] = json::array({{{"name", where.substr(0, at)}, {"kind", "function"}}});
+  return loc;
+}
+
 json StreamOrderResultJson(const ResolvedStreamOrderRace& r, size_t rule_index) {
   auto where = [](const ResolvedStreamOrderRace::Side& s) {
     std::string at = s.op.kernel ? AccessLocationText(s.access) : s.op.host_location;
@@ -198,12 +218,16 @@ json StreamOrderResultJson(const ResolvedStreamOrderRace& r, size_t rule_index) 
   std::string text = ptx::Cat("Stream-order race on global memory ", Hex(r.address), ": ",
                               StreamSideHeadline(r.earlier), where(r.earlier), " and ", StreamSideHeadline(r.later),
                               where(r.later), ", with nothing ordering the two operations.");
+  // Each side where it is: a kernel's access, else the host call (a copy, a
+  // set, a host access) when its line is known.
   json locations = json::array(), related = json::array();
-  if (r.earlier.op.kernel) locations.push_back(Location(r.earlier.access, 0, "first: " + StreamSideHeadline(r.earlier)));
-  if (r.later.op.kernel) {
-    json loc = Location(r.later.access, 1, "second: " + StreamSideHeadline(r.later));
-    (locations.empty() ? locations : related).push_back(std::move(loc));
-  }
+  auto add = [&](const ResolvedStreamOrderRace::Side& s, int id, const std::string& message) {
+    std::optional<json> loc =
+        s.op.kernel ? std::optional<json>(Location(s.access, id, message)) : HostLocation(s.op.host_location, id, message);
+    if (loc) (locations.empty() ? locations : related).push_back(std::move(*loc));
+  };
+  add(r.earlier, 0, "first: " + StreamSideHeadline(r.earlier));
+  add(r.later, 1, "second: " + StreamSideHeadline(r.later));
   json result = {{"ruleId", kStreamOrderRule},
                  {"ruleIndex", rule_index},
                  {"level", "error"},

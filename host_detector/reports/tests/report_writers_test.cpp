@@ -503,5 +503,42 @@ TEST_CASE("Memory errors: memcheck-style entries in text, JSON and SARIF", "[rep
   CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 15);
 }
 
+TEST_CASE("SARIF: a stream-order race between host calls is located at their lines", "[reports][sarif][report-files]") {
+  Fixture f = MakeFixture();
+  ReportContext& c = f.context;
+  ReportContext::StreamOpSide copy;
+  copy.api = "cudaMemcpyAsync";
+  copy.stream_id = 16;
+  copy.write = true;
+  copy.host_location = "main at /src/app.cu:27";
+  ReportContext::StreamOpSide set = copy;
+  set.api = "cudaMemsetAsync";
+  set.stream_id = 17;
+  set.host_location = "fill (app+0x1a0; no line information: build with -g for the host line)";
+  c.AddStreamOrderRace({kPidA, copy, set, kBufBase, 1});
+  ReportContext::StreamOpSide later = copy;
+  later.stream_id = 18;
+  later.host_location = "run(int) at /src/app.cu:31";
+  c.AddStreamOrderRace({kPidA, copy, later, kBufBase + 4, 1});
+  const ReportData d = FilterRaces(f.Resolve(), nullptr, std::nullopt);
+  const json s = SarifReport(d, c);
+  std::vector<json> stream_results;
+  for (const json& r : s["runs"][0]["results"])
+    if (r["ruleId"] == "stream-order-race") stream_results.push_back(r);
+  REQUIRE(stream_results.size() == 2);
+  // A side without a line (no -g) has no location; the other one has.
+  const json& first = stream_results[0];
+  REQUIRE(first["locations"].size() == 1);
+  CHECK(first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "file:///src/app.cu");
+  CHECK(first["locations"][0]["physicalLocation"]["region"]["startLine"] == 27);
+  CHECK(first["locations"][0]["logicalLocations"][0]["name"] == "main");
+  CHECK_FALSE(first.contains("relatedLocations"));
+  const json& second = stream_results[1];
+  CHECK(second["locations"][0]["physicalLocation"]["region"]["startLine"] == 27);
+  REQUIRE(second["relatedLocations"].size() == 1);
+  CHECK(second["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 31);
+  CHECK(second["relatedLocations"][0]["logicalLocations"][0]["name"] == "run(int)");
+}
+
 }  // namespace
 }  // namespace barracuda::reports::testing
