@@ -6,6 +6,15 @@
 
 namespace barracuda::emu {
 
+namespace {
+// Bit j of `bits` -> byte j all ones.
+uint64_t ByteMask(uint8_t bits) {
+  uint64_t m = 0;
+  for (uint32_t j = 0; j < 8; ++j) m |= static_cast<uint64_t>((bits >> j) & 1) * (uint64_t{0xff} << (8 * j));
+  return m;
+}
+}  // namespace
+
 void PhaseStoreBuffer::ClearCache() {
   for (CacheEntry& e : cache_) e = CacheEntry{~uint64_t{0}, nullptr};
 }
@@ -20,14 +29,16 @@ PhaseStoreBuffer::Copy* PhaseStoreBuffer::Lookup(uint64_t page, bool write) {
     e = CacheEntry{page, nullptr};
     return nullptr;
   }
-  if (pool_used_ == pool_.size()) pool_.push_back(std::make_unique<uint8_t[]>(2 * kPageSize));
+  if (pool_used_ == pool_.size()) pool_.push_back(std::make_unique<uint8_t[]>(kPoolBytes));
   uint8_t* mem = pool_[pool_used_++].get();
+  auto* stored = reinterpret_cast<uint64_t*>(mem + 2 * kPageSize);
+  std::memset(stored, 0, kLines * sizeof(uint64_t));
   auto* device = reinterpret_cast<uint8_t*>(page << kPageBits);
   // Fault the device page in now, on this thread, rather than in the serial
   // commit; MADV_POPULATE_WRITE (Linux 5.14+) writes nothing, so other blocks
   // reading the page meanwhile see no change. Older kernels: the commit faults.
   (void)madvise(device, kPageSize, MADV_POPULATE_WRITE);
-  Copy* c = &pages_.try_emplace(page, Copy{mem, mem + kPageSize, device, 0}).first->second;
+  Copy* c = &pages_.try_emplace(page, Copy{mem, mem + kPageSize, device, 0, stored}).first->second;
   e = CacheEntry{page, c};
   return c;
 }
@@ -52,16 +63,17 @@ void PhaseStoreBuffer::Commit() {
         std::memcpy(&p, c.priv + off, 8);
         std::memcpy(&t, c.twin + off, 8);
         const uint64_t x = p ^ t;
-        if (x == 0) continue;
-        // The bytes this slot changed, and only those: a byte's high bit of
-        // `nonzero` is set when any of its bits differ.
+        const uint64_t stored = ByteMask(static_cast<uint8_t>(c.stored[line >> kLineBits] >> (off - line)));
+        if (x == 0 && stored == 0) continue;
+        // The bytes this slot stored, and any other it changed: a byte's
+        // high bit of `nonzero` is set when any of its bits differ.
         constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
         const uint64_t nonzero = (((x & kLow7) + kLow7) | x) & ~kLow7;
-        if (nonzero == ~kLow7) {
+        const uint64_t mask = ((nonzero >> 7) * 0xff) | stored;
+        if (mask == ~uint64_t{0}) {
           std::memcpy(device + off, &p, 8);
           continue;
         }
-        const uint64_t mask = (nonzero >> 7) * 0xff;
         uint64_t d;
         std::memcpy(&d, device + off, 8);
         d = (d & ~mask) | (p & mask);

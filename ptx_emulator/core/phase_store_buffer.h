@@ -6,12 +6,16 @@
 // Twins (TreadMarks-style), per 64-byte line of a 4 KiB page: the first store
 // of the phase to a line copies it twice, a private copy that the slot's
 // loads and stores then use, and a twin that stays as it was. Commit() writes
-// back exactly the bytes
-// where the private copy differs from the twin, so slots that stored to
-// different bytes of one page do not undo each other; slots that stored
-// different values to the same byte (a data race) resolve in commit order,
-// which is the slot order. Loads of pages the slot has not stored to read
-// device memory, which no one writes during the phase.
+// back exactly the bytes the slot stored (a mask per line, one bit per byte,
+// from the sizes Redirect is given) and any other byte where the private copy
+// differs from the twin, so slots that stored to different bytes of one page
+// do not undo each other, and slots that stored to the same bytes (a data
+// race) resolve in commit order, which is the slot order, each store whole:
+// an aligned word is never torn into bytes of two racing stores, as hardware
+// never tears it (committing only the changed bytes did: 0x11223344 stored as
+// 0xAA223344 by one block and 0x112233BB by another became 0xAA2233BB, a value
+// no thread stored). Loads of pages the slot has not stored to read device
+// memory, which no one writes during the phase.
 //
 // Cost (measured with ld/st.global over a full warp, emu_memory_bench): one
 // page lookup per warp instruction when the lanes share a page (a
@@ -38,9 +42,9 @@ class PhaseStoreBuffer {
 
   // Rewrites the lanes' host pointers (lanes of `exec`) that point into
   // device memory: to the private copy of their line when there is one, and
-  // for a store making one first. Accesses never cross a line (aligned, at
-  // most 16 bytes).
-  void Redirect(uint8_t** ptr, uint32_t exec, bool write) {
+  // for a store of `size` bytes per lane making one first and marking its
+  // bytes stored. Accesses never cross a line (aligned, at most 16 bytes).
+  void Redirect(uint8_t** ptr, uint32_t exec, bool write, uint32_t size = 0) {
     if (!write && pages_.empty()) return;
     const uint32_t first = static_cast<uint32_t>(__builtin_ctz(exec));
     const uint64_t a0 = reinterpret_cast<uint64_t>(ptr[first]);
@@ -64,6 +68,7 @@ class PhaseStoreBuffer {
         const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
         const uint64_t a = reinterpret_cast<uint64_t>(ptr[l]);
         if (all || (c->lines >> ((a >> kLineBits) & 63) & 1)) ptr[l] = c->priv + (a & (kPageSize - 1));
+        if (write) MarkStored(*c, a, size);
       }
       return;
     }
@@ -76,6 +81,7 @@ class PhaseStoreBuffer {
       const uint64_t bit = uint64_t{1} << ((a >> kLineBits) & 63);
       if (write && (c->lines & bit) == 0) CopyLines(*c, bit);
       if (c->lines & bit) ptr[l] = c->priv + (a & (kPageSize - 1));
+      if (write) MarkStored(*c, a, size);
     }
   }
 
@@ -86,12 +92,21 @@ class PhaseStoreBuffer {
  private:
   static constexpr uint32_t kLineBits = 6;  // 64 lines of 64 bytes per page
   static constexpr uint64_t kLineSize = uint64_t{1} << kLineBits;
+  static constexpr uint32_t kLines = kPageSize / kLineSize;
+  // A pool entry: the private copy, the twin and the stored-byte masks.
+  static constexpr size_t kPoolBytes = 2 * kPageSize + kLines * sizeof(uint64_t);
   struct Copy {
     uint8_t* priv;
     uint8_t* twin;
     uint8_t* device;
     uint64_t lines;  // lines copied (bit i: bytes [64 i, 64 i + 64))
+    uint64_t* stored;  // per line, the bytes stored (bit j: byte 64 i + j)
   };
+  static void MarkStored(Copy& c, uint64_t a, uint32_t size) {
+    const uint32_t at = static_cast<uint32_t>(a & (kLineSize - 1));
+    const uint64_t bytes = size >= 64 ? ~uint64_t{0} : (uint64_t{1} << size) - 1;
+    c.stored[(a >> kLineBits) & 63] |= bytes << at;
+  }
   struct CacheEntry {
     uint64_t page;
     Copy* copy;  // nullptr: the slot has no copy of the page

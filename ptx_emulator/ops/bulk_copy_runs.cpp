@@ -25,11 +25,11 @@ uint32_t Piece(uint64_t bits, uint32_t left) {
 
 // Deterministic rounds: a global access goes to the slot's private copy of
 // its line when there is one (and a store makes one), like ld/st.
-uint8_t* Redirected(WarpCtx& ctx, uint32_t lane, const Span& s, uint8_t* p, bool write) {
+uint8_t* Redirected(WarpCtx& ctx, uint32_t lane, const Span& s, uint8_t* p, bool write, uint32_t size = 0) {
   if (ctx.store_buffer == nullptr || s.space != protocol::Space::kGlobal) return p;
   uint8_t* ptr[kLanes];
   ptr[lane] = p;
-  ctx.store_buffer->Redirect(ptr, 1u << lane, write);
+  ctx.store_buffer->Redirect(ptr, 1u << lane, write, size);
   return ptr[lane];
 }
 
@@ -41,7 +41,7 @@ void Move(WarpCtx& ctx, uint32_t lane, const Span& src, const Span& dst, uint32_
                           (src.log + off) | (dst.log + off);
     const uint32_t n = Piece(bits, bytes - off);
     const uint8_t* from = Redirected(ctx, lane, src, src.host + off, false);
-    uint8_t* to = Redirected(ctx, lane, dst, dst.host + off, true);
+    uint8_t* to = Redirected(ctx, lane, dst, dst.host + off, true, n);
     if (n == 16) {
       uint64_t lo, hi;
       mem::Load16(from, lo, hi, std::memory_order_relaxed);
@@ -73,7 +73,7 @@ void Fill(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& dst, uint32
   if (element == 0) {
     for (uint32_t off = 0; off < bytes;) {
       const uint32_t n = Piece(reinterpret_cast<uintptr_t>(dst.host + off) | (dst.log + off), bytes - off);
-      uint8_t* to = Redirected(ctx, lane, dst, dst.host + off, true);
+      uint8_t* to = Redirected(ctx, lane, dst, dst.host + off, true, n);
       if (n == 16)
         mem::Store16(to, 0, 0, std::memory_order_relaxed);
       else
@@ -83,7 +83,7 @@ void Fill(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& dst, uint32
   } else {
     // Elements are naturally aligned: the run starts at an element boundary.
     for (uint32_t off = 0; off + element_bytes <= bytes; off += element_bytes)
-      mem::StoreBytes(Redirected(ctx, lane, dst, dst.host + off, true), element_bytes, element,
+      mem::StoreBytes(Redirected(ctx, lane, dst, dst.host + off, true, element_bytes), element_bytes, element,
                       std::memory_order_relaxed);
   }
   EmitAccesses(inst, ctx, lane, dst, protocol::Op::kWrite, bytes);

@@ -169,7 +169,7 @@ bool ResolveAll(const Inst& inst, WarpCtx& ctx, uint32_t exec, const Opnd& addre
                 bool trace, uint8_t** ptr, LaneAccesses& acc) {
   if (!ResolveLanes<S>(inst, ctx, exec, address, total, write, trace, ptr, acc)) return false;
   if constexpr (S == Space::kGlobal || S == Space::kGeneric) {
-    if (ctx.store_buffer != nullptr && exec != 0) ctx.store_buffer->Redirect(ptr, exec, write);
+    if (ctx.store_buffer != nullptr && exec != 0) ctx.store_buffer->Redirect(ptr, exec, write, total);
   }
   return true;
 }

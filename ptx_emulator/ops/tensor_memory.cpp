@@ -55,7 +55,7 @@ bool ResolveRuns(const Inst& inst, WarpCtx& ctx, const CollectiveAccess& a, bool
     // Deterministic rounds: this slot's buffered global stores (no-op for
     // pointers outside device memory).
     if (ctx.store_buffer != nullptr && a.mask != 0 && a.space != Space::kShared)
-      ctx.store_buffer->Redirect(out.ptr[r], a.mask, write);
+      ctx.store_buffer->Redirect(out.ptr[r], a.mask, write, a.width);
   }
   return true;
 }

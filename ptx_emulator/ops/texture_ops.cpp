@@ -148,7 +148,7 @@ bool AccessElements(const Inst& inst, WarpCtx& ctx, uint32_t mask, const uint64_
     logged |= 1u << l;
   });
   if (!ok) return false;
-  if (ctx.store_buffer != nullptr) ctx.store_buffer->Redirect(ptr, mask, write);
+  if (ctx.store_buffer != nullptr) ctx.store_buffer->Redirect(ptr, mask, write, size);
   if (ctx.tracer != nullptr) {
     protocol::Record h = mem::MakeRecord(inst, ctx, logged, protocol::Space::kGlobal, size,
                                          write ? protocol::Op::kWrite : protocol::Op::kRead, 0,

@@ -265,14 +265,14 @@ struct FakeDevice {
   uint64_t end() const { return begin() + kBytes; }
 };
 
-uint8_t* One(PhaseStoreBuffer& b, uint8_t* address, bool write) {
+uint8_t* One(PhaseStoreBuffer& b, uint8_t* address, bool write, uint32_t size = 1) {
   uint8_t* ptr[32] = {};
   ptr[0] = address;
-  b.Redirect(ptr, 1u, write);
+  b.Redirect(ptr, 1u, write, size);
   return ptr[0];
 }
 
-TEST_CASE("phase store buffer: private until committed, changed bytes only, in commit order", "[exec][determinism]") {
+TEST_CASE("phase store buffer: private until committed and in commit order", "[exec][determinism]") {
   FakeDevice dev;
   PhaseStoreBuffer a(dev.begin(), dev.end()), b(dev.begin(), dev.end());
   // Slot a changes byte 0 of a word, slot b byte 1 of the same word.
@@ -303,7 +303,7 @@ TEST_CASE("phase store buffer: private until committed, changed bytes only, in c
   ptr[0] = dev.base + 8;
   ptr[1] = dev.base + 4096 + 8;
   ptr[2] = &outside;
-  a.Redirect(ptr, 0b111u, true);
+  a.Redirect(ptr, 0b111u, true, 1);
   CHECK(ptr[0] != dev.base + 8);
   CHECK(ptr[1] != dev.base + 4096 + 8);
   CHECK(ptr[2] == &outside);
@@ -313,6 +313,35 @@ TEST_CASE("phase store buffer: private until committed, changed bytes only, in c
   CHECK(dev.base[4096 + 8] == 3);
 }
 
+
+TEST_CASE("phase store buffer: racing word stores commit whole and never tear", "[exec][determinism]") {
+  FakeDevice dev;
+  const uint32_t old_value = 0x11223344u, a_value = 0xAA223344u, b_value = 0x112233BBu;
+  std::memcpy(dev.base + 64, &old_value, 4);
+  PhaseStoreBuffer a(dev.begin(), dev.end()), b(dev.begin(), dev.end());
+  // Each store changes one byte of the word, a different one.
+  std::memcpy(One(a, dev.base + 64, true, 4), &a_value, 4);
+  std::memcpy(One(b, dev.base + 64, true, 4), &b_value, 4);
+  a.Commit();
+  b.Commit();
+  uint32_t got = 0;
+  std::memcpy(&got, dev.base + 64, 4);
+  CHECK(got == b_value);  // the later slot's store, whole: not 0xAA2233BB
+  // A store of the value memory already holds still wins over an earlier slot's.
+  std::memcpy(One(a, dev.base + 64, true, 4), &a_value, 4);
+  std::memcpy(One(b, dev.base + 64, true, 4), &b_value, 4);
+  a.Commit();
+  b.Commit();
+  std::memcpy(&got, dev.base + 64, 4);
+  CHECK(got == b_value);
+  // Byte stores to different bytes of one word still both land.
+  *One(a, dev.base + 128, true, 1) = 1;
+  *One(b, dev.base + 129, true, 1) = 2;
+  a.Commit();
+  b.Commit();
+  CHECK(dev.base[128] == 1);
+  CHECK(dev.base[129] == 2);
+}
 
 // Schedule search (exec/serial_phase.h): the conflict points a run records,
 // cd's delays at them and pct's change points, each replayed exactly with any
