@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   CLI::App app{"barracuda: find data races in CUDA programs (BARRACUDA, PLDI'17). Runs the program on an NVIDIA "
                "GPU with instrumented PTX (GPU backend) or on the built-in PTX emulator (no GPU needed), and "
                "reports races on stderr and in files.\n"
-               "Usage: barracuda [options] ./app [args...]   or   barracuda [options] -- ./app [args...]",
+               "Run as: barracuda [options] ./app [args...]   or   barracuda [options] -- ./app [args...]",
                "barracuda"};
   app.footer(kFooter);
   app.prefix_command();  // everything from the program name on belongs to the app
@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
   app.add_option("--ignore", ignore,
                  "leave out a warning class (repeatable): same-value (unordered writes of one value) or "
                  "dependency-ordered; data races are silenced with --suppressions")
-      ->check(CLI::IsMember({"same-value", "dependency-ordered"}));
+      ->check(CLI::IsMember({"same-value", "dependency-ordered"}))
+      ->allow_extra_args(false);  // one class per --ignore: `--ignore same-value ./app` runs ./app
   app.add_option("--max-reports", max_reports, "report at most N races (0: no limit)");
   app.add_option("--seed", seed,
                  "emulator schedule seed: the same seed gives the same schedule and report with any number of "

@@ -130,8 +130,12 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   }
   if (request.verbose) ctx.AddNote(Cat("daemon: peak resident memory ", MiB(result.daemon_peak_rss_bytes), " MiB"));
   std::vector<reports::ResolvedRace> resolved = reports::ResolveRaces(ctx, races_of);
-  if (request.explored_schedules > 1) resolved = reports::MergeAcrossSchedules(std::move(resolved));
-  resolved = reports::GroupBySource(std::move(resolved));
+  if (request.explored_schedules > 1) {
+    resolved = reports::MergeAcrossSchedules(std::move(resolved));
+    ctx.MergeStreamOrderRacesAcrossProcesses();
+  }
+  // Under schedule exploration every process is one run of the same program.
+  resolved = reports::GroupBySource(std::move(resolved), /*across_processes=*/request.explored_schedules > 1);
   reports::ReportData data = reports::FilterRaces(std::move(resolved), suppressions ? &*suppressions : nullptr,
                                                   request.max_reports, request.ignore);
   ReportOutcome outcome;

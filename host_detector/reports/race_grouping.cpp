@@ -26,7 +26,7 @@ void AddVariant(ResolvedRace& entry, detector::RaceKind kind, detector::RaceClas
 
 }  // namespace
 
-std::vector<ResolvedRace> GroupBySource(std::vector<ResolvedRace> races) {
+std::vector<ResolvedRace> GroupBySource(std::vector<ResolvedRace> races, bool across_processes) {
   // (process, kernel, kind family, space, the two statements unordered).
   using Key = std::tuple<uint32_t, std::string, std::string_view, int, std::string, std::string>;
   std::map<Key, size_t> index;
@@ -35,7 +35,7 @@ std::vector<ResolvedRace> GroupBySource(std::vector<ResolvedRace> races) {
   for (ResolvedRace& r : races) {
     std::string a = StatementKey(r.earlier), b = StatementKey(r.later);
     if (b < a) std::swap(a, b);
-    const Key key{r.process_id, r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled, KindFamilyName(r.kind),
+    const Key key{across_processes ? 0 : r.process_id, r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled, KindFamilyName(r.kind),
                   static_cast<int>(r.space), std::move(a), std::move(b)};
     const ResolvedRace::SitePair pair{r.earlier, r.later, r.count};
     auto [it, fresh] = index.emplace(key, out.size());

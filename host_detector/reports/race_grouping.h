@@ -28,8 +28,10 @@ namespace barracuda::reports {
 // MergeAcrossSchedules) as above. An entry keeps the example of its first
 // member (its thread ids, address and first/second sites), sums counts and
 // schedule sightings, lists every member's site pair in `site_pairs`, and gets
-// its `fingerprint`. Order: first member; ordinals renumbered.
-std::vector<ResolvedRace> GroupBySource(std::vector<ResolvedRace> races);
+// its `fingerprint`. Order: first member; ordinals renumbered. Entries of
+// different processes stay apart unless `across_processes` (the processes are
+// runs of one program under different schedules: MergeAcrossSchedules).
+std::vector<ResolvedRace> GroupBySource(std::vector<ResolvedRace> races, bool across_processes = false);
 
 }  // namespace barracuda::reports
 

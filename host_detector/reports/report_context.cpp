@@ -344,6 +344,23 @@ std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
   return out;
 }
 
+void ReportContext::MergeStreamOrderRacesAcrossProcesses() {
+  auto side_key = [](const StreamOpSide& s) {
+    return std::tuple(s.kernel, s.host, s.api, s.stream_id, s.launch_id, s.site, s.write, s.strong, s.host_location);
+  };
+  std::vector<StreamOrderRace> merged;
+  std::map<std::tuple<decltype(side_key(StreamOpSide{})), decltype(side_key(StreamOpSide{})), uint64_t>, size_t> index;
+  for (StreamOrderRace& r : stream_order_races_) {
+    auto [it, fresh] = index.emplace(std::tuple(side_key(r.earlier), side_key(r.later), r.address), merged.size());
+    if (fresh) {
+      merged.push_back(std::move(r));
+    } else {
+      merged[it->second].occurrences += r.occurrences;
+    }
+  }
+  stream_order_races_ = std::move(merged);
+}
+
 std::vector<ResolvedRace> MergeAcrossSchedules(std::vector<ResolvedRace> races) {
   using Identity = std::tuple<std::string, uint32_t, uint32_t, int, int>;
   std::map<Identity, size_t> index;

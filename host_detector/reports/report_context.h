@@ -217,6 +217,10 @@ class ReportContext {
     uint64_t occurrences = 1;
   };
   void AddStreamOrderRace(StreamOrderRace race) { stream_order_races_.push_back(std::move(race)); }
+  // Schedule exploration runs the program once per schedule, one process
+  // each: the same two operations on the same bytes seen by several of them
+  // are one entry (the first process's), their occurrences summed.
+  void MergeStreamOrderRacesAcrossProcesses();
   const std::vector<StreamOrderRace>& stream_order_races() const { return stream_order_races_; }
   bool complete() const { return incomplete_reasons_.empty(); }
   const std::vector<std::string>& incomplete_reasons() const { return incomplete_reasons_; }

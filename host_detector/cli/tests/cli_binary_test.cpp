@@ -339,6 +339,10 @@ TEST_CASE("barracuda: same-value writes are warnings, --ignore same-value hides 
     CHECK(report["races"].empty());
     CHECK(report["summary"]["ignored"]["races"] == 1);
   }
+  // The program right after the class: --ignore takes one class, not the program too.
+  Result direct = Barracuda({"--ignore", "same-value", app});
+  CHECK(direct.status == 0);
+  CHECK_THAT(direct.err, Catch::Contains("1 ignored (--ignore same-value)"));
   // A data race of different values next to the same-value pair: exit status
   // of a race, the warning still listed apart.
   Result raced = Barracuda({"--report-json", json, app, "race"});

@@ -72,6 +72,25 @@ const char* kSource =
     "  s[threadIdx.x] = threadIdx.x;\n"        // 5: a copy of line 3
     "}\n";
 
+TEST_CASE("Grouping: runs of one program under several schedules are one entry per bug", "[reports][grouping]") {
+  SourceFile src("barracuda_grouping_sched_");
+  const std::string file = src.Write(kSource);
+  const ptx::Site st = MakeSite(0, file, 3, 19), ld = MakeSite(2, file, 4, 23);
+  // Schedule 1 (process 7) met the pair as RAW, schedule 2 (process 8) as WAR.
+  ResolvedRace raw = MakeRace(st, ld, RaceKind::kReadAfterWrite, RaceClass::kIntraBlock, 3);
+  ResolvedRace war = MakeRace(ld, st, RaceKind::kWriteAfterRead, RaceClass::kInterBlock, 2);
+  war.process_id = 8;
+  war.seen_in = {{8, 2}};
+  const std::vector<ResolvedRace> apart = GroupBySource({raw, war});
+  CHECK(apart.size() == 2);  // two processes of a multi-process program: two entries
+  const std::vector<ResolvedRace> merged = GroupBySource({raw, war}, /*across_processes=*/true);
+  REQUIRE(merged.size() == 1);
+  CHECK(merged[0].count == 5);
+  CHECK(merged[0].seen_in.size() == 2);
+  CHECK(merged[0].variants.size() == 2);
+  CHECK(merged[0].fingerprint == apart[0].fingerprint);
+}
+
 TEST_CASE("Grouping: one entry per statement pair, kinds and classes as variants", "[reports][grouping]") {
   SourceFile src("barracuda_grouping_");
   const std::string file = src.Write(kSource);
