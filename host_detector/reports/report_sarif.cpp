@@ -1,5 +1,7 @@
 #include "host_detector/reports/report_sarif.h"
 
+#include <filesystem>
+
 #include <cstdio>
 #include <iterator>
 #include <optional>
@@ -65,14 +67,28 @@ std::string AccessSentence(const ResolvedAccess& a) {
                   AccessLocationText(a));
 }
 
+// A file of the CUDA toolkit's headers (device_atomic_functions.hpp,
+// cuda/std/..., cooperative_groups/...): not where the user can fix anything.
+bool ToolkitHeader(const std::string& path) {
+  const std::string p = std::filesystem::path(path).lexically_normal().string();
+  return p.find("/targets/") != std::string::npos || p.find("/cuda/include/") != std::string::npos ||
+         p.find("/include/crt/") != std::string::npos || p.rfind("/usr/local/cuda", 0) == 0 ||
+         p.rfind("/usr/include/cuda", 0) == 0;
+}
+
 json Location(const ResolvedAccess& a, int id, const std::string& message) {
   json loc = {{"id", id}, {"message", Message(message)}};
   if (a.site != nullptr) {
     const ptx::Site& s = *a.site;
-    if (s.source && !s.source->file.empty() && s.source->line != 0) {
-      json region = {{"startLine", s.source->line}};
-      if (s.source->column != 0) region["startColumn"] = s.source->column;
-      loc["physicalLocation"] = {{"artifactLocation", {{"uri", PathToUri(s.source->file)}}}, {"region", region}};
+    // An access inlined from a toolkit header (atomicAdd) is located at the
+    // user's line that called it; the header line stays in the message.
+    const bool use_caller = s.source && s.inlined_at && !s.inlined_at->file.empty() && s.inlined_at->line != 0 &&
+                            ToolkitHeader(s.source->file) && !ToolkitHeader(s.inlined_at->file);
+    const std::optional<ptx::SourceLocation>& src = use_caller ? s.inlined_at : s.source;
+    if (src && !src->file.empty() && src->line != 0) {
+      json region = {{"startLine", src->line}};
+      if (src->column != 0) region["startColumn"] = src->column;
+      loc["physicalLocation"] = {{"artifactLocation", {{"uri", PathToUri(src->file)}}}, {"region", region}};
     } else if (a.module != nullptr && !a.module->name.empty() && s.ptx_line != 0) {
       // Without -lineinfo the PTX is the only source there is.
       loc["physicalLocation"] = {{"artifactLocation", {{"uri", PathToUri(a.module->name)}}},
@@ -245,8 +261,10 @@ json StreamOrderResultJson(const ResolvedStreamOrderRace& r, size_t rule_index) 
 
 }  // namespace
 
-std::string PathToUri(std::string_view path) {
+std::string PathToUri(std::string_view raw) {
   static constexpr char kHex[] = "0123456789ABCDEF";
+  // "/usr/local/cuda/bin/../targets/..." as "/usr/local/cuda/targets/...".
+  const std::string path = std::filesystem::path(std::string(raw)).lexically_normal().string();
   std::string out = !path.empty() && path[0] == '/' ? "file://" : "";
   for (unsigned char c : path) {
     const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

@@ -386,6 +386,17 @@ TEST_CASE("SARIF: rules per race kind, first access as location, second as relat
   CHECK(raw["properties"]["allocation"]["label"] == "d_buf");
   CHECK(raw["partialFingerprints"]["barracudaRace/v1"].get<std::string>().size() == 16);
 
+  // An atomic inlined from a toolkit header is located at the user's line
+  // that called it (racy kernels.cu:17), the header line kept in the message.
+  const json& atomic = ResultWithRule(s, "atomic-vs-plain");
+  const ResolvedRace& atomic_race = RaceOf(d.races, kPidA, RaceKind::kAtomicVsPlain);
+  const json& atomic_side = atomic_race.later.site->inlined_at ? atomic["relatedLocations"][0] : atomic["locations"][0];
+  CHECK(atomic_side["physicalLocation"]["artifactLocation"]["uri"] == "file:///home/user/app/racy%20kernels.cu");
+  CHECK(atomic_side["physicalLocation"]["region"]["startLine"] == 17);
+  CHECK_THAT(atomic_side["message"]["text"].get<std::string>(), Catch::Contains("sm_60_atomic_functions.h:107"));
+  CHECK(PathToUri("/usr/local/cuda/bin/../targets/x86_64-linux/include/a.h") ==
+        "file:///usr/local/cuda/targets/x86_64-linux/include/a.h");
+
   // Without -lineinfo the PTX file and line are the location.
   const json& bar = ResultWithRule(s, "barrier-divergence");
   const ResolvedRace& bar_race = RaceOf(d.races, kPidB, RaceKind::kBarrierDivergence);
