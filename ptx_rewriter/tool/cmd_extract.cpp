@@ -101,12 +101,6 @@ int RunExtract(const ExtractArgs& args) {
                  "-arch=compute_XX), e.g. -gencode arch=compute_75,code=[sm_75,compute_75]\n";
     return kExitNotFound;
   }
-  const uint16_t type = elf->type();
-  if ((type == ET_EXEC || type == ET_DYN) && !elf->ImportsSymbol("__cudaRegisterFatBinary")) {
-    std::cerr << tool << "note: " << args.app
-              << " does not import __cudaRegisterFatBinary dynamically (static CUDA runtime?); "
-                 "barracuda needs a -cudart shared build to run it\n";
-  }
   if (!args.list_only) {
     std::error_code ec;
     fs::create_directories(args.out_dir, ec);
