@@ -75,9 +75,14 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
   // Divergent arrival (sm_70+): the lanes wait for the warp's other lanes that
   // can still run; the entry arrives when nothing else of the warp can run.
   if (mode != Mode::kArrive && exec != w.live && !w.force_arrive && DeferBarrier(w)) {
+    w.live_at_deferral |= w.live;
     WaitAt(w, SimtEntry::Wait::kDeferred, static_cast<uint32_t>(id));
     return;
   }
+  // Lanes that were live when this arrival was deferred and exited since,
+  // without arriving: at an aligned barrier (bar.sync), barrier divergence.
+  const uint32_t exited_instead = mode != Mode::kArrive && inst.aux != 0 ? w.live_at_deferral & ~w.live & ~exec : 0;
+  w.live_at_deferral = 0;
   Block& b = *w.block;
   BarrierState& s = b.barriers[id];
   s.arrived += static_cast<uint32_t>(std::popcount(exec));
@@ -100,6 +105,7 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
     protocol::Record r{};
     r.header.op = static_cast<uint8_t>(mode == Mode::kArrive ? protocol::Op::kBarrierArrive : protocol::Op::kBarrier);
     r.header.active_mask = exec;
+    if (exited_instead != 0) r.header.flags |= protocol::kFlagLanesExited;
     r.header.warp_id = w.warp_global;
     r.header.site_id = inst.site;
     r.barrier.barrier_id = static_cast<uint32_t>(id);

@@ -270,6 +270,8 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
           if (inst.num_ops < 1 || !IsValue(inst.ops[0]) || (inst.num_ops > 1 && !IsValue(inst.ops[1])))
             return Unimplemented(ir, "expected barrier id [, thread count]");
           inst.fn = BarSyncHandler;
+          // bar.sync is barrier.sync.aligned: every lane of the warp must reach it.
+          inst.aux = ir.op == ptx::Opcode::kBar || ir.HasModifier(".aligned") ? 1 : 0;
           return true;
         case ptx::BarrierMode::kArrive:
           if (inst.num_ops < 2 || !IsValue(inst.ops[0]) || !IsValue(inst.ops[1]))
@@ -283,6 +285,7 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
           if (inst.num_ops < 3 || inst.ops[inst.num_ops - 1].kind != Opnd::Kind::kPred || !IsValue(inst.ops[1]))
             return Unimplemented(ir, "expected destination, barrier id [, thread count], predicate");
           inst.fn = BarRedHandler;
+          inst.aux = ir.op == ptx::Opcode::kBar || ir.HasModifier(".aligned") ? 1 : 0;
           return true;
         default: return Unimplemented(ir, "barrier without .sync/.arrive/.red");
       }
