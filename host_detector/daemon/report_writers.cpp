@@ -58,6 +58,11 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   ctx.SetExploredSchedules(request.explored_schedules);
   for (const std::string& reason : result.incomplete_reasons) ctx.MarkIncomplete(reason);
   for (const std::string& note : request.notes) ctx.AddNote(note);
+  // What the GPU path does not check, said where the verdict is read (a user
+  // of --backend=gpu would otherwise take "0 races" for these too).
+  if (result.backend == "gpu")
+    ctx.AddNote("GPU backend: stream-order races (kernels, async copies and host accesses of different streams) "
+                "and texture and surface accesses are checked on the emulator backend only");
   for (const std::string& error : result.errors) ctx.AddNote(Cat("analysis error: ", error));
   std::vector<reports::ProcessRaces> races_of;
   for (const ProcessResult* p : result.processes) {

@@ -140,6 +140,20 @@ TEST_CASE("BAR: barrier divergence is reported", "[rules][barrier]") {
   REQUIRE(r.entries.size() == 2);
 }
 
+TEST_CASE("BAR: lanes that exited instead of arriving at an aligned barrier are divergence", "[rules][barrier]") {
+  // Lanes 16-31 exit while 0-15 wait (the emulator flags the arrival); the
+  // same arrival after an early exit (no flag) is not divergence.
+  TraceBuilder t;
+  t.Begin(1, 32).Exit(0, 0xffff0000u).BarAfterExits(0, 0xffffu, 79).End();
+  RunResult r = Run(t);
+  REQUIRE(CountKind(r, RaceKind::kBarrierDivergence) == 1);
+  CHECK(r.events[0].later.site == 79);
+  CHECK(r.stats.barriers_completed == 1);
+  TraceBuilder u;
+  u.Begin(1, 32).Exit(0, 0xffff0000u).Bar(0, 0xffffu, 0, 0, 79).End();
+  CHECK(CountKind(Run(u), RaceKind::kBarrierDivergence) == 0);
+}
+
 TEST_CASE("BAR: arrivals in groups (GPU backend) diverge only across barrier instructions", "[rules][barrier]") {
   DetectorOptions o;
   o.barrier_arrivals_in_groups = true;
