@@ -63,8 +63,9 @@ void PhaseStoreBuffer::Commit() {
         std::memcpy(&p, c.priv + off, 8);
         std::memcpy(&t, c.twin + off, 8);
         const uint64_t x = p ^ t;
-        const uint64_t stored = ByteMask(static_cast<uint8_t>(c.stored[line >> kLineBits] >> (off - line)));
-        if (x == 0 && stored == 0) continue;
+        const auto stored_bits = static_cast<uint8_t>(c.stored[line >> kLineBits] >> (off - line));
+        if (x == 0 && stored_bits == 0) continue;
+        const uint64_t stored = ByteMask(stored_bits);
         // The bytes this slot stored, and any other it changed: a byte's
         // high bit of `nonzero` is set when any of its bits differ.
         constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
