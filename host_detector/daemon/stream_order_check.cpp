@@ -10,14 +10,48 @@ namespace {
 constexpr uint64_t kLine = 128, kWord = 4;
 using RecordOp = protocol::Op;
 
-// Word mask of [address, address + size) within the line at `line_base`.
-uint32_t WordMask(uint64_t line_base, uint64_t lo, uint64_t hi) {
-  const uint64_t first = (lo - line_base) / kWord, last = (hi - 1 - line_base) / kWord;
-  const uint64_t bits = last - first + 1;
+// Mask of the words [first, last) of a line (last - first <= 32).
+uint32_t WordRange(uint64_t first, uint64_t last) {
+  if (last <= first) return 0;
+  const uint64_t bits = last - first;
   return static_cast<uint32_t>((bits >= 32 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1) << first);
 }
 
+// The bytes of the word at `word_base` inside [lo, hi).
+uint8_t ByteMask(uint64_t word_base, uint64_t lo, uint64_t hi) {
+  uint8_t m = 0;
+  for (uint64_t b = std::max(lo, word_base); b < std::min(hi, word_base + kWord); ++b)
+    m = static_cast<uint8_t>(m | 1u << (b - word_base));
+  return m;
+}
+
+constexpr uint8_t kWholeWord = 0xf;
+
+// A plain write against anything; a strong write against a plain access
+// (strong on both sides: morally strong at device scope). Word or byte masks.
+template <typename T, typename Side>
+T Conflicts(const Side& a, const Side& b) {
+  const T a_write = a.write & (b.read | b.write | b.strong_read | b.strong_write);
+  const T b_write = b.write & (a.read | a.strong_read | a.strong_write);
+  const T strong = (a.strong_write & (b.read | b.write)) | (b.strong_write & a.read);
+  return static_cast<T>(a_write | b_write | strong);
+}
+
 }  // namespace
+
+StreamOrderCheck::WordBytes StreamOrderCheck::BytesOf(const Op& op, const Line& l, uint64_t line, uint32_t word) {
+  WordBytes w;
+  const uint32_t bit = 1u << word;
+  if (l.partial & bit) w = op.partial_words.at(line * (kLine / kWord) + word);
+  auto whole = [&](uint32_t mask, uint8_t& bytes) {
+    if (mask & bit) bytes = kWholeWord;
+  };
+  whole(l.read, w.read);
+  whole(l.write, w.write);
+  whole(l.strong_read, w.strong_read);
+  whole(l.strong_write, w.strong_write);
+  return w;
+}
 
 void StreamOrderCheck::Touch(Op& op, uint64_t address, uint64_t size, bool write, bool strong, uint32_t site) {
   const uint64_t end = address + size;
@@ -27,11 +61,34 @@ void StreamOrderCheck::Touch(Op& op, uint64_t address, uint64_t size, bool write
       return;
     }
     Line& l = op.lines[line / kLine];
-    const uint32_t mask = WordMask(line, std::max(address, line), std::min(end, line + kLine));
+    const uint64_t lo = std::max(address, line), hi = std::min(end, line + kLine);
     uint32_t& bits = strong ? (write ? l.strong_write : l.strong_read) : (write ? l.write : l.read);
-    bits |= mask;
+    bits |= WordRange((lo - line + kWord - 1) / kWord, (hi - line) / kWord);  // whole words
     uint32_t& first_site = write ? l.write_site : l.read_site;
     if (first_site == protocol::kNoSite) first_site = site;
+    // The words at either end that the access covers only in part.
+    if (lo % kWord == 0 && hi % kWord == 0) continue;  // none (most accesses)
+    for (const uint64_t w : {lo / kWord, (hi - 1) / kWord}) {
+      const uint8_t bytes = ByteMask(w * kWord, lo, hi);
+      const uint32_t bit = 1u << (w % (kLine / kWord));
+      if (bytes == kWholeWord || (bits & bit)) continue;
+      if (!(l.partial & bit) && op.partial_words.size() >= kMaxLines) {
+        bits |= bit;  // bounded: the word counts as whole
+        continue;
+      }
+      WordBytes& wb = op.partial_words[w];
+      l.partial |= bit;
+      uint8_t& kind = strong ? (write ? wb.strong_write : wb.strong_read) : (write ? wb.write : wb.read);
+      kind = static_cast<uint8_t>(kind | bytes);
+      if (kind == kWholeWord) {
+        kind = 0;
+        bits |= bit;
+        if ((wb.read | wb.write | wb.strong_read | wb.strong_write) == 0) {
+          op.partial_words.erase(w);
+          l.partial &= ~bit;
+        }
+      }
+    }
   }
 }
 
@@ -109,11 +166,13 @@ void StreamOrderCheck::Compare(const Op& earlier, const Op& later) {
     if (it == big.end()) continue;
     const Line& a = earlier_smaller ? s : it->second;  // earlier's
     const Line& b = earlier_smaller ? it->second : s;  // later's
-    // A plain write against anything; a strong write against a plain access.
-    const uint32_t a_write_conflict = a.write & (b.read | b.write | b.strong_read | b.strong_write);
-    const uint32_t b_write_conflict = b.write & (a.read | a.strong_read | a.strong_write);
-    const uint32_t strong_conflict = (a.strong_write & (b.read | b.write)) | (b.strong_write & a.read);
-    const uint32_t words = a_write_conflict | b_write_conflict | strong_conflict;
+    uint32_t words = Conflicts<uint32_t>(a, b);
+    // Words one side touched only in part: compared byte by byte.
+    for (uint32_t m = (a.partial | b.partial) & ~words; m != 0; m &= m - 1) {
+      const auto word = static_cast<uint32_t>(std::countr_zero(m));
+      if (Conflicts<uint8_t>(BytesOf(earlier, a, line, word), BytesOf(later, b, line, word)) != 0)
+        words |= 1u << word;
+    }
     if (words == 0) continue;
     if (exact != 0 && exact / kLine == line && (words >> (exact % kLine / kWord) & 1) != 0) {
       best_line = line;
@@ -131,9 +190,10 @@ void StreamOrderCheck::Compare(const Op& earlier, const Op& later) {
   if (!found) return;  // one race per pair of operations
   const Line& a = earlier.lines.at(best_line);
   const Line& b = later.lines.at(best_line);
-  const uint32_t bit = 1u << best_word;
+  const WordBytes wa = BytesOf(earlier, a, best_line, best_word), wb = BytesOf(later, b, best_line, best_word);
+  const uint8_t conflict = Conflicts<uint8_t>(wa, wb);
   StreamOrderRace race;
-  race.address = exact_found ? exact : best_line * kLine + best_word * kWord;
+  race.address = exact_found ? exact : best_line * kLine + best_word * kWord + std::countr_zero(conflict);
   auto side = [&](const Op& op, const Line& l, bool write, bool strong) {
     StreamOrderRace::Side s;
     s.kind = op.info.kind;
@@ -146,11 +206,15 @@ void StreamOrderCheck::Compare(const Op& earlier, const Op& later) {
     s.host_location = op.info.host_location;
     return s;
   };
-  const bool a_writes = ((a.write | a.strong_write) & bit) != 0, b_writes = ((b.write | b.strong_write) & bit) != 0;
-  race.earlier = side(earlier, a, a_writes, ((a_writes ? a.strong_write : a.strong_read) & bit) != 0 &&
-                                                ((a_writes ? a.write : a.read) & bit) == 0);
-  race.later = side(later, b, b_writes, ((b_writes ? b.strong_write : b.strong_read) & bit) != 0 &&
-                                            ((b_writes ? b.write : b.read) & bit) == 0);
+  // Each side as it touched the conflicting bytes: writing if it wrote one,
+  // strong if it touched them only with strong accesses of that kind.
+  auto writes = [&](const WordBytes& w) { return ((w.write | w.strong_write) & conflict) != 0; };
+  auto strong = [&](const WordBytes& w, bool write) {
+    return ((write ? w.strong_write : w.strong_read) & conflict) != 0 && ((write ? w.write : w.read) & conflict) == 0;
+  };
+  const bool a_writes = writes(wa), b_writes = writes(wb);
+  race.earlier = side(earlier, a, a_writes, strong(wa, a_writes));
+  race.later = side(later, b, b_writes, strong(wb, b_writes));
   // One entry per pair of code locations (kernel site or API call site).
   auto where = [](const StreamOrderRace::Side& s) {
     return s.kind == transport::StreamOpKind::kKernel ? ptx::Cat("site", s.site) : s.api + "@" + s.host_location;

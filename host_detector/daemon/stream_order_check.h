@@ -11,7 +11,10 @@
 //
 // Per operation, the device memory it touched (a footprint of 4-byte words
 // per 128-byte line: plain reads, plain writes, strong reads, strong writes,
-// and the first site of each per line), collected from a kernel's records as
+// and the first site of each per line; a word only partly touched keeps its
+// bytes, so that operations touching disjoint bytes of one word, e.g. two
+// streams each filling its half of a char buffer split at an odd offset, are
+// not a race), collected from a kernel's records as
 // they are drained and from a copy's ranges. When an operation completes it
 // is compared with the retained earlier operations it is not ordered after;
 // strong accesses on both sides are not a race (morally strong at device
@@ -47,7 +50,8 @@ struct StreamOrderRace {
     std::string host_location; // "module+0xoffset ..." of the API call
   };
   Side earlier, later;          // in issue order
-  uint64_t address = 0;         // the conflicting word named (Compare), or the host's exact byte
+  uint64_t address = 0;         // the conflicting word (its first conflicting byte when only part
+                                // of it conflicts: Compare), or the host's exact byte
   uint64_t occurrences = 1;     // pairs of operations with the same sides
 };
 
@@ -69,16 +73,27 @@ class StreamOrderCheck {
   uint64_t truncated_ops() const { return truncated_; }
 
  private:
+  // Which bytes of one 4-byte word were touched, by kind (4 bits used each).
+  struct WordBytes {
+    uint8_t read = 0, write = 0, strong_read = 0, strong_write = 0;
+  };
   struct Line {
-    uint32_t read = 0, write = 0, strong_read = 0, strong_write = 0;  // word masks
+    uint32_t read = 0, write = 0, strong_read = 0, strong_write = 0;  // whole words
+    uint32_t partial = 0;  // words with bytes in Op::partial_words
     uint32_t read_site = protocol::kNoSite, write_site = protocol::kNoSite;
   };
   struct Op {
     transport::StreamOpInfo info;
     absl::flat_hash_map<uint64_t, Line> lines;  // by address / 128
+    // Words some access covered only in part, by address / 4: the bytes of
+    // each kind not (yet) covering the whole word. A kind that comes to
+    // cover the word moves to the line's mask; past kMaxLines entries a word
+    // counts as whole (a race may be reported on disjoint bytes: never missed).
+    absl::flat_hash_map<uint64_t, WordBytes> partial_words;
     bool truncated = false;
   };
   void Touch(Op& op, uint64_t address, uint64_t size, bool write, bool strong, uint32_t site);
+  static WordBytes BytesOf(const Op& op, const Line& l, uint64_t line, uint32_t word);
   void Complete(Op op);
   void Compare(const Op& earlier, const Op& later);
 

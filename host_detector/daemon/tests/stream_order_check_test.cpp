@@ -211,4 +211,50 @@ TEST_CASE("StreamOrderCheck: a host access names the byte its fault caught", "[d
   }
 }
 
+// A warp's byte or short accesses: lane l at base + stride * l.
+protocol::Record NarrowAccess(protocol::Op op, uint64_t base, uint8_t size, uint64_t stride, uint32_t mask,
+                              uint32_t site = 9) {
+  protocol::Record r = Access(op, base, 0, site);
+  r.header.access_size = size;
+  r.header.active_mask = mask;
+  for (uint32_t l = 0; l < 32; ++l) r.addr[l] = base + stride * l;
+  return r;
+}
+
+TEST_CASE("StreamOrderCheck: disjoint bytes of one word are not a race", "[daemon][stream-order]") {
+  // Two streams each fill their part of a char buffer split at an odd offset:
+  // the word holding the split has bytes of both, none of them shared.
+  StreamOrderCheck check;
+  check.OnOp(Copy(16, 1, {}, 0x1000, 6, true));   // bytes 0..5
+  check.OnOp(Copy(17, 1, {}, 0x1006, 10, true));  // bytes 6..15
+  CHECK(check.races().empty());
+  // A kernel on a third stream reading byte 5 (lane 0 only) races with the
+  // first copy, at that byte; its other lanes' bytes are outside both.
+  Kernel(check, Op(StreamOpKind::kKernel, 18, 1, {}, 1), {NarrowAccess(protocol::Op::kRead, 0x1005, 1, 64, 0x1)});
+  REQUIRE(check.races().size() == 1);
+  CHECK(check.races()[0].address == 0x1005);
+  CHECK(check.races()[0].earlier.write);
+  CHECK_FALSE(check.races()[0].later.write);
+  CHECK(check.races()[0].later.site == 9);
+}
+
+TEST_CASE("StreamOrderCheck: kernels writing interleaved bytes of one word", "[daemon][stream-order]") {
+  StreamOrderCheck check;
+  // Even bytes from one stream, odd bytes from another: no byte shared.
+  Kernel(check, Op(StreamOpKind::kKernel, 16, 1, {}, 1), {NarrowAccess(protocol::Op::kWrite, 0x2000, 1, 2, ~0u)});
+  Kernel(check, Op(StreamOpKind::kKernel, 17, 1, {}, 2), {NarrowAccess(protocol::Op::kWrite, 0x2001, 1, 2, ~0u, 10)});
+  CHECK(check.races().empty());
+  // Shorts at byte 2 of each word: they overlap both kernels' bytes.
+  Kernel(check, Op(StreamOpKind::kKernel, 18, 1, {}, 3), {NarrowAccess(protocol::Op::kRead, 0x2002, 2, 4, 0x1)});
+  REQUIRE(check.races().size() == 2);
+  CHECK(check.races()[0].address == 0x2002);  // with the even bytes' kernel
+  CHECK(check.races()[1].address == 0x2003);  // with the odd bytes'
+  // Four byte stores covering a word make it whole: a whole-word read of
+  // another stream conflicts with it as with a word store.
+  Kernel(check, Op(StreamOpKind::kKernel, 19, 1, {}, 4), {NarrowAccess(protocol::Op::kWrite, 0x3000, 1, 1, 0xf)});
+  Kernel(check, Op(StreamOpKind::kKernel, 20, 1, {}, 5), {Access(protocol::Op::kRead, 0x3000)});
+  REQUIRE(check.races().size() == 3);
+  CHECK(check.races()[2].address == 0x3000);
+}
+
 }  // namespace barracuda::daemon
