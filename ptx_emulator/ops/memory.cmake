@@ -16,7 +16,7 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/mbarrier_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hint_ops.cpp)
 
-barracuda_unit_test(emu_memory_tests
+barracuda_unit_test(emu_memory_tests OPTIMIZED
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/../tests/memory_handler_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../tests/memory_warp_test.cpp
