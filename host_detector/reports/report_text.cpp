@@ -10,6 +10,8 @@
 
 #include "host_detector/reports/memory_errors.h"
 #include "host_detector/reports/stream_order_races.h"
+#include "ptx_rewriter/instruction_modifiers.h"
+#include "ptx_rewriter/opcodes.h"
 #include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::reports {
@@ -238,7 +240,61 @@ std::string UnacquiredReleaseHint() {
          "cuda::atomic_ref::load(memory_order_acquire)). __syncthreads() alone orders only within the block.";
 }
 
+namespace {
+
+// A strong access's size and scope, from its instruction's modifiers as the
+// rewriter classifies them (ptx_rewriter/sync_inference.cpp: .volatile is
+// relaxed at system scope; an atomic or .relaxed/.acquire/.release access
+// without a scope is at gpu scope). Size 0 / kNone when not known.
+struct StrongShape {
+  uint32_t size = 0;
+  ptx::Scope scope = ptx::Scope::kNone;
+};
+
+StrongShape ShapeOf(const ptx::Site& site) {
+  std::vector<std::string> modifiers;
+  std::string_view rest = site.opcode;
+  const size_t dot = rest.find('.');
+  const ptx::Opcode op = ptx::LookupOpcode(rest.substr(0, dot));
+  for (size_t at = dot; at != std::string_view::npos;) {
+    const size_t next = rest.find('.', at + 1);
+    modifiers.emplace_back(rest.substr(at, next == std::string_view::npos ? next : next - at));
+    at = next;
+  }
+  const ptx::ModifierInfo m = ptx::ClassifyModifiers(op, modifiers);
+  StrongShape shape;
+  if (m.type() != ptx::Type::kNone) shape.size = ptx::TypeSize(m.type()) * m.vector_width;
+  shape.scope = m.sem == ptx::MemSemantics::kVolatile ? ptx::Scope::kSys
+                : m.scope != ptx::Scope::kNone        ? m.scope
+                                                      : ptx::Scope::kGpu;
+  return shape;
+}
+
+// Which of the PTX model's conditions for "morally strong" the pair fails:
+// the same bytes (equal sizes at one address), each in the other's scope.
+std::string NotMorallyStrongReason(const ResolvedRace& r) {
+  if (r.earlier.site == nullptr || r.later.site == nullptr) return "scope or size";
+  const StrongShape a = ShapeOf(*r.earlier.site), b = ShapeOf(*r.later.site);
+  if (a.size != 0 && b.size != 0 && a.size != b.size)
+    return ptx::Cat("sizes differ: ", a.size, " and ", b.size, " bytes");
+  const bool first_narrower = a.scope <= b.scope;
+  const ptx::Scope narrow = first_narrower ? a.scope : b.scope;
+  const bool other_block = r.cls == detector::RaceClass::kInterBlock;
+  if (narrow == ptx::Scope::kCta && other_block)
+    return ptx::Cat("the ", first_narrower ? "first" : "second",
+                    " access is at .cta scope and the other thread is in another block");
+  if (narrow == ptx::Scope::kCluster && other_block)
+    return ptx::Cat("the ", first_narrower ? "first" : "second",
+                    " access is at .cluster scope and the other thread is in another cluster");
+  return "scope or size";
+}
+
+}  // namespace
+
 std::string RaceKindsAndClassesText(const ResolvedRace& r) {
+  if (r.kind == RaceKind::kNotMorallyStrong)
+    return ptx::Cat("race between strong accesses that are not morally strong (", NotMorallyStrongReason(r), ") (",
+                    ClassesText(r), ")");
   // A grouped entry of both RAW and WAR names both; its classes all.
   const bool raw = r.kind == RaceKind::kReadAfterWrite || HasVariantKind(r, RaceKind::kReadAfterWrite);
   const bool war = r.kind == RaceKind::kWriteAfterRead || HasVariantKind(r, RaceKind::kWriteAfterRead);
@@ -323,11 +379,14 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   const uint64_t memory_errors = WriteMemoryErrors(context, out);
   const uint64_t stream_races = WriteStreamOrderRaces(context, out);
   for (const ResolvedRace& r : data.races) {
-    std::string head =
-        ptx::Cat("Race #", r.ordinal, ": ",
-                 r.kind == RaceKind::kBarrierDivergence
-                     ? KindDescription(r.kind)
-                     : ptx::Cat(RaceKindsAndClassesText(r), " on ", SpaceName(r.space), " memory"));
+    // A warning's entry says so in its first word, as the summary counts it
+    // ("0 races; 1 warning"), not "Race #1: WARNING: ...".
+    const bool warning = detector::IsWarningKind(r.kind);
+    std::string what = r.kind == RaceKind::kBarrierDivergence
+                           ? KindDescription(r.kind)
+                           : ptx::Cat(RaceKindsAndClassesText(r), " on ", SpaceName(r.space), " memory");
+    if (warning && what.starts_with("WARNING: ")) what.erase(0, 9);
+    std::string head = ptx::Cat(warning ? "Warning #" : "Race #", r.ordinal, ": ", what);
     head += ptx::Cat(" [", Plural(r.count, "occurrence", "occurrences"), "]");
     Line(out, head);
     if (r.kind == RaceKind::kBarrierDivergence) {

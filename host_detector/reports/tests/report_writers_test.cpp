@@ -146,6 +146,30 @@ TEST_CASE("Text: one compute-sanitizer style block per race, then a summary", "[
   }
 }
 
+TEST_CASE("Text: a not-morally-strong race says which condition fails", "[reports][text]") {
+  ptx::Site first, second;
+  ResolvedRace r;
+  r.kind = RaceKind::kNotMorallyStrong;
+  r.cls = detector::RaceClass::kInterBlock;
+  r.earlier.site = &first;
+  r.later.site = &second;
+  first.opcode = "atom.global.cta.add.u32";
+  second.opcode = "atom.global.add.u32";  // gpu scope by default
+  CHECK(RaceKindsAndClassesText(r) ==
+        "race between strong accesses that are not morally strong (the first access is at .cta scope and the other "
+        "thread is in another block) (inter-block)");
+  first.opcode = "ld.volatile.global.u32";  // relaxed at system scope
+  second.opcode = "atom.relaxed.cluster.global.exch.b32";
+  CHECK_THAT(RaceKindsAndClassesText(r), Catch::Contains("(the second access is at .cluster scope and the other "
+                                                         "thread is in another cluster)"));
+  second.opcode = "atom.global.add.u64";
+  CHECK_THAT(RaceKindsAndClassesText(r), Catch::Contains("(sizes differ: 4 and 8 bytes)"));
+  second.opcode = "st.relaxed.gpu.global.v2.u32";
+  CHECK_THAT(RaceKindsAndClassesText(r), Catch::Contains("(sizes differ: 4 and 8 bytes)"));
+  r.later.site = nullptr;  // no site table
+  CHECK_THAT(RaceKindsAndClassesText(r), Catch::Contains("(scope or size)"));
+}
+
 TEST_CASE("Text: suppressed, limited, incomplete, empty", "[reports][text]") {
   Fixture f = MakeFixture();
   const SuppressionSet set = *SuppressionSet::Parse("kind=RAW\n", "my.supp");
