@@ -29,7 +29,26 @@ const char* ClockFormatName(ClockFormat f) {
   return "?";
 }
 
+void WarpClocks::RefreshRowTop(unsigned group) const {
+  const Group& g = groups_[group];
+  RowTop t;
+  t.version = version_;
+  t.group = group;
+  for (unsigned l = 0; l < geo_.lanes; ++l) {
+    const Clock c = g.warp_row[l];
+    if (c > t.first) {
+      t.second = t.first;
+      t.first = c;
+      t.first_lane = l;
+    } else if (c > t.second) {
+      t.second = c;
+    }
+  }
+  row_top_ = t;
+}
+
 void WarpClocks::Init(const WarpGeometry& geometry) {
+  ++version_;
   geo_ = geometry;
   local_.fill(0);
   lane_group_.fill(0);
@@ -115,6 +134,7 @@ unsigned WarpClocks::SplitOff(unsigned from, uint32_t mask) {
 }
 
 Clock WarpClocks::JoinIncrement(uint32_t mask) {
+  ++version_;
   mask &= existing_mask();
   if (mask == 0) return 0;
   unsigned first_group = lane_group_[std::countr_zero(mask)];
@@ -158,6 +178,7 @@ Clock WarpClocks::JoinIncrement(uint32_t mask) {
 }
 
 void WarpClocks::Acquire(unsigned lane, const VectorClock& v) {
+  ++version_;
   if (v.IsBottom()) return;
   const unsigned from = lane_group_[lane];
   // Splitting a lane off a shared group costs a copy: only do it when the
@@ -184,6 +205,7 @@ void WarpClocks::JoinInto(uint32_t mask, VectorClock& out) const {
 }
 
 void WarpClocks::AssignViews(uint32_t mask, const VectorClock& v) {
+  ++version_;
   mask &= existing_mask();
   if (mask == 0) return;
   Group n;
@@ -207,6 +229,7 @@ void WarpClocks::SetLocal(uint32_t mask, Clock c) {
 }
 
 void WarpClocks::Broadcast(Clock m, const VectorClock& outside) {
+  ++version_;
   groups_.resize(1);
   Group& g = groups_[0];
   g.members = existing_mask();

@@ -52,6 +52,12 @@ struct Launch {
               v.MaxIn(dense.size(), VectorClock::kTidEnd) == 0;
     // Point queries (the detector's hot path) agree with the expansion.
     for (uint32_t u = t % 11; ok && u < dense.size(); u += 11) ok = wc.Get(in % 32, u) == dense[t][u];
+    // The bound of what the thread knows of the others (cached between
+    // changes of the clocks) is never below any of them.
+    Clock bound = 0;
+    if (ok && wc.KnownOthersBound(in % 32, &bound)) {
+      for (uint32_t u = 0; ok && u < dense.size(); ++u) ok = u == t || dense[t][u] <= bound;
+    }
     if (!ok) {
       INFO("thread " << t << " compressed " << v.DebugString());
       REQUIRE(testing::ToDense(v, dense.size()) == dense[t]);
