@@ -24,16 +24,21 @@ import tempfile
 
 # What differs between two runs of one program by design: process ids, the
 # barracuda command line (report paths) and -v notes (times, pids).
-# jq equivalent: del(.run.command_line, .run.notes, .processes[].pid, .races[].process_id)
+# jq equivalent (host_detector/reports/REPORTS.md): del(.run.command_line, .run.notes,
+# .processes[].pid, .races[].process_id, .stream_order_races[].process_id,
+# .memory_errors[].process_id) | .run.incomplete_reasons[]? |= sub("^process [0-9]+"; "process N")
 def stable(report):
     report = json.loads(json.dumps(report))
     run = report.get("run", {})
     run.pop("command_line", None)
     run.pop("notes", None)
+    if "incomplete_reasons" in run:
+        run["incomplete_reasons"] = [re.sub(r"^process \d+", "process N", r) for r in run["incomplete_reasons"]]
     for p in report.get("processes", []):
         p.pop("pid", None)
-    for r in report.get("races", []):
-        r.pop("process_id", None)
+    for entries in ("races", "stream_order_races", "memory_errors"):
+        for r in report.get(entries, []):
+            r.pop("process_id", None)
     return json.dumps(report, indent=1, sort_keys=True)
 
 
@@ -45,7 +50,9 @@ def header(source):
 
 def suite_programs(build):
     out = []
-    for folder in ("programs", "programs-G"):
+    # The bug suite and its -G twins, and the programs whose findings are
+    # memory errors and stream-order races.
+    for folder in ("programs", "programs-G", "memcheck", "streams"):
         for exe in sorted(glob.glob(os.path.join(build, "test_suite", folder, "*", "*"))):
             if os.path.isfile(exe) and os.access(exe, os.X_OK) and not exe.endswith(".d"):
                 out.append((exe, []))
@@ -111,7 +118,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(root, "build"))
     ap.add_argument("--barracuda", help="default: BUILD/bin/barracuda")
-    ap.add_argument("--suite", action="store_true", help="every bug-suite program and -G twin")
+    ap.add_argument("--suite", action="store_true",
+                    help="every bug-suite program and -G twin, memcheck and stream-order program")
     ap.add_argument("--library", action="store_true", help="every library-corpus program and argument")
     ap.add_argument("--program", action="append", default=[])
     ap.add_argument("--arg", action="append", default=[], help="argument for every --program")
