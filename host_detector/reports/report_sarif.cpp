@@ -125,7 +125,7 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
         json::array({Location(r.later, 1, ptx::Cat("second access: ", AccessSentence(r.later)))});
   }
   if (r.count > 1) text += ptx::Cat(" ", r.count, " racy accesses.");
-  if (r.unacquired_release) text += " " + UnacquiredReleaseHint();
+  if (r.unacquired_release) text += " " + UnacquiredReleaseHint(r);
   result["message"] = Message(std::move(text));
   result["partialFingerprints"] = {{"barracudaRace/v1", FingerprintOf(r)}};
   json props = {{"class", detector::RaceClassName(r.cls)},

@@ -233,11 +233,21 @@ std::string ClassesText(const ResolvedRace& r) {
 
 }  // namespace
 
-std::string UnacquiredReleaseHint() {
-  return "Missing acquire: the reading block observed the writer's release (a strong read of what it "
-         "published, e.g. an atomic or volatile read) but no fence followed that read, so nothing orders the "
-         "write before the read; add __threadfence() after the observing read (or read it with ld.acquire / "
-         "cuda::atomic_ref::load(memory_order_acquire)). __syncthreads() alone orders only within the block.";
+std::string UnacquiredReleaseHint(const ResolvedRace& r) {
+  // The fix differs with where the writer is: another block needs a
+  // device-scope acquire (a block-scope fence that followed the read does not
+  // order it); a thread of the same block, an acquire or the completed wait.
+  if (r.cls == detector::RaceClass::kInterBlock)
+    return "Missing acquire: the reading block observed the writer's release (a strong read of what it "
+           "published, e.g. an atomic or volatile read) but no device-scope fence followed that read (none, or only "
+           "__threadfence_block() / a .cta fence, which does not order a write of another block), so nothing orders "
+           "the write before the read; add __threadfence() after the observing read (or read it with ld.acquire / "
+           "cuda::atomic_ref::load(memory_order_acquire)). __syncthreads() alone orders only within the block.";
+  return "Missing acquire: a thread of this block observed the writer's release (a strong read of what it "
+         "published, or a barrier arrival) but no acquire followed that read before this access, so nothing orders "
+         "the write before it; make the read an acquire (ld.acquire, cuda::atomic_ref::load(memory_order_acquire)) "
+         "or follow it with a fence, or touch the data only after the synchronisation completes (__syncthreads(), "
+         "the barrier's wait).";
 }
 
 namespace {
@@ -407,7 +417,7 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
         Line(out, "    The first access is ordered before the second, but the second is made by the async proxy "
                   "(bulk copy / TMA) and no fence.proxy.async lies between them");
       }
-      if (r.unacquired_release) Line(out, ptx::Cat("    ", UnacquiredReleaseHint()));
+      if (r.unacquired_release) Line(out, ptx::Cat("    ", UnacquiredReleaseHint(r)));
     }
     std::string kernel = ptx::Cat("    Kernel ", r.kernel, ", launch ", r.launch_id);
     if (r.launch != nullptr) {

@@ -30,7 +30,7 @@ std::string KindDescription(detector::RaceKind kind);  // "read-after-write (RAW
 // write-after-read (WAR) race (divergence, intra-block)", the same in every format.
 std::string RaceKindsAndClassesText(const ResolvedRace& race);
 // The sentence for ResolvedRace::unacquired_release (SEMANTICS.md, "Observed but not acquired").
-std::string UnacquiredReleaseHint();
+std::string UnacquiredReleaseHint(const ResolvedRace& race);
 // "thread (5,0,0) in block (1,0,0)" or "thread 69 in block 1" without the launch.
 std::string ThreadText(const ResolvedAccess& access);
 // One sentence naming the address and its allocation (without the leading "Address ").

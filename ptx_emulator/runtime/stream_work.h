@@ -64,6 +64,9 @@ cudaError_t MakeSetNode(GraphNode& n, cudaMemsetParams p);
 cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream);
 cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event);
 cudaError_t CallHostFunction(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
+// Prints, once, that host functions' accesses are not checked for
+// stream-order races (only while they are checked: StreamOpsTraced()).
+void NoteHostFunctionUnchecked();
 
 }  // namespace barracuda::cudart
 

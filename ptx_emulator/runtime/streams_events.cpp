@@ -4,6 +4,7 @@
 // On a capturing stream, records, waits and host functions are captured
 // instead (stream_capture.h); graphs run them through the same functions.
 #include <chrono>
+#include <mutex>
 
 #include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/cuda_api.h"
@@ -42,13 +43,25 @@ cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event) {
 }
 
 // Everything issued before has completed: the function runs at once.
+// Not checked: a host function runs in its stream's order (its accesses are
+// not the host thread's), and what it touches is not collected. Said once
+// per process when stream-order races are being checked, so that "0
+// stream-order races" is not read as covering it.
+void NoteHostFunctionUnchecked() {
+  static std::once_flag once;
+  if (!StreamOpsTraced()) return;
+  std::call_once(once, [] {
+    PrintDiagnostic("host functions (cudaLaunchHostFunc, cudaStreamAddCallback, graph host nodes) ran; their "
+                    "memory accesses are not checked for stream-order races");
+  });
+}
+
 cudaError_t CallHostFunction(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
-  // Not checked: a host function runs in its stream's order (its accesses are
-  // not the host thread's).
   host_access::Pause pause;
   Runtime& rt = Runtime::Get();
   if (!fn) return rt.Fail(cudaErrorInvalidValue);
   if (cudaError_t e = Sync(stream)) return e;
+  NoteHostFunctionUnchecked();
   fn(user_data);
   return cudaSuccess;
 }
@@ -178,6 +191,7 @@ CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamC
   if (auto captured = rt::CaptureWork(stream, false, [](rt::GraphNode&) { return cudaErrorStreamCaptureUnsupported; }))
     return *captured;
   if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
+  rt::NoteHostFunctionUnchecked();
   callback(stream, rt.sticky(), user_data);
   return cudaSuccess;
 }

@@ -170,6 +170,20 @@ TEST_CASE("Text: a not-morally-strong race says which condition fails", "[report
   CHECK_THAT(RaceKindsAndClassesText(r), Catch::Contains("(scope or size)"));
 }
 
+TEST_CASE("Text: the missing-acquire hint fits where the writer is", "[reports][text]") {
+  ResolvedRace r;
+  r.unacquired_release = true;
+  r.cls = detector::RaceClass::kInterBlock;
+  const std::string other_block = UnacquiredReleaseHint(r);
+  CHECK_THAT(other_block, Catch::Contains("no device-scope fence followed that read"));
+  CHECK_THAT(other_block, Catch::Contains("add __threadfence() after the observing read"));
+  r.cls = detector::RaceClass::kIntraBlock;  // e.g. a read between a barrier's arrive and its wait
+  const std::string same_block = UnacquiredReleaseHint(r);
+  CHECK_THAT(same_block, Catch::Contains("a thread of this block observed the writer's release"));
+  CHECK_THAT(same_block, Catch::Contains("the barrier's wait"));
+  CHECK_THAT(same_block, !Catch::Contains("__threadfence()"));
+}
+
 TEST_CASE("Text: suppressed, limited, incomplete, empty", "[reports][text]") {
   Fixture f = MakeFixture();
   const SuppressionSet set = *SuppressionSet::Parse("kind=RAW\n", "my.supp");
