@@ -17,6 +17,9 @@
 # print --check-roundtrip 6 s). A re-run with nothing changed: ~10 s + checks.
 # The cost grows with test_suite/programs/. 2026-11-29: 279 sources -> 680 PTX
 # files (992 before suite programs were compiled for their own target only).
+# 2026-11-30: the PTX of a suite or CUB corpus program that the build already
+# compiled with the same flags (programs/, programs-G/, corpus/ of
+# build/test_suite) is extracted from its executable instead (--built-dir).
 if(NOT BARRACUDA_CUDA_TESTS)
   return()
 endif()
@@ -35,7 +38,8 @@ add_test(NAME corpus_generate
   COMMAND ${Python3_EXECUTABLE} ${_corpus_scripts}/corpus_generate.py
     --source-dir ${PROJECT_SOURCE_DIR} --out-dir ${BARRACUDA_CORPUS_DIR}
     --nvcc ${NVCC_EXECUTABLE} --exe-source test_suite/corpus/block_reduce.cu
-    --jobs ${_corpus_jobs})
+    --jobs ${_corpus_jobs}
+    --built-dir ${CMAKE_BINARY_DIR}/test_suite --tool $<TARGET_FILE:barracuda-ptx>)
 set_tests_properties(corpus_generate PROPERTIES
   FIXTURES_SETUP ptx_corpus LABELS corpus PROCESSORS ${_corpus_jobs} TIMEOUT 1800)
 
