@@ -287,15 +287,14 @@ std::string NotMorallyStrongReason(const ResolvedRace& r) {
   const StrongShape a = ShapeOf(*r.earlier.site), b = ShapeOf(*r.later.site);
   if (a.size != 0 && b.size != 0 && a.size != b.size)
     return ptx::Cat("sizes differ: ", a.size, " and ", b.size, " bytes");
-  const bool first_narrower = a.scope <= b.scope;
-  const ptx::Scope narrow = first_narrower ? a.scope : b.scope;
+  const ptx::Scope narrow = std::min(a.scope, b.scope);
+  const char* which = a.scope == b.scope ? "both accesses are" : a.scope < b.scope ? "the first access is"
+                                                                                  : "the second access is";
   const bool other_block = r.cls == detector::RaceClass::kInterBlock;
   if (narrow == ptx::Scope::kCta && other_block)
-    return ptx::Cat("the ", first_narrower ? "first" : "second",
-                    " access is at .cta scope and the other thread is in another block");
+    return ptx::Cat(which, " at .cta scope and the other thread is in another block");
   if (narrow == ptx::Scope::kCluster && other_block)
-    return ptx::Cat("the ", first_narrower ? "first" : "second",
-                    " access is at .cluster scope and the other thread is in another cluster");
+    return ptx::Cat(which, " at .cluster scope and the other thread is in another cluster");
   return "scope or size";
 }
 

@@ -158,6 +158,8 @@ TEST_CASE("Text: a not-morally-strong race says which condition fails", "[report
   CHECK(RaceKindsAndClassesText(r) ==
         "race between strong accesses that are not morally strong (the first access is at .cta scope and the other "
         "thread is in another block) (inter-block)");
+  second.opcode = "red.relaxed.cta.global.add.u32";
+  CHECK_THAT(RaceKindsAndClassesText(r), Catch::Contains("(both accesses are at .cta scope and the other thread"));
   first.opcode = "ld.volatile.global.u32";  // relaxed at system scope
   second.opcode = "atom.relaxed.cluster.global.exch.b32";
   CHECK_THAT(RaceKindsAndClassesText(r), Catch::Contains("(the second access is at .cluster scope and the other "
