@@ -8,8 +8,10 @@
 // _ptds form where one is exported. Every exported name resolves, a stub
 // included (it says "not supported" when called, as a GPU-less driver would
 // fail it); anything else is CUDA_ERROR_NOT_FOUND.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "ptx_emulator/driver/driver_api.h"
@@ -127,8 +129,18 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cu
 }
 
 // NVIDIA's private tables (used by its own runtime and tools) are not
-// emulated: the replacement runtime never asks for them.
+// emulated: the replacement runtime never asks for them. NVIDIA's runtime
+// does, first thing: a program linked with the static runtime (nvcc's
+// default) run with LD_LIBRARY_PATH alone then fails its first CUDA call with
+// "operation not supported"; say why, once.
 CUresult cuGetExportTable(const void** ppExportTable, const CUuuid*) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::fprintf(stderr,
+                 "barracuda emulator: NVIDIA's CUDA runtime asked for its private driver tables, which the emulator "
+                 "does not have: this program links the CUDA runtime statically (nvcc's default). Run it under "
+                 "barracuda (barracuda ./app), which takes that runtime over, or build it with -cudart shared.\n");
+  });
   if (ppExportTable) *ppExportTable = nullptr;
   return CUDA_ERROR_NOT_SUPPORTED;
 }
