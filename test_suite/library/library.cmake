@@ -18,7 +18,9 @@
 #                                            the GPU (instrumented PTX, device logger);
 #                                            not Thrust (minutes per algorithm there)
 # Arguments listed in "long_args" get the label library_long instead of library (and
-# emu_long instead of emu): too slow for every CI run.
+# emu_long instead of emu): too slow for every CI run. "gpu_path_args" are appended
+# to the arguments of the gpu path tests only (e.g. a smaller input: the device
+# logger on the emulator is ~10x slower than the emulator alone).
 if(NOT BARRACUDA_CUDA_TESTS)
   return()
 endif()
@@ -55,6 +57,11 @@ foreach(rel ${_library_programs})
   endif()
   _library_header_list("${_json}" args args)
   _library_header_list("${_json}" long_args long_args)
+  _library_header_list("${_json}" gpu_path_args gpu_path_args)
+  set(gpu_path_checkargs "")
+  foreach(g ${gpu_path_args})
+    list(APPEND gpu_path_checkargs --arg ${g})
+  endforeach()
   set(outdir ${CMAKE_CURRENT_BINARY_DIR}/library/${topic})
   set(static_outdir ${CMAKE_CURRENT_BINARY_DIR}/library-static/${topic})
   barracuda_cuda_program(NAME ${stem} SOURCE ${src} ARCH ${arch} OUTPUT_DIR ${outdir}
@@ -113,7 +120,7 @@ foreach(rel ${_library_programs})
       add_test(NAME "library gpu path: ${name}"
         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test_suite/programs/check_verdicts.py
           --root ${CMAKE_CURRENT_LIST_DIR} --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda>
-          --timeout 280 --program ${outdir}/${stem} ${checkargs}
+          --timeout 280 --program ${outdir}/${stem} ${checkargs} ${gpu_path_checkargs}
           --barracuda-arg=--backend=gpu --barracuda-arg=--gpu-runtime=emulator)
       set_tests_properties("library gpu path: ${name}" PROPERTIES LABELS "library;gpu_emulated" TIMEOUT 600
         ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")

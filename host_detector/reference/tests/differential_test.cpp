@@ -16,7 +16,7 @@
 // that clause, at the same access and byte) may be reported; it is counted,
 // and its byte counts as raced from then on. A missed race never is.
 //
-// Environment: BARRACUDA_DIFF_TRACES (total traces, default 100000 (2000 in
+// Environment: BARRACUDA_DIFF_TRACES (total traces, default 30000 (500 in
 // sanitizer builds), split over the two models), BARRACUDA_DIFF_SEED (replay
 // one seed verbosely), BARRACUDA_DIFF_ARRIVE=completion (see ReferenceOptions).
 #include <catch2/catch.hpp>
@@ -441,12 +441,13 @@ void RunMany(WarpModel model, uint64_t first_seed, uint64_t count, Tally& tally)
 }
 
 // CI's share of an exploration (brief: long explorations stay out of CI):
-// 60,000 traces take ~60 s per model here (release); BARRACUDA_DIFF_TRACES
-// runs more (README). Under ASan the point is memory errors, not breadth.
+// 30,000 traces (15,000 per model) take ~52 s per model on an idle 2-core
+// machine (release; 60,000 took 132 s per model in CI, 2026-11-30); BARRACUDA_DIFF_TRACES runs more (README). Under ASan the point
+// is memory errors, not breadth.
 #ifdef BARRACUDA_REFERENCE_SANITIZED
-constexpr uint64_t kDefaultTraces = 1000;  // Debug+ASan is ~35x slower per trace
+constexpr uint64_t kDefaultTraces = 500;  // Debug+ASan is ~35x slower per trace
 #else
-constexpr uint64_t kDefaultTraces = 60000;
+constexpr uint64_t kDefaultTraces = 30000;
 #endif
 
 void RunModel(WarpModel model, uint64_t seed_base) {

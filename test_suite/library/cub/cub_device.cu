@@ -3,6 +3,7 @@
   "what": "CUB device-wide algorithms (one per command-line argument: radix sort keys/pairs/segmented, scan, reduce, select, partition, histogram, run-length encode, segmented reduce, merge sort) on inputs spanning many tiles; self-checked against the host",
   "arch": 75,
   "args": ["radix_keys", "radix_pairs", "radix_segmented", "scan", "reduce", "select", "partition", "histogram", "run_length", "segmented_reduce", "merge_sort"],
+  "gpu_path_args": ["8000"],
   "expect": {
     "its": {"verdict": "no-race", "races": []},
     "lockstep": {"verdict": "no-race", "races": []}
