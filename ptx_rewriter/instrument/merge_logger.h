@@ -13,7 +13,9 @@ namespace barracuda::ptx {
 // the logger's definitions, placed before the module's own items. The logger's
 // functions become internal (no .visible: two merged modules linked with -rdc
 // do not clash); its variables (the queue-set pointer the host sets) stay as
-// declared. The module's .version is raised to the logger's when lower.
+// declared. Only the logger functions the module calls, directly or through
+// other logger functions, are merged. The module's .version is raised to the
+// logger's when lower.
 // Fails when the module itself defines a name the logger defines.
 absl::Status MergeLogger(Module& module, const Module& logger);
 

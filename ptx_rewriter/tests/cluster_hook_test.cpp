@@ -41,10 +41,20 @@ constexpr const char* kLogger = R"(.version 8.0
   st.global.u64 [%rd1], %rd2;
   ret;
 }
+.visible .func __barracuda_log_fence(.param .b32 f)
+{
+  ret;
+}
 )";
 
+// An instrumented module in InstrumentModule's shape: every logger function
+// declared .extern, one of them called.
 std::string ModuleText(const std::string& target) {
-  return ".version 8.0\n.target " + target + "\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n";
+  return ".version 8.0\n.target " + target + "\n.address_size 64\n"
+         ".extern .func __barracuda_log_access(.param .b64 a);\n"
+         ".extern .func __barracuda_log_fence(.param .b32 f);\n"
+         ".visible .entry k()\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, 0;\n{\n.param .b64 a;\n"
+         "st.param.b64 [a], %rd1;\ncall.uni __barracuda_log_access, (a);\n}\nret;\n}\n";
 }
 
 bool Ptxas(const std::string& ptx, const std::string& arch) {
@@ -84,6 +94,20 @@ TEST_CASE("cluster hook: MergeLogger defines it for the module's target", "[inst
     CHECK((printed.find("isspacep.shared::cluster") != std::string::npos) == clusters);
     CHECK(Ptxas(printed, target));
   }
+}
+
+TEST_CASE("merge logger: only the logger functions the module calls are merged", "[instrument]") {
+  const auto logger = ParseModule(kLogger, "logger.ptx");
+  REQUIRE(logger.ok());
+  auto module = ParseModule(ModuleText("sm_75"), "m.ptx");
+  REQUIRE(module.ok());
+  REQUIRE(MergeLogger(*module, *logger).ok());
+  // Called by the kernel, and called by what it calls.
+  CHECK(module->FindFunction("__barracuda_log_access") != nullptr);
+  CHECK(module->FindFunction("__barracuda_cluster_shared") != nullptr);
+  // Declared but never called: neither its definition nor the declaration stays.
+  CHECK(module->FindFunction("__barracuda_log_fence") == nullptr);
+  CHECK(Ptxas(PrintModule(*module), "sm_75"));
 }
 
 }  // namespace
