@@ -15,6 +15,10 @@ A source can carry marker comment lines for the corpus (anywhere in the file):
   // barracuda-corpus: skip <reason>       not compiled (e.g. meant to fail)
   // barracuda-corpus: flags <nvcc flags>  extra flags, e.g. -rdc=true
   // barracuda-corpus: arch <NN>           needs sm_NN: no PTX for older targets
+  // barracuda-corpus: lineinfo-only <reason>  no -G variants (e.g. a CUB device
+                                         algorithm whose -G PTX is 5-10 MB: ptxas
+                                         takes ~20 s on it, and the other CUB
+                                         sources give the same -G shapes)
 A bug-suite program's /*@barracuda header "arch" (e.g. "arch": 90) counts as
 the same as an arch marker. A program with such a header (the bug suite,
 memcheck and stream-order programs: ~220 small sources) is compiled for its
@@ -73,11 +77,12 @@ def find_sources(root, out_dir):
 def read_markers(path):
     """(skip reason or None, extra nvcc flags, lowest sm the source supports,
     whether it includes CUB or libcu++ headers: 5-20x slower to compile,
-    whether it is a suite program: compiled for its own target only)."""
+    whether it is a suite program: compiled for its own target only,
+    whether it has no -G variants)."""
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     m = SUITE_ARCH_RE.search(text)
-    skip, flags, min_sm = None, [], int(m.group(1)) if m else 0
+    skip, flags, min_sm, lineinfo_only = None, [], int(m.group(1)) if m else 0, False
     own_target_only = re.search(r"^/\*@barracuda\b", text, re.M) is not None
     for number, line in enumerate(text.splitlines(), 1):
         if not line.startswith(MARKER):
@@ -90,11 +95,13 @@ def read_markers(path):
             flags += shlex.split(rest)
         elif kind == "arch" and rest.split()[:1] and rest.split()[0].isdigit():
             min_sm = int(rest.split()[0])
+        elif kind == "lineinfo-only" and rest:
+            lineinfo_only = True
         else:
             raise ValueError(f"{path}:{number}: bad corpus marker '{line.strip()}' "
-                             "(want skip REASON, flags FLAGS or arch NN)")
+                             "(want skip REASON, flags FLAGS, arch NN or lineinfo-only REASON)")
     heavy = bool(re.search(r"#\s*include\s*<(cub|cuda)/", text))
-    return skip, flags, min_sm, heavy, own_target_only
+    return skip, flags, min_sm, heavy, own_target_only, lineinfo_only
 
 
 def prebuilt_executable(args, rel, sm, dbg, min_sm, extra):
@@ -241,7 +248,7 @@ def main():
     for src in find_sources(root, out):
         rel = os.path.relpath(src, root)
         try:
-            skip, extra, min_sm, heavy, own_target_only = read_markers(src)
+            skip, extra, min_sm, heavy, own_target_only, lineinfo_only = read_markers(src)
         except ValueError as e:
             print(f"corpus: {e}", file=sys.stderr)
             return 2
@@ -253,7 +260,7 @@ def main():
             continue
         own_sm = min(sm for sm, _ in VARIANTS if sm >= min_sm)
         for sm, dbg in VARIANTS:
-            if sm < min_sm or (own_target_only and sm != own_sm):
+            if sm < min_sm or (own_target_only and sm != own_sm) or (lineinfo_only and dbg == "G"):
                 continue
             job = {
                 "kind": "ptx", "source": rel, "group": f"sm{sm}-{dbg}", "sm": sm,

@@ -1,3 +1,4 @@
+// barracuda-corpus: lineinfo-only its -G PTX is 2.5-10 MB per target (ptxas ~10-20 s each in corpus_check); device_radix_sort and the block-level CUB sources keep -G
 // cub::DeviceReduce: Sum, Max and ArgMin over 5000 ints, and Reduce with a
 // user-defined operator and initial value, each with the two-phase temporary-storage
 // protocol (query the size, allocate, run). Part of the PTX corpus; it checks

@@ -1,3 +1,4 @@
+// barracuda-corpus: lineinfo-only its -G PTX is 2.5-10 MB per target (ptxas ~10-20 s each in corpus_check); device_radix_sort and the block-level CUB sources keep -G
 // cub::DeviceScan: ExclusiveSum, InclusiveSum and an inclusive max-scan over
 // 4000 ints. The single-pass scan publishes tile prefixes through global
 // memory (decoupled look-back), so blocks wait on one another. Part of the PTX

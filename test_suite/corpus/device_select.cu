@@ -1,3 +1,4 @@
+// barracuda-corpus: lineinfo-only its -G PTX is 2.5-10 MB per target (ptxas ~10-20 s each in corpus_check); device_radix_sort and the block-level CUB sources keep -G
 // cub::DeviceSelect (If, Flagged, Unique) and cub::DevicePartition::If over
 // 3500 ints. Selection is a single-pass scan with decoupled look-back plus a
 // device-side count of selected items. Part of the PTX corpus; it checks its
