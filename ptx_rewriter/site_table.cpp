@@ -1,5 +1,6 @@
 #include "ptx_rewriter/site_table.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <tuple>
@@ -371,6 +372,37 @@ absl::StatusOr<SiteTable> SiteTable::FromJson(const nlohmann::json& json) {
     table.sites.push_back(std::move(site));
   }
   return table;
+}
+
+SiteShape ShapeOfSite(const Site& site) {
+  std::vector<std::string> modifiers;
+  const std::string_view text = site.opcode;
+  const size_t dot = text.find('.');
+  SiteShape shape;
+  shape.op = LookupOpcode(text.substr(0, dot));
+  for (size_t at = dot; at != std::string_view::npos;) {
+    const size_t next = text.find('.', at + 1);
+    modifiers.emplace_back(text.substr(at, next == std::string_view::npos ? next : next - at));
+    at = next;
+  }
+  shape.info = ClassifyModifiers(shape.op, modifiers);
+  return shape;
+}
+
+uint32_t AccessBytesOfSite(const Site& site) {
+  const SiteShape shape = ShapeOfSite(site);
+  switch (shape.op) {
+    case Opcode::kLd:
+    case Opcode::kLdu:
+    case Opcode::kSt:
+    case Opcode::kAtom:
+    case Opcode::kRed:
+      break;
+    default:
+      return 0;
+  }
+  if (shape.info.type() == Type::kNone) return 0;
+  return TypeSize(shape.info.type()) * std::max<uint32_t>(1, shape.info.vector_width);
 }
 
 }  // namespace barracuda::ptx

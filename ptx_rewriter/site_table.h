@@ -92,6 +92,20 @@ struct SiteTable {
 
 SiteTable BuildSiteTable(const Module& module);
 
+// The opcode and modifiers of a site, read back from Site::opcode (reports
+// work from the site table, not the module): op kUnknown when the opcode is
+// not one the parser knows.
+struct SiteShape {
+  Opcode op = Opcode::kUnknown;
+  ModifierInfo info;
+};
+SiteShape ShapeOfSite(const Site& site);
+
+// Bytes one thread accesses at a plain load, store or atomic site (ld, ldu,
+// st, atom, red): its type's size times its vector width; 0 for other
+// opcodes and for sites without a type.
+uint32_t AccessBytesOfSite(const Site& site);
+
 }  // namespace barracuda::ptx
 
 #endif  // BARRACUDA_PTX_REWRITER_SITE_TABLE_H_

@@ -61,13 +61,10 @@ AccessClass LoadOrStore(const ModifierInfo& m, bool store) {
       c.scope = store ? OrGpu(m.scope) : Scope::kNone;
       return c;
     case MemSemantics::kRelaxed:
-      c.kind = Kind::kAtomic;
-      c.scope = OrGpu(m.scope);
-      return c;
     case MemSemantics::kVolatile:
       c.kind = Kind::kAtomic;
-      c.scope = Scope::kSys;
-      c.is_volatile = true;
+      c.scope = StrongAccessScope(m);
+      c.is_volatile = m.sem == MemSemantics::kVolatile;
       return c;
     default:
       c.kind = store ? Kind::kWrite : Kind::kRead;
@@ -142,6 +139,10 @@ std::vector<AccessClass> ClassifyAccesses(const Function& function) {
   for (size_t i = 0; i < function.body.size(); ++i)
     if (const auto* in = std::get_if<Instruction>(&function.body[i])) out[i] = Describe(*in);
   return out;
+}
+
+Scope StrongAccessScope(const ModifierInfo& m) {
+  return m.sem == MemSemantics::kVolatile ? Scope::kSys : OrGpu(m.scope);
 }
 
 }  // namespace barracuda::ptx

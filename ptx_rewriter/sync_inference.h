@@ -32,6 +32,10 @@ struct AccessClass {
 // One entry per statement of function.body (kNone for non-instructions).
 std::vector<AccessClass> ClassifyAccesses(const Function& function);
 
+// The scope of a strong access with these modifiers: .sys for .volatile, else
+// its scope qualifier, .gpu when it names none (the ISA's default).
+Scope StrongAccessScope(const ModifierInfo& m);
+
 }  // namespace barracuda::ptx
 
 #endif  // BARRACUDA_PTX_REWRITER_SYNC_INFERENCE_H_

@@ -254,6 +254,10 @@ ResolvedAccess ResolveAccess(const ReportContext& context, uint32_t pid, const L
     a.warp = info.warp % protocol::WarpsPerBlock(static_cast<uint32_t>(tpb));
   }
   a.site = context.FindSite(pid, info.site, &a.module);
+  // The detector keeps no size for the earlier access of a race: a plain
+  // load, store or atomic site says it (its type and vector width).
+  if (a.access_size == 0 && a.site != nullptr)
+    a.access_size = static_cast<uint8_t>(std::min<uint32_t>(ptx::AccessBytesOfSite(*a.site), 255));
   return a;
 }
 

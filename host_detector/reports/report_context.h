@@ -257,7 +257,8 @@ struct ResolvedAccess {
   std::optional<Dim3> block;   // block coordinates; nullopt when the launch is unknown
   uint32_t warp = 0;           // warp within the block (grid-unique id when the launch is unknown)
   uint32_t lane = 0;
-  uint8_t access_size = 0;     // 0: not known (the detector keeps no size for earlier accesses)
+  uint8_t access_size = 0;     // 0: not known (the detector keeps no size for earlier accesses;
+                               // then a plain ld/st/atom/red site gives it)
   bool async = false;          // done by the thread's asynchronous copy (cp.async)
   uint32_t site_id = protocol::kNoSite;
   const ptx::Site* site = nullptr;      // into the context; nullptr when unknown

@@ -12,6 +12,8 @@
 #include "host_detector/reports/stream_order_races.h"
 #include "ptx_rewriter/instruction_modifiers.h"
 #include "ptx_rewriter/opcodes.h"
+#include "ptx_rewriter/site_table.h"
+#include "ptx_rewriter/sync_inference.h"
 #include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::reports {
@@ -262,22 +264,7 @@ struct StrongShape {
 };
 
 StrongShape ShapeOf(const ptx::Site& site) {
-  std::vector<std::string> modifiers;
-  std::string_view rest = site.opcode;
-  const size_t dot = rest.find('.');
-  const ptx::Opcode op = ptx::LookupOpcode(rest.substr(0, dot));
-  for (size_t at = dot; at != std::string_view::npos;) {
-    const size_t next = rest.find('.', at + 1);
-    modifiers.emplace_back(rest.substr(at, next == std::string_view::npos ? next : next - at));
-    at = next;
-  }
-  const ptx::ModifierInfo m = ptx::ClassifyModifiers(op, modifiers);
-  StrongShape shape;
-  if (m.type() != ptx::Type::kNone) shape.size = ptx::TypeSize(m.type()) * m.vector_width;
-  shape.scope = m.sem == ptx::MemSemantics::kVolatile ? ptx::Scope::kSys
-                : m.scope != ptx::Scope::kNone        ? m.scope
-                                                      : ptx::Scope::kGpu;
-  return shape;
+  return StrongShape{ptx::AccessBytesOfSite(site), ptx::StrongAccessScope(ptx::ShapeOfSite(site).info)};
 }
 
 // Which of the PTX model's conditions for "morally strong" the pair fails:

@@ -243,6 +243,29 @@ namespace {
 
 // nvcc emits one .loc per level of an inlining chain, outermost first; the
 // site names the innermost call site in the file of the outermost one.
+TEST_CASE("a site's shape read back from its opcode text: access bytes", "[sites]") {
+  auto bytes = [](const char* opcode) {
+    Site site;
+    site.opcode = opcode;
+    return AccessBytesOfSite(site);
+  };
+  CHECK(bytes("st.global.u32") == 4);
+  CHECK(bytes("ld.global.nc.v4.u32") == 16);
+  CHECK(bytes("ld.volatile.shared.u8") == 1);
+  CHECK(bytes("atom.global.add.u64") == 8);
+  CHECK(bytes("red.relaxed.gpu.global.add.f32") == 4);
+  CHECK(bytes("ld.global.v2.f64") == 16);
+  // No type, or not a plain access: unknown.
+  CHECK(bytes("cp.async.ca.shared.global") == 0);
+  CHECK(bytes("wmma.load.a.sync.aligned.row.m16n16k16.f16") == 0);
+  CHECK(bytes("bar.sync") == 0);
+  CHECK(bytes("") == 0);
+  Site site;
+  site.opcode = "ld.relaxed.cta.global.u32";
+  CHECK(ShapeOfSite(site).op == Opcode::kLd);
+  CHECK(ShapeOfSite(site).info.scope == Scope::kCta);
+}
+
 TEST_CASE("inlining chains: the program's own line that led into header code", "[sites]") {
   const char* text = R"(.version 8.0
 .target sm_80

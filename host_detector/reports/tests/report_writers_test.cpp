@@ -76,7 +76,7 @@ TEST_CASE("Text: one compute-sanitizer style block per race, then a summary", "[
   const std::vector<std::string> expected = {
       "========= Race #" + std::to_string(raw.ordinal) +
           ": read-after-write (RAW) race (inter-block) on global memory [4 occurrences]",
-      "=========     First:  Write by thread (0,0,0) in block (0,0,0) (warp 0, lane 0)",
+      "=========     First:  Write of 4 bytes by thread (0,0,0) in block (0,0,0) (warp 0, lane 0)",
       "=========             at /home/user/app/racy kernels.cu:12:5 in racyRW(int*, int*) [PTX racy.ptx:" + ptx_w +
           " st.global.u32]",
       "=========     Second: Read of 4 bytes by thread (4,3,0) in block (1,0,0) (warp 1, lane 20)",
@@ -249,7 +249,8 @@ TEST_CASE("JSON: versioned document with every race", "[reports][json][report-fi
   CHECK(r["allocation"] == json({{"base", "0x7f0000001000"}, {"offset", 4}, {"size", 1024}, {"kind", "device"},
                                  {"label", "d_buf"}, {"freed", false}}));
   CHECK(r["first"]["operation"] == "write");
-  CHECK(r["first"]["size"].is_null());  // the detector keeps no size for the earlier access
+  // The detector keeps no size for the earlier access: its site (st.global.u32) gives it.
+  CHECK(r["first"]["size"] == 4);
   CHECK(r["second"]["operation"] == "read");
   CHECK(r["second"]["thread"] == json({4, 3, 0}));
   CHECK(r["second"]["block"] == json({1, 0, 0}));
