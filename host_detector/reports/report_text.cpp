@@ -182,10 +182,10 @@ std::string KindDescription(RaceKind kind) {
     case RaceKind::kBarrierDivergence: return "barrier divergence";
     case RaceKind::kNotMorallyStrong: return "race between strong accesses that are not morally strong (scope or size)";
     case RaceKind::kDependencyOrdered:
-      return "WARNING: write-after-read ordered only by a dependency through relaxed accesses (no fence: the PTX "
+      return "write-after-read ordered only by a dependency through relaxed accesses (no fence: the PTX "
              "memory model does not order it)";
     case RaceKind::kSameValue:
-      return "WARNING: same-value write-write race (both writes stored the same value: a race by the PTX memory "
+      return "same-value write-write race (both writes stored the same value: a race by the PTX memory "
              "model, harmless on current GPUs; --ignore same-value hides it)";
   }
   return "race";
@@ -376,12 +376,11 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
   const uint64_t stream_races = WriteStreamOrderRaces(context, out);
   for (const ResolvedRace& r : data.races) {
     // A warning's entry says so in its first word, as the summary counts it
-    // ("0 races; 1 warning"), not "Race #1: WARNING: ...".
+    // ("0 races; 1 warning"); SARIF gives it level "warning".
     const bool warning = detector::IsWarningKind(r.kind);
-    std::string what = r.kind == RaceKind::kBarrierDivergence
+    const std::string what = r.kind == RaceKind::kBarrierDivergence
                            ? KindDescription(r.kind)
                            : ptx::Cat(RaceKindsAndClassesText(r), " on ", SpaceName(r.space), " memory");
-    if (warning && what.starts_with("WARNING: ")) what.erase(0, 9);
     std::string head = ptx::Cat(warning ? "Warning #" : "Race #", r.ordinal, ": ", what);
     head += ptx::Cat(" [", Plural(r.count, "occurrence", "occurrences"), "]");
     Line(out, head);
