@@ -389,6 +389,10 @@ SiteShape ShapeOfSite(const Site& site) {
   return shape;
 }
 
+uint32_t SiteShape::TypedBytes() const {
+  return info.type() == Type::kNone ? 0 : TypeSize(info.type()) * std::max<uint32_t>(1, info.vector_width);
+}
+
 uint32_t AccessBytesOfSite(const Site& site) {
   const SiteShape shape = ShapeOfSite(site);
   switch (shape.op) {
@@ -401,8 +405,7 @@ uint32_t AccessBytesOfSite(const Site& site) {
     default:
       return 0;
   }
-  if (shape.info.type() == Type::kNone) return 0;
-  return TypeSize(shape.info.type()) * std::max<uint32_t>(1, shape.info.vector_width);
+  return shape.TypedBytes();
 }
 
 }  // namespace barracuda::ptx

@@ -98,6 +98,8 @@ SiteTable BuildSiteTable(const Module& module);
 struct SiteShape {
   Opcode op = Opcode::kUnknown;
   ModifierInfo info;
+  // Its type's size times its vector width; 0 without a type.
+  uint32_t TypedBytes() const;
 };
 SiteShape ShapeOfSite(const Site& site);
 

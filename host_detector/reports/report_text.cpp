@@ -264,7 +264,8 @@ struct StrongShape {
 };
 
 StrongShape ShapeOf(const ptx::Site& site) {
-  return StrongShape{ptx::AccessBytesOfSite(site), ptx::StrongAccessScope(ptx::ShapeOfSite(site).info)};
+  const ptx::SiteShape shape = ptx::ShapeOfSite(site);
+  return StrongShape{shape.TypedBytes(), ptx::StrongAccessScope(shape.info)};
 }
 
 // Which of the PTX model's conditions for "morally strong" the pair fails:

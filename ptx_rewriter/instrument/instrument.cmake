@@ -64,9 +64,8 @@ if(BARRACUDA_CUDA_TESTS)
         --out-dir ${CMAKE_BINARY_DIR}/corpus/instrumented/${_group} ${_group_logger_arg})
     # The -lineinfo groups (every .cu of the corpus, sm_75 and sm_90) run in CI
     # (sm75 176 s merged, sm90 44 s with -c, on the 2-core machine, 2026-11-30);
-    # the -G (debug)
-    # groups of the same sources take ~3 min each and are left to
-    # `ctest -L gpu_backend`.
+    # the -G (debug) groups of the same sources take ~3 min each and are left
+    # to `ctest -L gpu_backend`.
     if(_group MATCHES "lineinfo")
       set(_labels "corpus;instrument")
     else()

@@ -56,14 +56,12 @@ absl::flat_hash_set<std::string> ReachableLoggerFunctions(const Module& module, 
     if (const auto* f = std::get_if<Function>(&item)) bodies.emplace(f->name, f);
   absl::flat_hash_set<std::string> reached;
   std::vector<const Function*> work;
-  auto reach = [&](std::string_view name) {
+  auto reach_logger = [&](std::string_view name) {
     // (Debian's Abseil hashes absl::string_view, not std::string_view.)
     std::string key(name);
+    if (!logger_functions.contains(key) && key != abi::kClusterShared) return;
     if (!reached.insert(key).second) return;
     if (auto it = bodies.find(key); it != bodies.end()) work.push_back(it->second);
-  };
-  auto reach_logger = [&](std::string_view name) {
-    if (logger_functions.contains(std::string(name)) || name == abi::kClusterShared) reach(name);
   };
   for (const ModuleItem& item : module.items)
     if (const auto* f = std::get_if<Function>(&item); f != nullptr && f->has_body)
@@ -71,7 +69,7 @@ absl::flat_hash_set<std::string> ReachableLoggerFunctions(const Module& module, 
   while (!work.empty()) {
     const Function* f = work.back();
     work.pop_back();
-    if (f->has_body) ReferencedLoggerNames(*f, logger_functions, reach_logger);
+    ReferencedLoggerNames(*f, logger_functions, reach_logger);  // a declaration has no body: nothing
   }
   return reached;
 }

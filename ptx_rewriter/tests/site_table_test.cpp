@@ -241,8 +241,6 @@ TEST_CASE("ClassifySite on single instructions", "[sites]") {
 namespace barracuda::ptx {
 namespace {
 
-// nvcc emits one .loc per level of an inlining chain, outermost first; the
-// site names the innermost call site in the file of the outermost one.
 TEST_CASE("a site's shape read back from its opcode text: access bytes", "[sites]") {
   auto bytes = [](const char* opcode) {
     Site site;
@@ -266,6 +264,8 @@ TEST_CASE("a site's shape read back from its opcode text: access bytes", "[sites
   CHECK(ShapeOfSite(site).info.scope == Scope::kCta);
 }
 
+// nvcc emits one .loc per level of an inlining chain, outermost first; the
+// site names the innermost call site in the file of the outermost one.
 TEST_CASE("inlining chains: the program's own line that led into header code", "[sites]") {
   const char* text = R"(.version 8.0
 .target sm_80

@@ -442,8 +442,9 @@ void RunMany(WarpModel model, uint64_t first_seed, uint64_t count, Tally& tally)
 
 // CI's share of an exploration (brief: long explorations stay out of CI):
 // 30,000 traces (15,000 per model) take ~52 s per model on an idle 2-core
-// machine (release; 60,000 took 132 s per model in CI, 2026-11-30); BARRACUDA_DIFF_TRACES runs more (README). Under ASan the point
-// is memory errors, not breadth.
+// machine (release; 60,000 took 132 s per model in CI, 2026-11-30);
+// BARRACUDA_DIFF_TRACES runs more (README). Under ASan the point is memory
+// errors, not breadth.
 #ifdef BARRACUDA_REFERENCE_SANITIZED
 constexpr uint64_t kDefaultTraces = 500;  // Debug+ASan is ~35x slower per trace
 #else
