@@ -345,10 +345,13 @@ extern "C" __device__ __noinline__ void __barracuda_log_warp_sync(uint32_t site,
   // are here (exited lanes are not; the emulator uses its live mask).
   for (uint32_t remaining = active; remaining != 0;) {
     const uint32_t mask = __shfl_sync(active, member_mask, __ffs(remaining) - 1);
-    remaining &= ~__ballot_sync(active, member_mask == mask);
+    const uint32_t naming = __ballot_sync(active, member_mask == mask);
+    remaining &= ~naming;
     // Every member goes in the payload: lanes that have not arrived yet log
-    // their own record when they do (WarpSyncPayload).
-    Append(active, Header(proto::Op::kWarpSync, 0, 0, 0, mask & active, site), false, 0, 0, mask);
+    // their own record when they do (WarpSyncPayload). Lanes naming the mask
+    // without being in it are its strays (undefined in PTX).
+    const uint64_t strays = naming & ~mask;
+    Append(active, Header(proto::Op::kWarpSync, 0, 0, 0, mask & active, site), false, 0, 0, mask | strays << 32);
   }
 }
 

@@ -160,9 +160,12 @@ struct BranchPayload {
 // warp's lanes may reach one __syncwarp in groups, each logging its arrival
 // before the instruction makes it wait for the others: the members are
 // joined once all of them (but the exited) have arrived.
+// strays names the lanes that executed the primitive naming member_mask without
+// being in it: undefined behaviour in PTX ("the executing thread must be in
+// membermask"), reported as a warp-sync-mask error; they are not joined.
 struct WarpSyncPayload {
   uint32_t member_mask;
-  uint32_t reserved;
+  uint32_t strays;
 };
 
 // Payload of kKernelBegin. Dimensions are in threads/blocks; the kernel name is

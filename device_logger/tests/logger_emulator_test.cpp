@@ -144,6 +144,7 @@ TEST_CASE("logger: synchronisation, barriers, warp primitives, predication", "[l
   vote.sync.ballot.b32 %r10, %p1, -1;
   bar.warp.sync -1;
   @%p1 bar.warp.sync 0x55555555;
+  bar.warp.sync 0x0000ffff;           // lanes 16-31 outside the mask they name: strays
   ret;
 }
 )";

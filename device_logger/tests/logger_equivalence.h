@@ -6,7 +6,8 @@
 //
 // Normalisation before comparing (each documented in device_logger/README.md):
 // stamps and kFlagValue are ignored; payload words the record's op does not define are
-// zeroed (addresses of inactive lanes, the rest of a barrier/branch payload);
+// zeroed (addresses of inactive lanes, the rest of a barrier/branch payload, a
+// warp sync's member mask but not its strays);
 // kKernelBegin/kKernelEnd are the launcher's, not a warp's; kExit records of a
 // warp are compared as the union of their lanes (the emulator may exit lanes
 // parked at an exit early, in another grouping); kFi with no lanes (the
@@ -94,6 +95,11 @@ inline proto::Record Normalize(proto::Record r, const std::vector<Region>& regio
     const uint64_t keep = r.addr[0];
     std::memset(r.addr, 0, sizeof r.addr);
     r.addr[0] = op == proto::Op::kIf ? (keep & 0xffffffffu) : keep;
+  } else if (op == proto::Op::kWarpSync) {
+    // The strays only: the member mask is the logger's (the emulator writes 0).
+    const uint32_t strays = r.warp_sync.strays;
+    std::memset(r.addr, 0, sizeof r.addr);
+    r.warp_sync.strays = strays;
   } else {
     std::memset(r.addr, 0, sizeof r.addr);
   }

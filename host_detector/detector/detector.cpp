@@ -196,7 +196,7 @@ void Detector::Impl::ProcessWarpRecord(const protocol::Record& r, uint64_t index
       Branch(r, index, block, warp, c);
       return;
     case Op::kWarpSync:
-      WarpSync(r, block, warp);
+      WarpSync(r, index, block, warp);
       return;
     case Op::kExit:
       Exit(r, block, warp, c);

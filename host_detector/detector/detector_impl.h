@@ -298,8 +298,9 @@ class Detector::Impl {
   void Branch(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
               WorkerCounters& c);
   void Exit(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
-  // kWarpSync: joins the members once every live one has arrived.
-  void WarpSync(const protocol::Record& r, uint32_t block, unsigned warp);
+  // kWarpSync: joins the members once every live one has arrived; reports
+  // its strays (warp-sync-mask).
+  void WarpSync(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp);
   // Joins the pending warp syncs of `warp` that no live member still owes.
   void CompleteWarpSyncs(BlockState& bs, unsigned warp);
   // kAsyncWait: the lanes acquire their copies' clocks up to the counts given.

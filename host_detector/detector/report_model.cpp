@@ -12,6 +12,7 @@ const char* RaceKindName(RaceKind kind) {
     case RaceKind::kNotMorallyStrong: return "not-morally-strong";
     case RaceKind::kDependencyOrdered: return "dependency-ordered";
     case RaceKind::kSameValue: return "same-value";
+    case RaceKind::kWarpSyncMask: return "warp-sync-mask";
   }
   return "?";
 }

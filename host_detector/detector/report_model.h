@@ -27,6 +27,8 @@ enum class RaceKind : uint8_t {
                        // chain (a data or address dependency): a warning, not a data race
   kSameValue,          // two unordered plain writes that stored the same value (a race by
                        // the PTX model, harmless on every GPU): a warning
+  kWarpSyncMask,       // a warp-synchronous primitive (shfl/vote/match/redux.sync,
+                       // bar.warp.sync) executed by a lane outside its member mask
 };
 // Kinds reported at warning severity: not counted as races in the exit status.
 constexpr bool IsWarningKind(RaceKind kind) {
@@ -36,7 +38,13 @@ constexpr bool IsWarningKind(RaceKind kind) {
 inline constexpr RaceKind kAllRaceKinds[] = {RaceKind::kReadAfterWrite,  RaceKind::kWriteAfterRead,
                                              RaceKind::kWriteAfterWrite, RaceKind::kAtomicVsPlain,
                                              RaceKind::kNotMorallyStrong, RaceKind::kBarrierDivergence,
-                                             RaceKind::kDependencyOrdered, RaceKind::kSameValue};
+                                             RaceKind::kWarpSyncMask,      RaceKind::kDependencyOrdered,
+                                             RaceKind::kSameValue};
+// Kinds about one synchronisation instruction, not two accesses: the entry names
+// one site (earlier == later) and no address.
+constexpr bool IsSyncMisuseKind(RaceKind kind) {
+  return kind == RaceKind::kBarrierDivergence || kind == RaceKind::kWarpSyncMask;
+}
 
 enum class RaceClass : uint8_t {
   kIntraWarp,   // same warp, not separated by an open branch

@@ -151,8 +151,22 @@ void Detector::Impl::Exit(const protocol::Record& r, uint32_t block, unsigned wa
   if (bs.live_threads == 0 && launch.cluster_size <= 1) ReleaseFinishedBlock(block, c);
 }
 
-void Detector::Impl::WarpSync(const protocol::Record& r, uint32_t block, unsigned warp) {
+void Detector::Impl::WarpSync(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp) {
   BlockState& bs = Block(block);
+  // Lanes that executed the primitive outside the mask they named: undefined
+  // in PTX. Reported once per record (the first stray lane), not joined.
+  if (const uint32_t strays = r.warp_sync.strays & bs.live[warp]; strays != 0) {
+    RaceEvent e;
+    e.kind = RaceKind::kWarpSyncMask;
+    e.cls = RaceClass::kIntraWarp;
+    e.launch_id = launch.launch_id;
+    e.kernel_name_id = launch.name_id;
+    const auto lane = static_cast<unsigned>(std::countr_zero(strays));
+    e.later = Describe(bs.clocks.warp(warp).tid(lane), r.header.site_id, Op::kWarpSync);
+    e.later.record_index = index;
+    e.earlier = e.later;
+    Emit(e);
+  }
   const uint32_t arrived = r.header.active_mask;
   // A member mask that leaves out an arriving lane is malformed: take both.
   const uint32_t members = r.warp_sync.member_mask | arrived;

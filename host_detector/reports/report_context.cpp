@@ -263,7 +263,7 @@ ResolvedAccess ResolveAccess(const ReportContext& context, uint32_t pid, const L
 
 std::optional<ResolvedAllocation> ResolveAllocation(const ReportContext& context,
                                                     const ResolvedRace& race) {
-  if (race.kind == detector::RaceKind::kBarrierDivergence) return std::nullopt;
+  if (detector::IsSyncMisuseKind(race.kind)) return std::nullopt;
   if (race.space == protocol::Space::kShared) {
     // Shared memory has no allocation calls: the block's window is the
     // allocation (static + dynamic shared bytes of the launch).

@@ -202,8 +202,8 @@ json RaceJson(const ResolvedRace& r, const ReportContext& context) {
                {"allocation", std::move(allocation)},
                {"first", AccessJson(r.earlier)},
                {"second", AccessJson(r.later)}};
-  if (r.kind != detector::RaceKind::kBarrierDivergence) race["address"] = Hex(r.address);
-  if (r.space == protocol::Space::kShared && r.kind != detector::RaceKind::kBarrierDivergence) {
+  if (!detector::IsSyncMisuseKind(r.kind)) race["address"] = Hex(r.address);
+  if (r.space == protocol::Space::kShared && !detector::IsSyncMisuseKind(r.kind)) {
     race["shared_block"] = r.shared_block;
   }
   if (context.explored_schedules() > 1) race["schedules"] = SightingsJson(r, context);

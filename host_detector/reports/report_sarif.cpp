@@ -47,6 +47,10 @@ constexpr RuleInfo kRules[] = {
     {RaceKind::kBarrierDivergence, "BarrierDivergence", "Barrier reached by part of a warp",
      "A block-wide barrier (__syncthreads, bar.sync) was executed by only some of the live lanes "
      "of a warp: the behaviour is undefined."},
+    {RaceKind::kWarpSyncMask, "WarpSyncOutsideMemberMask", "Warp-synchronous primitive executed outside its member mask",
+     "A lane executed a warp-synchronous primitive (__shfl_sync, __ballot_sync, __syncwarp, match, redux; "
+     "shfl/vote/match/redux.sync, bar.warp.sync) whose member mask does not include the lane itself: the PTX ISA "
+     "leaves the behaviour undefined (the lane may hang or read another lane's garbage)."},
     {RaceKind::kSameValue, "SameValueWrite", "Unordered writes of the same value",
      "Two threads wrote the same bytes without ordering between the writes, and both stored the same value "
      "(a flag set by many threads, a BFS visited mark). The PTX memory model calls this a data race; GPUs store "
@@ -114,6 +118,11 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
     text = ptx::Cat("Barrier divergence in kernel ", r.kernel, ": barrier at ", AccessLocationText(r.later),
                     " reached by part of a warp (", ThreadText(r.later), ", warp ", r.later.warp, ").");
     result["locations"] = json::array({Location(r.later, 0, "the barrier")});
+  } else if (r.kind == RaceKind::kWarpSyncMask) {
+    text = ptx::Cat("Warp-synchronous primitive at ", AccessLocationText(r.later), " in kernel ", r.kernel,
+                    " executed by a lane outside its member mask (", ThreadText(r.later), ", warp ", r.later.warp,
+                    ", lane ", r.later.lane, "): undefined in PTX.");
+    result["locations"] = json::array({Location(r.later, 0, "the warp-synchronous primitive")});
   } else {
     // "[...](1)" is a SARIF embedded link to relatedLocations id 1.
     text = ptx::Cat(Capitalized(RaceKindsAndClassesText(r)), " on ",
@@ -133,7 +142,7 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
                 {"processId", r.process_id},
                 {"launchId", r.launch_id},
                 {"kernel", r.kernel}};
-  if (r.kind != RaceKind::kBarrierDivergence) props["address"] = Hex(r.address);
+  if (!detector::IsSyncMisuseKind(r.kind)) props["address"] = Hex(r.address);
   if (r.allocation) {
     props["allocation"] = {{"base", Hex(r.allocation->base)}, {"offset", r.allocation->offset},
                            {"size", r.allocation->size},      {"kind", r.allocation->kind},

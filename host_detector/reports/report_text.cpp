@@ -180,6 +180,7 @@ std::string KindDescription(RaceKind kind) {
     case RaceKind::kWriteAfterWrite: return "write-after-write (WAW) race";
     case RaceKind::kAtomicVsPlain: return "atomic-vs-plain race";
     case RaceKind::kBarrierDivergence: return "barrier divergence";
+    case RaceKind::kWarpSyncMask: return "warp-synchronous primitive executed outside its member mask (undefined in PTX)";
     case RaceKind::kNotMorallyStrong: return "race between strong accesses that are not morally strong (scope or size)";
     case RaceKind::kDependencyOrdered:
       return "write-after-read ordered only by a dependency through relaxed accesses (no fence: the PTX "
@@ -379,7 +380,7 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
     // A warning's entry says so in its first word, as the summary counts it
     // ("0 races; 1 warning"); SARIF gives it level "warning".
     const bool warning = detector::IsWarningKind(r.kind);
-    const std::string what = r.kind == RaceKind::kBarrierDivergence
+    const std::string what = detector::IsSyncMisuseKind(r.kind)
                            ? KindDescription(r.kind)
                            : ptx::Cat(RaceKindsAndClassesText(r), " on ", SpaceName(r.space), " memory");
     std::string head = ptx::Cat(warning ? "Warning #" : "Race #", r.ordinal, ": ", what);
@@ -388,6 +389,10 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
     if (r.kind == RaceKind::kBarrierDivergence) {
       Line(out, ptx::Cat("    Barrier reached by part of a warp: ", ThreadText(r.later), " (warp ", r.later.warp,
                          ", lane ", r.later.lane, ")"));
+      Line(out, ptx::Cat("        ", WhereText(r.later)));
+    } else if (r.kind == RaceKind::kWarpSyncMask) {
+      Line(out, ptx::Cat("    Executed by a lane its member mask leaves out: ", ThreadText(r.later), " (warp ",
+                         r.later.warp, ", lane ", r.later.lane, ")"));
       Line(out, ptx::Cat("        ", WhereText(r.later)));
     } else {
       Line(out, ptx::Cat("    First:  ", AccessHeadline(r.earlier)));

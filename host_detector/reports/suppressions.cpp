@@ -51,6 +51,13 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+// "RAW, WAR, ..." in summary order.
+std::string KindNames() {
+  std::string names;
+  for (RaceKind k : detector::kAllRaceKinds) names += ptx::Cat(names.empty() ? "" : ", ", detector::RaceKindName(k));
+  return names;
+}
+
 std::optional<RaceKind> ParseKind(std::string_view text) {
   for (RaceKind k : detector::kAllRaceKinds) {
     if (EqualsIgnoreCase(text, detector::RaceKindName(k))) return k;
@@ -190,9 +197,7 @@ class RuleParser {
       return ForEachListItem(value, value_col, [&](std::string_view name, size_t col) {
         std::optional<RaceKind> kind = ParseKind(name);
         if (!kind) {
-          return Fail(col, ptx::Cat("unknown race kind '", name,
-                                    "' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, "
-                                    "barrier-divergence, dependency-ordered, same-value)"));
+          return Fail(col, ptx::Cat("unknown race kind '", name, "' (expected ", KindNames(), ")"));
         }
         rule.kinds.push_back(*kind);
         return true;

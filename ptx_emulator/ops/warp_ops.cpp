@@ -11,7 +11,9 @@
 // not an executing member reads the lane's own value.
 //
 // Each .sync primitive and bar.warp.sync emits one kWarpSync record when
-// tracing, mask = member mask & live lanes (emu brief "Records").
+// tracing, mask = member mask & live lanes (emu brief "Records"), per group of
+// lanes naming one mask; executing lanes outside the mask they name are the
+// record's strays (undefined in PTX; the detector reports them).
 //
 // `d|p` destinations (shfl, elect) are Opnd::kPredPair with `ref` = the value
 // register (kNoRef for `_`) and `index2` = the predicate slot (kNoPred for
@@ -58,11 +60,13 @@ bool SplitByMemberMask(const Inst& inst, WarpCtx& ctx, uint32_t exec, int index,
   return true;
 }
 
-void EmitWarpSync(const Inst& inst, WarpCtx& ctx, uint32_t members) {
+// `exec`: the lanes executing the primitive and naming `members`.
+void EmitWarpSync(const Inst& inst, WarpCtx& ctx, uint32_t members, uint32_t exec) {
   if (ctx.tracer == nullptr || !inst.info.sync) return;
   protocol::Record r{};
   r.header.op = static_cast<uint8_t>(protocol::Op::kWarpSync);
   r.header.active_mask = members & ctx.live;
+  r.warp_sync.strays = exec & ~members;
   r.header.warp_id = ctx.warp_global;
   r.header.site_id = inst.site;
   ctx.tracer->Emit(r);
@@ -130,7 +134,7 @@ void Shfl(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     if (p) pbits |= 1u << l;
   });
   WritePred(dst.pred, exec, pbits);
-  EmitWarpSync(inst, ctx, members);
+  EmitWarpSync(inst, ctx, members, exec);
 }
 
 // ---------------------------------------------------------------- vote
@@ -159,7 +163,7 @@ void Vote(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     else r = truth == set || truth == 0;
     WritePred(&ctx.preds[inst.ops[0].index], exec, r ? kFullMask : 0);
   }
-  EmitWarpSync(inst, ctx, members);
+  EmitWarpSync(inst, ctx, members, exec);
 }
 
 // ---------------------------------------------------------------- match
@@ -190,7 +194,7 @@ void Match(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
       });
     }
   }
-  EmitWarpSync(inst, ctx, members);
+  EmitWarpSync(inst, ctx, members, exec);
 }
 
 // ---------------------------------------------------------------- redux
@@ -223,7 +227,7 @@ void Redux(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   }
   uint64_t* d = ctx.Dst(inst.ops[0].ref);
   ForLanes(exec, [&](uint32_t l) { d[l] = acc; });
-  EmitWarpSync(inst, ctx, members);
+  EmitWarpSync(inst, ctx, members, exec);
 }
 
 // ---------------------------------------------------------------- others
@@ -242,13 +246,13 @@ void Elect(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   const uint32_t leader = set ? Lane(set) : 0;
   if (dst.value) ForLanes(exec, [&](uint32_t l) { dst.value[l] = leader; });
   WritePred(dst.pred, exec, set ? 1u << leader : 0);
-  EmitWarpSync(inst, ctx, members);
+  EmitWarpSync(inst, ctx, members, exec);
 }
 
 // bar.warp.sync membermask: the lanes run in lockstep here; only the record.
 void WarpSync(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   if (exec == 0 || SplitByMemberMask(inst, ctx, exec, 0, &WarpSync)) return;
-  EmitWarpSync(inst, ctx, MemberMask(inst, ctx, exec, 0));
+  EmitWarpSync(inst, ctx, MemberMask(inst, ctx, exec, 0), exec);
 }
 
 bool IsValue(const Opnd& o) { return o.kind == Opnd::Kind::kValue; }

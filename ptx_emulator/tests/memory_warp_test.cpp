@@ -154,6 +154,22 @@ TEST_CASE("activemask, elect.sync, bar.warp.sync and their records", "[warp][rec
   CHECK(rs[1].header.active_mask == 0x7fffffffu);
   CHECK(rs[2].header.active_mask == 0x7fffffffu);
   CHECK(rs[3].header.active_mask == 0x7fff0000u);
+  for (const auto& r : rs) CHECK(r.warp_sync.strays == 0);  // every executing lane is in its mask
+}
+
+TEST_CASE("lanes naming different masks: one record per mask, each with its strays", "[warp][records]") {
+  WarpHarness h;
+  h.Trace(true);
+  // Lanes 0-15 name 0x0000ffff (all members); lanes 16-31 name 0x000000ff
+  // (none of them is in it).
+  for (uint32_t l = 0; l < 32; ++l) h.R(2, l) = l < 16 ? 0x0000ffffu : 0x000000ffu;
+  h.Run("bar.warp.sync %r2;");
+  auto& rs = h.Records();
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].header.active_mask == 0x0000ffffu);
+  CHECK(rs[0].warp_sync.strays == 0);
+  CHECK(rs[1].header.active_mask == 0x000000ffu);
+  CHECK(rs[1].warp_sync.strays == 0xffff0000u);
 }
 
 TEST_CASE("warp selection", "[warp][select]") {

@@ -19,7 +19,7 @@ deterministic schedule), and the JSON report is reduced to the set of distinct r
 {kind, space, class, lines} as README.md defines them:
 
 - RAW and WAR name one read/write pair (which is reported depends on the schedule), so
-  they compare as one kind; BARRIER_DIVERGENCE compares only kind and line.
+  they compare as one kind; BARRIER_DIVERGENCE and WARP_SYNC_MASK compare only kind and line.
 - lines: for each access, the innermost source location in the program's own .cu file,
   following the inlined_at chain outwards (atomicAdd, cuda::atomic_ref members are inlined
   from CUDA headers); the report carries one inlined_at level, deeper chains are followed
@@ -57,7 +57,9 @@ WARNING_KINDS = {'DEPENDENCY_ORDERED', 'SAME_VALUE'}
 KIND_FROM_REPORT = {'RAW': 'RAW', 'WAR': 'WAR', 'WAW': 'WAW',
                     'atomic-vs-plain': 'ATOMIC_PLAIN', 'not-morally-strong': 'NOT_MORALLY_STRONG',
                     'dependency-ordered': 'DEPENDENCY_ORDERED', 'barrier-divergence': 'BARRIER_DIVERGENCE',
-                    'same-value': 'SAME_VALUE'}
+                    'same-value': 'SAME_VALUE', 'warp-sync-mask': 'WARP_SYNC_MASK'}
+# Kinds about one synchronisation instruction (one line, no space or class).
+SYNC_KINDS = ('BARRIER_DIVERGENCE', 'WARP_SYNC_MASK')
 LOC_RE = re.compile(r'^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?')
 FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 INCLUDE_RE = re.compile(r'/include/(.*)$')
@@ -139,8 +141,8 @@ def all_programs(build):
 def expected_key(race):
     """A header race -> comparison key."""
     kind = race['kind']
-    if kind == 'BARRIER_DIVERGENCE':
-        return ('BARRIER_DIVERGENCE', '-', '-', tuple(sorted(('', ln) for ln in race['lines'])))
+    if kind in SYNC_KINDS:
+        return (kind, '-', '-', tuple(sorted(('', ln) for ln in race['lines'])))
     if kind in ('RAW', 'WAR'):
         kind = 'RAW|WAR'
     files = race.get('files') or ['', '']
@@ -174,7 +176,7 @@ def format_key(key, kind=None):
     k, space, cls, locs = key
     kind = kind or k
     where = ' <-> '.join(f'{f}:{ln}' if f else str(ln) for f, ln in locs)
-    if k == 'BARRIER_DIVERGENCE':
+    if k in SYNC_KINDS:
         f, ln = locs[0]
         return f'{kind} line {f + ":" if f else ""}{ln}'
     return f'{kind:<12} {space:<6} {cls:<11} lines {where}'
@@ -305,10 +307,10 @@ def observed_keys(prog, report, ptx, expected, debug_build=False):
 
 def observe_variant(prog, race, report_kind, cls, ptx, expected, debug_build, found):
     kind = KIND_FROM_REPORT.get(report_kind, report_kind)
-    if kind == 'BARRIER_DIVERGENCE':
+    if kind in SYNC_KINDS:
         own, inner = access_locations(prog, race['first'], ptx)
         loc = own or inner
-        key = ('BARRIER_DIVERGENCE', '-', '-', (loc, loc))
+        key = (kind, '-', '-', (loc, loc))
         found[key] = kind
         return
     a = access_locations(prog, race['first'], ptx)

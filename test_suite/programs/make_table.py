@@ -29,8 +29,10 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
-KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'NOT_MORALLY_STRONG', 'BARRIER_DIVERGENCE', 'DEPENDENCY_ORDERED',
-         'SAME_VALUE'}
+KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'NOT_MORALLY_STRONG', 'BARRIER_DIVERGENCE', 'WARP_SYNC_MASK',
+         'DEPENDENCY_ORDERED', 'SAME_VALUE'}
+# Kinds about one synchronisation instruction: `lines` names it twice.
+SYNC_KINDS = {'BARRIER_DIVERGENCE', 'WARP_SYNC_MASK'}
 WARNING_KINDS = {'DEPENDENCY_ORDERED', 'SAME_VALUE'}
 SPACES = {'shared', 'global'}
 CLASSES = {'intra-warp', 'divergence', 'intra-block', 'inter-block', 'async-copy', 'proxy'}
@@ -40,6 +42,9 @@ ARCHES = {75, 80, 90}
 # assignment, an atomic, or (for barrier divergence) a barrier.
 ACCESS_RE = re.compile(r'\[|\*|=|atomic|memcpy_async|cp_async|\.(load|store|exchange|fetch_\w+)\(')
 BARRIER_RE = re.compile(r'__syncthreads|\bbar(rier)?\.sync|\.sync\(\)')
+WARP_SYNC_RE = re.compile(r'__\w+_sync\b|__syncwarp|\.sync\(\)|\b(shfl|vote|match|redux)\.|\bbar\.warp\.sync')
+SYNC_LINE_RE = {'BARRIER_DIVERGENCE': (BARRIER_RE, 'barrier'),
+                'WARP_SYNC_MASK': (WARP_SYNC_RE, 'warp-synchronous primitive')}
 
 
 class Problems:
@@ -127,8 +132,8 @@ def check_program(path, rel, problems, include_dirs):
             if key in seen:
                 bad(f'expect.{model}: duplicate race {key}')
             seen.add(key)
-            if r['kind'] == 'BARRIER_DIVERGENCE' and lines[0] != lines[1]:
-                bad(f'expect.{model}: BARRIER_DIVERGENCE names the barrier line twice')
+            if r['kind'] in SYNC_KINDS and lines[0] != lines[1]:
+                bad(f'expect.{model}: {r["kind"]} names the instruction\'s line twice')
             if 'files' in r:
                 files = r['files']
                 if not (isinstance(files, list) and len(files) == 2 and all(isinstance(f, str) for f in files)):
@@ -147,11 +152,9 @@ def check_program(path, rel, problems, include_dirs):
                     bad(f'expect.{model}: line {ln} is not a source line after the header')
                     continue
                 code = src[ln - 1].split('//')[0]
-                want = BARRIER_RE if r['kind'] == 'BARRIER_DIVERGENCE' else ACCESS_RE
+                want, what = SYNC_LINE_RE.get(r['kind'], (ACCESS_RE, 'memory access'))
                 if not want.search(code):
-                    bad(f'expect.{model}: line {ln} does not look like a '
-                        f'{"barrier" if r["kind"] == "BARRIER_DIVERGENCE" else "memory access"}: '
-                        f'{src[ln - 1].strip()!r}', ln)
+                    bad(f'expect.{model}: line {ln} does not look like a {what}: {src[ln - 1].strip()!r}', ln)
     # Naming convention: *_ok.cu is race-free under both models and expects no
     # warning; *_warn.cu has no data race under either model but expects a
     # warning (same-value, dependency-ordered) under its; *_racy.cu is racy

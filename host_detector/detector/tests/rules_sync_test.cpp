@@ -278,6 +278,32 @@ TEST_CASE("warp syncs of different member masks wait apart", "[rules][warp]") {
   CHECK(r.events[0].later.lane == 1);
 }
 
+TEST_CASE("a warp sync executed by lanes outside its member mask is a warp-sync-mask error", "[rules][warp]") {
+  // Lanes 16-31 run __shfl_down_sync(0xffff, ...): the record's strays.
+  TraceBuilder t;
+  t.Begin(1, 32).Write(0, 0x1u, Same(kX), 1).WarpSyncWithStrays(0, 0xffffu, 0xffff0000u, 7);
+  t.Read(0, 0x2u, Same(kX), 2).Read(0, 0x10000u, Same(kX), 3).End();
+  for (WarpModel m : {WarpModel::kLockstep, WarpModel::kIts}) {
+    RunResult res = Run(t, m);
+    REQUIRE(CountKind(res, RaceKind::kWarpSyncMask) == 1);
+    const RaceEvent* e = nullptr;
+    for (const RaceEvent& ev : res.events) {
+      if (ev.kind == RaceKind::kWarpSyncMask) e = &ev;
+    }
+    CHECK(e->later.site == 7);
+    CHECK(e->later.lane == 16);  // the first stray
+    CHECK(e->later.record_index == e->earlier.record_index);
+    // The strays are not joined: lane 16's read still races with lane 0's write,
+    // lane 1's (a member) does not.
+    CHECK(CountKind(res, RaceKind::kReadAfterWrite) == 1);
+  }
+  SECTION("no strays: no error") {
+    TraceBuilder u;
+    u.Begin(1, 32).WarpSync(0, 0xffffu).WarpSync(0, 0xffff0000u).End();
+    CHECK(Run(u).events.empty());
+  }
+}
+
 TEST_CASE("RELBLOCK + ACQBLOCK synchronise within a block", "[rules][sync]") {
   TraceBuilder t;
   t.Begin(2, 64).Write(0, 0x1u, Same(kX), 1).ReleaseStore(Scope::kCta, 0, 0x1u, kLock);

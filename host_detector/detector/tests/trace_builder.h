@@ -192,6 +192,16 @@ class TraceBuilder {
     r.warp_sync.member_mask = members;
     return Push(r);
   }
+  // A warp sync of `members` at `site` also executed by the `strays` (lanes
+  // outside the mask they named).
+  TraceBuilder& WarpSyncWithStrays(uint32_t warp, uint32_t members, uint32_t strays, uint32_t site) {
+    Record r = Blank(Op::kWarpSync);
+    r.header.warp_id = warp;
+    r.header.active_mask = members;
+    r.header.site_id = site;
+    r.warp_sync.strays = strays;
+    return Push(r);
+  }
   TraceBuilder& Exit(uint32_t warp, uint32_t mask) { return Simple(Op::kExit, warp, mask); }
 
   // An asynchronous copy (cp.async) by the lanes: a read of `src` (global) and
