@@ -500,7 +500,8 @@ def main(argv=None):
     ap.add_argument('--only', action='append', default=[], metavar='GLOB',
                     help='run only the programs whose name matches GLOB (repeatable)')
     ap.add_argument('-D', '--define', action='append', default=[], metavar='NAME=VALUE',
-                    help='a ${NAME} of the manifest (repeatable); ${manifest_dir} is always defined')
+                    help='a ${NAME} of the manifest (repeatable; a VALUE that is an existing relative path '
+                         'is made absolute from the current directory); ${manifest_dir} is always defined')
     ap.add_argument('--barracuda', default=None, help='the barracuda binary (default: the one beside this '
                                                       'command, else on PATH)')
     ap.add_argument('--barracuda-arg', action='append', default=[], metavar='ARG',
@@ -526,6 +527,11 @@ def run(args):
         name, eq, value = d.partition('=')
         if not eq or not name:
             raise UsageError(f'--define wants NAME=VALUE, not {d!r}')
+        # A relative path that exists from here (`-D build=build` at the
+        # repository root) is made absolute: the manifest's own relative paths
+        # are from its directory, which would read it from there instead.
+        if value and not os.path.isabs(value) and os.path.exists(value):
+            value = os.path.abspath(value)
         defines[name] = value
     programs = load_manifest(args.manifest, defines)
     baseline = load_baseline(args.baseline, must_exist=not args.update_baseline)

@@ -6,6 +6,7 @@ passes); a timeout, a program barracuda refuses and a wrong expectation are
 errors and failures; JUnit XML, the Markdown and HTML summaries, sharding and
 the flaky rule are checked."""
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -18,9 +19,9 @@ import regress_testlib
 ARGS = None
 
 
-def run(*argv, check=None):
+def run(*argv, check=None, cwd=None):
     p = subprocess.run([sys.executable, ARGS.regress, '--barracuda', ARGS.barracuda, *argv],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=600, cwd=cwd)
     if check is not None and p.returncode != check:
         raise AssertionError(f'exit {p.returncode}, wanted {check}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}')
     return p
@@ -141,6 +142,16 @@ class Regress(unittest.TestCase):
         self.assertIn('${build} is not defined (pass --define build=VALUE)', p.stderr)
         p = run(self.second_manifest, '--shard', '3/2', check=2)
         self.assertIn('--shard wants I/N', p.stderr)
+
+    def test_relative_define_is_from_the_current_directory(self):
+        # `-D build=build` at the repository root: the value names a directory
+        # from the caller's directory, not from the manifest's.
+        sub = self.work / 'sub'
+        sub.mkdir(exist_ok=True)
+        m = manifest(sub / 'relative.toml', [('alpha', {'command': '"${bin}/racy_reduction_fixed"'})])
+        rel = os.path.relpath(ARGS.examples, start=self.work)
+        p = run(m, '-D', f'bin={rel}', '-q', '--output', str(self.work / 'relative_out'), check=0, cwd=self.work)
+        self.assertIn('1 passed, 0 failed, 0 errors', p.stderr)
 
     def test_flaky_rule(self):
         mod = regress_testlib.load_regress(ARGS.regress)
