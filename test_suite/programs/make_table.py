@@ -12,6 +12,12 @@ Usage:
   make_table.py --observed FILE  add an "observed" column (and a per-folder count of fully
                                  matching programs) from FILE, the --json-out of
                                  check_verdicts.py
+  make_table.py --check-library DIR
+                                 only validate the headers of the real-library corpus
+                                 (test_suite/library): the same format plus "args",
+                                 "long_args" and "gpu_path_args" (lists of arguments) and
+                                 "expect_by_arg"; race-free programs may be named without a
+                                 suffix, and race lines may be library calls
 
 Without --observed, --update-readme and --check-readme keep the observed column that
 README.md already has (the result of the last suite run), so the header check does not
@@ -63,7 +69,12 @@ def find_header_file(include_dirs, rel):
     return None
 
 
-def check_program(path, rel, problems, include_dirs):
+# Keys a library corpus header may add (test_suite/library/README.md): lists of
+# command-line arguments, and expectations per argument.
+LIBRARY_KEYS = ('args', 'long_args', 'gpu_path_args', 'expect_by_arg')
+
+
+def check_program(path, rel, problems, include_dirs, library=False):
     text = path.read_text()
     m = HEADER_RE.match(text)
     if not m:
@@ -81,80 +92,102 @@ def check_program(path, rel, problems, include_dirs):
     def bad(msg, line=2):
         problems.add(rel, line, msg)
 
-    if not isinstance(hdr, dict) or set(hdr) != {'what', 'arch', 'expect'}:
-        bad('header must have exactly the keys "what", "arch", "expect"')
+    extra = LIBRARY_KEYS if library else ()
+    if not isinstance(hdr, dict) or not {'what', 'arch', 'expect'} <= set(hdr) <= {'what', 'arch', 'expect', *extra}:
+        bad('header must have exactly the keys "what", "arch", "expect"' +
+            (f' (and optionally {", ".join(extra)})' if extra else ''))
         return None
+    for key in [k for k in extra if k != 'expect_by_arg']:
+        if key in hdr and not (isinstance(hdr[key], list) and hdr[key] and
+                               all(isinstance(a, str) and a and not any(c.isspace() for c in a) for a in hdr[key])):
+            bad(f'"{key}" must be a non-empty list of arguments without blanks')
+    if library and not set(hdr.get('long_args', [])) <= set(hdr.get('args', [])):
+        bad('every "long_args" entry must also be in "args"')
     if not isinstance(hdr['what'], str) or not hdr['what'].strip() or '\n' in hdr['what']:
         bad('"what" must be a non-empty one-line string')
     if hdr['arch'] not in ARCHES:
         bad(f'"arch" must be one of {sorted(ARCHES)}')
+
+    def check_expect(exp, label):
+        if not isinstance(exp, dict) or set(exp) != set(MODELS):
+            bad(f'"{label}" must have exactly the keys "its" and "lockstep"')
+            return False
+        for model in MODELS:
+            e = exp[model]
+            if not isinstance(e, dict) or set(e) != {'verdict', 'races'}:
+                bad(f'{label}.{model} must have exactly "verdict" and "races"')
+                continue
+            if e['verdict'] not in ('race', 'no-race'):
+                bad(f'{label}.{model}.verdict must be "race" or "no-race"')
+            if not isinstance(e['races'], list):
+                bad(f'{label}.{model}.races must be a list')
+                continue
+            races = [r for r in e['races'] if not (isinstance(r, dict) and
+                                                    (r.get('kind') in WARNING_KINDS or r.get('schedule_dependent')))]
+            if (e['verdict'] == 'race') != bool(races):
+                bad(f'{label}.{model}: verdict "race" needs races, "no-race" none but warnings '
+                    f'({", ".join(sorted(WARNING_KINDS))})')
+            seen = set()
+            for r in e['races']:
+                if not isinstance(r, dict) or not {'kind', 'space', 'class', 'lines'} <= set(r) or \
+                        not set(r) <= {'kind', 'space', 'class', 'lines', 'files', 'schedule_dependent'}:
+                    bad(f'{label}.{model}: a race has keys kind, space, class, lines (and optional files, '
+                        'schedule_dependent)')
+                    continue
+                if r['kind'] not in KINDS:
+                    bad(f'{label}.{model}: unknown kind {r["kind"]!r}')
+                if r['space'] not in SPACES:
+                    bad(f'{label}.{model}: unknown space {r["space"]!r}')
+                if r['class'] not in CLASSES:
+                    bad(f'{label}.{model}: unknown class {r["class"]!r}')
+                lines = r['lines']
+                if lines == 'cub':
+                    continue
+                if not (isinstance(lines, list) and len(lines) == 2 and
+                        all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in lines)):
+                    bad(f'{label}.{model}: lines must be two positive line numbers (or "cub")')
+                    continue
+                key = (r['kind'], r['space'], r['class'], tuple(sorted(lines)),
+                       tuple(r.get('files', [])))
+                if key in seen:
+                    bad(f'{label}.{model}: duplicate race {key}')
+                seen.add(key)
+                if r['kind'] in SYNC_KINDS and lines[0] != lines[1]:
+                    bad(f'{label}.{model}: {r["kind"]} names the instruction\'s line twice')
+                if 'files' in r:
+                    files = r['files']
+                    if not (isinstance(files, list) and len(files) == 2 and all(isinstance(f, str) for f in files)):
+                        bad(f'{label}.{model}: files must be two header paths')
+                        continue
+                    for f, ln in zip(files, lines):
+                        hp = find_header_file(include_dirs, f)
+                        if hp is None:
+                            print(f'note: {rel}: {f} not found under {include_dirs}; line not checked',
+                                  file=sys.stderr)
+                        elif ln > len(hp.read_text().split('\n')):
+                            bad(f'{label}.{model}: line {ln} is past the end of {f}')
+                    continue
+                for ln in lines:
+                    if ln <= header_lines or ln > nlines:
+                        bad(f'{label}.{model}: line {ln} is not a source line after the header')
+                        continue
+                    code = src[ln - 1].split('//')[0]
+                    want, what = SYNC_LINE_RE.get(r['kind'], (ACCESS_RE, 'memory access'))
+                    # In the library corpus a line is often the call of a library
+                    # function whose inlined code made the access.
+                    if not library and not want.search(code):
+                        bad(f'{label}.{model}: line {ln} does not look like a {what}: {src[ln - 1].strip()!r}', ln)
+        return True
+
     exp = hdr['expect']
-    if not isinstance(exp, dict) or set(exp) != set(MODELS):
-        bad('"expect" must have exactly the keys "its" and "lockstep"')
+    if not check_expect(exp, 'expect'):
         return None
-    for model in MODELS:
-        e = exp[model]
-        if not isinstance(e, dict) or set(e) != {'verdict', 'races'}:
-            bad(f'expect.{model} must have exactly "verdict" and "races"')
-            continue
-        if e['verdict'] not in ('race', 'no-race'):
-            bad(f'expect.{model}.verdict must be "race" or "no-race"')
-        if not isinstance(e['races'], list):
-            bad(f'expect.{model}.races must be a list')
-            continue
-        races = [r for r in e['races'] if not (isinstance(r, dict) and
-                                                (r.get('kind') in WARNING_KINDS or r.get('schedule_dependent')))]
-        if (e['verdict'] == 'race') != bool(races):
-            bad(f'expect.{model}: verdict "race" needs races, "no-race" none but warnings '
-                f'({", ".join(sorted(WARNING_KINDS))})')
-        seen = set()
-        for r in e['races']:
-            if not isinstance(r, dict) or not {'kind', 'space', 'class', 'lines'} <= set(r) or \
-                    not set(r) <= {'kind', 'space', 'class', 'lines', 'files', 'schedule_dependent'}:
-                bad(f'expect.{model}: a race has keys kind, space, class, lines (and optional files, '
-                    'schedule_dependent)')
-                continue
-            if r['kind'] not in KINDS:
-                bad(f'expect.{model}: unknown kind {r["kind"]!r}')
-            if r['space'] not in SPACES:
-                bad(f'expect.{model}: unknown space {r["space"]!r}')
-            if r['class'] not in CLASSES:
-                bad(f'expect.{model}: unknown class {r["class"]!r}')
-            lines = r['lines']
-            if lines == 'cub':
-                continue
-            if not (isinstance(lines, list) and len(lines) == 2 and
-                    all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in lines)):
-                bad(f'expect.{model}: lines must be two positive line numbers (or "cub")')
-                continue
-            key = (r['kind'], r['space'], r['class'], tuple(sorted(lines)),
-                   tuple(r.get('files', [])))
-            if key in seen:
-                bad(f'expect.{model}: duplicate race {key}')
-            seen.add(key)
-            if r['kind'] in SYNC_KINDS and lines[0] != lines[1]:
-                bad(f'expect.{model}: {r["kind"]} names the instruction\'s line twice')
-            if 'files' in r:
-                files = r['files']
-                if not (isinstance(files, list) and len(files) == 2 and all(isinstance(f, str) for f in files)):
-                    bad(f'expect.{model}: files must be two header paths')
-                    continue
-                for f, ln in zip(files, lines):
-                    hp = find_header_file(include_dirs, f)
-                    if hp is None:
-                        print(f'note: {rel}: {f} not found under {include_dirs}; line not checked',
-                              file=sys.stderr)
-                    elif ln > len(hp.read_text().split('\n')):
-                        bad(f'expect.{model}: line {ln} is past the end of {f}')
-                continue
-            for ln in lines:
-                if ln <= header_lines or ln > nlines:
-                    bad(f'expect.{model}: line {ln} is not a source line after the header')
-                    continue
-                code = src[ln - 1].split('//')[0]
-                want, what = SYNC_LINE_RE.get(r['kind'], (ACCESS_RE, 'memory access'))
-                if not want.search(code):
-                    bad(f'expect.{model}: line {ln} does not look like a {what}: {src[ln - 1].strip()!r}', ln)
+    by_arg = hdr.get('expect_by_arg', {})
+    if library and not (isinstance(by_arg, dict) and set(by_arg) <= set(hdr.get('args', []))):
+        bad('"expect_by_arg" must map arguments of "args" to expectations')
+        by_arg = {}
+    for arg, arg_exp in by_arg.items():
+        check_expect(arg_exp, f'expect_by_arg.{arg}')
     # Naming convention: *_ok.cu is race-free under both models and expects no
     # warning; *_warn.cu has no data race under either model but expects a
     # warning (same-value, dependency-ordered) under its; *_racy.cu is racy
@@ -173,6 +206,10 @@ def check_program(path, rel, problems, include_dirs):
     elif name.endswith('_racy.cu'):
         if isinstance(exp.get('its'), dict) and exp['its'].get('verdict') != 'race':
             bad('*_racy.cu programs must be racy under the its model')
+    elif library:
+        # The corpus's multi-algorithm programs (thrust_algos.cu) are race-free.
+        if any(exp[m]['verdict'] != 'no-race' for m in models):
+            bad('a library program without a _racy.cu suffix must be race-free under both warp models')
     else:
         bad('file name must end in _ok.cu, _warn.cu or _racy.cu')
     return hdr
@@ -255,8 +292,22 @@ def main():
     ap.add_argument('--cuda-include', action='append', default=None)
     ap.add_argument('--observed', metavar='FILE',
                     help='observed verdicts (check_verdicts.py --json-out) for an "observed" column')
+    ap.add_argument('--check-library', metavar='DIR',
+                    help='only validate the headers of the library corpus in DIR')
     args = ap.parse_args()
     include_dirs = args.cuda_include or ['/usr/local/cuda/include']
+    if args.check_library:
+        root = pathlib.Path(args.check_library)
+        problems = Problems()
+        paths = sorted(root.rglob('*.cu'))
+        for path in paths:
+            check_program(path, path.relative_to(root).as_posix(), problems, include_dirs, library=True)
+        for p in problems.items:
+            print(p, file=sys.stderr)
+        if not paths:
+            print(f'{root}: no .cu files', file=sys.stderr)
+            return 2
+        return 1 if problems.items else 0
     readme = HERE.parent / 'README.md'  # test_suite/README.md: the part's README holds the table
 
     problems = Problems()
