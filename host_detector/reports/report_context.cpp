@@ -290,6 +290,24 @@ std::optional<ResolvedAllocation> ResolveAllocation(const ReportContext& context
   return r;
 }
 
+
+// The first item of each key, in order, with every later item of that key
+// folded into it (merging reports of several processes or schedules).
+template <typename T, typename KeyFn, typename FoldFn>
+std::vector<T> MergeByKey(std::vector<T> items, KeyFn key, FoldFn fold) {
+  std::map<decltype(key(items.front())), size_t> index;
+  std::vector<T> out;
+  for (T& item : items) {
+    auto [it, fresh] = index.emplace(key(item), out.size());
+    if (fresh) {
+      out.push_back(std::move(item));
+    } else {
+      fold(out[it->second], item);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
@@ -352,37 +370,25 @@ void ReportContext::MergeStreamOrderRacesAcrossProcesses() {
   auto side_key = [](const StreamOpSide& s) {
     return std::tuple(s.kernel, s.host, s.api, s.stream_id, s.launch_id, s.site, s.write, s.strong, s.host_location);
   };
-  std::vector<StreamOrderRace> merged;
-  std::map<std::tuple<decltype(side_key(StreamOpSide{})), decltype(side_key(StreamOpSide{})), uint64_t>, size_t> index;
-  for (StreamOrderRace& r : stream_order_races_) {
-    auto [it, fresh] = index.emplace(std::tuple(side_key(r.earlier), side_key(r.later), r.address), merged.size());
-    if (fresh) {
-      merged.push_back(std::move(r));
-    } else {
-      merged[it->second].occurrences += r.occurrences;
-    }
-  }
-  stream_order_races_ = std::move(merged);
+  stream_order_races_ = MergeByKey(
+      std::move(stream_order_races_),
+      [&](const StreamOrderRace& r) { return std::tuple(side_key(r.earlier), side_key(r.later), r.address); },
+      [](StreamOrderRace& into, const StreamOrderRace& r) { into.occurrences += r.occurrences; });
 }
 
 std::vector<ResolvedRace> MergeAcrossSchedules(std::vector<ResolvedRace> races) {
-  using Identity = std::tuple<std::string, uint32_t, uint32_t, int, int>;
-  std::map<Identity, size_t> index;
-  std::vector<ResolvedRace> out;
-  for (ResolvedRace& r : races) {
-    const Identity id{r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled, r.key.earlier_site, r.key.later_site,
-                      static_cast<int>(r.key.kind), static_cast<int>(r.key.cls)};
-    const ResolvedRace::Sighting sighting{r.process_id, r.count};
-    auto [it, fresh] = index.emplace(id, out.size());
-    if (fresh) {
-      r.seen_in = {sighting};
-      out.push_back(std::move(r));
-    } else {
-      out[it->second].count += sighting.count;
-      out[it->second].seen_in.push_back(sighting);
-      out[it->second].unacquired_release |= r.unacquired_release;
-    }
-  }
+  for (ResolvedRace& r : races) r.seen_in = {ResolvedRace::Sighting{r.process_id, r.count}};
+  std::vector<ResolvedRace> out = MergeByKey(
+      std::move(races),
+      [](const ResolvedRace& r) {
+        return std::tuple(r.kernel_mangled.empty() ? r.kernel : r.kernel_mangled, r.key.earlier_site,
+                          r.key.later_site, static_cast<int>(r.key.kind), static_cast<int>(r.key.cls));
+      },
+      [](ResolvedRace& into, const ResolvedRace& r) {
+        into.count += r.count;
+        into.seen_in.insert(into.seen_in.end(), r.seen_in.begin(), r.seen_in.end());
+        into.unacquired_release |= r.unacquired_release;
+      });
   for (size_t i = 0; i < out.size(); ++i) out[i].ordinal = i + 1;
   return out;
 }
