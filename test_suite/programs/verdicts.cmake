@@ -50,18 +50,34 @@ set_tests_properties("suite: static cudart builds" PROPERTIES LABELS suite TIMEO
 # the instrumented PTX. Verdicts must equal the headers too; the known gaps
 # of the device logger are left out by name (device_logger/README.md). ~20 s.
 if(TARGET barracuda_gpu)
+  set(_gpu_path_skips
+    "--skip=tma/tma_store_no_proxy_fence_racy: the logger does not log TMA tensor copies yet"
+    "--skip=tma/tma_load_read_before_phase_racy: the logger does not log TMA tensor copies yet"
+    "--skip=tma/tma_reduce_plain_read_racy: the logger does not log TMA tensor reductions yet"
+    "--skip=clusters/cluster_multicast_read_before_phase_racy: the logger does not log multicast bulk copies yet"
+    "--skip=graphs/graph_kernel_race_racy: the GPU agent does not analyse launches captured into CUDA graphs"
+    "--skip=textures/surface_write_texture_read_racy: the logger does not log texture fetches and surface accesses"
+    "--skip=barriers/syncthreads_half_warp_others_exit_racy: the logger cannot tell lanes that exit instead of arriving at an aligned barrier from an early exit"
+    "--skip=locks/warp_lock_no_acquire_fence_racy: the logger's warp-wide record calls order the lanes of a divergent warp (only the inter-warp pairs are seen)")
   add_test(NAME "suite: gpu backend on the emulator"
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_verdicts.py
       --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55 --jobs 2 --quiet
-      --barracuda-arg=--backend=gpu --barracuda-arg=--gpu-runtime=emulator
-      "--skip=tma/tma_store_no_proxy_fence_racy: the logger does not log TMA tensor copies yet"
-      "--skip=tma/tma_load_read_before_phase_racy: the logger does not log TMA tensor copies yet"
-      "--skip=tma/tma_reduce_plain_read_racy: the logger does not log TMA tensor reductions yet"
-      "--skip=clusters/cluster_multicast_read_before_phase_racy: the logger does not log multicast bulk copies yet"
-      "--skip=graphs/graph_kernel_race_racy: the GPU agent does not analyse launches captured into CUDA graphs"
-      "--skip=textures/surface_write_texture_read_racy: the logger does not log texture fetches and surface accesses"
-      "--skip=barriers/syncthreads_half_warp_others_exit_racy: the logger cannot tell lanes that exit instead of arriving at an aligned barrier from an early exit"
-      "--skip=locks/warp_lock_no_acquire_fence_racy: the logger's warp-wide record calls order the lanes of a divergent warp (only the inter-warp pairs are seen)")
-  set_tests_properties("suite: gpu backend on the emulator" PROPERTIES LABELS "suite;gpu_emulated" TIMEOUT 600
-    ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+      --barracuda-arg=--backend=gpu --barracuda-arg=--gpu-runtime=emulator ${_gpu_path_skips})
+  # The same for the -cudart static builds (issue 20: nvcc's default): the
+  # static runtime reaches the driver through cuGetProcAddress, where the agent
+  # instruments the modules it loads. 2026-11-30: 398/414 checks match, the 16
+  # others are the 8 programs skipped above; ~100 s.
+  add_test(NAME "suite: static cudart builds, gpu backend on the emulator"
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_verdicts.py
+      --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55 --jobs 2 --quiet
+      --programs-dir ${CMAKE_CURRENT_BINARY_DIR}/programs-static
+      --barracuda-arg=--backend=gpu --barracuda-arg=--gpu-runtime=emulator ${_gpu_path_skips})
+  # Alone (RUN_SERIAL; each runs two programs at a time): on the emulator a
+  # lane spinning on the logger's stamp lock cannot let a lane of its warp
+  # waiting in the caller's frame run (ptx_emulator/README.md, "Known gaps"),
+  # so locks/warp_lock_fenced_ok takes ~21 s here (0.6 s on the emulator
+  # backend), and past its 55 s when the two tests ran side by side.
+  set_tests_properties("suite: gpu backend on the emulator"
+    "suite: static cudart builds, gpu backend on the emulator" PROPERTIES LABELS "suite;gpu_emulated" TIMEOUT 600
+    RUN_SERIAL TRUE ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
 endif()
