@@ -290,7 +290,6 @@ std::optional<ResolvedAllocation> ResolveAllocation(const ReportContext& context
   return r;
 }
 
-
 // The first item of each key, in order, with every later item of that key
 // folded into it (merging reports of several processes or schedules).
 template <typename T, typename KeyFn, typename FoldFn>
