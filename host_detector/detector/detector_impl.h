@@ -301,6 +301,10 @@ class Detector::Impl {
   // kWarpSync: joins the members once every live one has arrived; reports
   // its strays (warp-sync-mask).
   void WarpSync(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp);
+  // A misused synchronisation instruction (barrier divergence, warp-sync-mask):
+  // one event naming its site and the first of `lanes` (lane 0 if none).
+  void SyncMisuse(RaceKind kind, RaceClass cls, BlockState& bs, unsigned warp, uint32_t lanes, uint32_t site,
+                  protocol::Op op, uint64_t index);
   // Joins the pending warp syncs of `warp` that no live member still owes.
   void CompleteWarpSyncs(BlockState& bs, unsigned warp);
   // kAsyncWait: the lanes acquire their copies' clocks up to the counts given.

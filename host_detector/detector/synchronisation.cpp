@@ -12,6 +12,20 @@ namespace barracuda::detector {
 
 using protocol::Op;
 
+void Detector::Impl::SyncMisuse(RaceKind kind, RaceClass cls, BlockState& bs, unsigned warp, uint32_t lanes,
+                                uint32_t site, Op op, uint64_t index) {
+  RaceEvent e;
+  e.kind = kind;
+  e.cls = cls;
+  e.launch_id = launch.launch_id;
+  e.kernel_name_id = launch.name_id;
+  const unsigned lane = lanes != 0 ? static_cast<unsigned>(std::countr_zero(lanes)) : 0;
+  e.later = Describe(bs.clocks.warp(warp).tid(lane), site, op);
+  e.later.record_index = index;
+  e.earlier = e.later;
+  Emit(e);
+}
+
 void Detector::Impl::BarrierArrival(const protocol::Record& r, uint64_t index, uint32_t block,
                                     unsigned warp, WorkerCounters& c) {
   BlockState& bs = Block(block);
@@ -29,17 +43,8 @@ void Detector::Impl::BarrierArrival(const protocol::Record& r, uint64_t index, u
     slot->first.assign(launch.warps_per_block, BarrierGeneration::FirstArrival{});
   }
   auto report = [&](uint32_t site, uint32_t mask, uint64_t at) {
-    RaceEvent e;
-    e.kind = RaceKind::kBarrierDivergence;
-    e.cls = RaceClass::kDivergence;
-    e.launch_id = launch.launch_id;
-    e.kernel_name_id = launch.name_id;
-    const uint32_t lanes = mask & bs.live[warp];
-    const unsigned lane = lanes != 0 ? static_cast<unsigned>(std::countr_zero(lanes)) : 0;
-    e.later = Describe(bs.clocks.warp(warp).tid(lane), site, Op::kBarrier);
-    e.later.record_index = at;
-    e.earlier = e.later;
-    Emit(e);
+    SyncMisuse(RaceKind::kBarrierDivergence, RaceClass::kDivergence, bs, warp, mask & bs.live[warp], site,
+               Op::kBarrier, at);
   };
   // Paper BAR: every thread must be active at a block-wide barrier. When the
   // producer logs the lanes that arrive together (the GPU backend), a warp's
@@ -155,18 +160,9 @@ void Detector::Impl::WarpSync(const protocol::Record& r, uint64_t index, uint32_
   BlockState& bs = Block(block);
   // Lanes that executed the primitive outside the mask they named: undefined
   // in PTX. Reported once per record (the first stray lane), not joined.
-  if (const uint32_t strays = r.warp_sync.strays & bs.live[warp]; strays != 0) {
-    RaceEvent e;
-    e.kind = RaceKind::kWarpSyncMask;
-    e.cls = RaceClass::kIntraWarp;
-    e.launch_id = launch.launch_id;
-    e.kernel_name_id = launch.name_id;
-    const auto lane = static_cast<unsigned>(std::countr_zero(strays));
-    e.later = Describe(bs.clocks.warp(warp).tid(lane), r.header.site_id, Op::kWarpSync);
-    e.later.record_index = index;
-    e.earlier = e.later;
-    Emit(e);
-  }
+  if (const uint32_t strays = r.warp_sync.strays & bs.live[warp]; strays != 0)
+    SyncMisuse(RaceKind::kWarpSyncMask, RaceClass::kIntraWarp, bs, warp, strays, r.header.site_id, Op::kWarpSync,
+               index);
   const uint32_t arrived = r.header.active_mask;
   // A member mask that leaves out an arriving lane is malformed: take both.
   const uint32_t members = r.warp_sync.member_mask | arrived;
