@@ -68,10 +68,13 @@ if(BARRACUDA_CUDA_TESTS)
   # and shared-window accesses (memcheck-style reports); stream_order: stream-order
   # races between kernels and async copies of two streams. wgmma (Hopper warpgroup MMA) only exists for sm_90a.
   set(_flags_wgmma_kernel -cudart shared -gencode "arch=compute_90a,code=[sm_90a,compute_90a]")
+  # device_launch: dynamic parallelism (needs relocatable device code and the
+  # device runtime), which the emulator refuses: an incomplete run.
+  set(_flags_device_launch ${_flags_good} -rdc=true -lcudadevrt)
   # Host debug information: the stream-order reports name the host call's line.
   set(_flags_stream_order ${_flags_good} -g)
   foreach(_prog racy_then_crash same_value_flag wgmma_kernel bad_registers faulting_kernel ticket_order
-          memory_errors stream_order)
+          memory_errors stream_order device_launch)
     if(DEFINED _flags_${_prog})
       set(_flags ${_flags_${_prog}})
     else()

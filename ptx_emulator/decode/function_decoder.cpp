@@ -85,6 +85,14 @@ bool RunsInSerialPhase(const ptx::Instruction& ir, Builtin builtin) {
   }
 }
 
+// The CUDA device runtime (libcudadevrt: device-side launches, streams and
+// events, for dynamic parallelism) reaches the driver through these extern
+// functions, which only the GPU's own linker provides.
+bool IsDeviceRuntimeFunction(std::string_view name) {
+  return name.starts_with("cnp") || name.starts_with("__cuda_syscall_") || name.starts_with("__cudaCDP") ||
+         name.starts_with("cudaLaunchDevice") || name.starts_with("cudaGetParameterBuffer");
+}
+
 // A float literal's bits for an operand of type `t`: decimal literals and 0d
 // are doubles, 0f is single; PTX converts them to the instruction's type.
 uint64_t FloatOperandBits(const Operand& o, ptx::Type t) {
@@ -607,6 +615,11 @@ absl::Status Decoder::DecodeCall(const ptx::Instruction& ir, Inst& inst) {
         callee.index = 0xffffffffu;  // no PTX body: see CallSite::builtin
         break;
       case LinkedSymbol::Kind::kUnresolved:
+        if (IsDeviceRuntimeFunction(target->text))
+          return absl::UnimplementedError(ptx::Cat(
+              "dynamic parallelism (kernels launching kernels through the CUDA device runtime, "
+              "libcudadevrt) is not supported by the emulator backend: `",
+              target->text, "` called at ", m_.name, ":", ir.pos.line, " has no definition here"));
         return Error(ir.pos.line, ptx::Cat("unresolved function `", target->text, "` (declared at ",
                                                 s->declared_at, "): no definition in the link unit"));
       default:

@@ -377,6 +377,26 @@ TEST_CASE("load errors name the symbol, module and line", "[decode][link]") {
     CHECK(e.find("t.ptx:8") != std::string::npos);
     CHECK(e.find("declared at t.ptx:5") != std::string::npos);
   }
+  SECTION("the device runtime of dynamic parallelism is named as unsupported") {
+    Device dev;
+    auto unit = LoadForTest(dev, {PtxSource{Module(R"(
+.extern .func (.param .b64 func_retval0) __cudaCDP2GetParameterBufferV2(.param .b64 p0, .param .b64 p1);
+.visible .entry parent()
+{
+  .reg .b64 %rd<2>;
+  { .param .b64 p0; .param .b64 p1; .param .b64 retval0;
+    st.param.b64 [p0], 0; st.param.b64 [p1], 0;
+    call.uni (retval0), __cudaCDP2GetParameterBufferV2, (p0, p1);
+    ld.param.b64 %rd1, [retval0]; }
+  ret;
+}
+)"), "cdp.ptx"}});
+    REQUIRE(!unit.ok());
+    CHECK(unit.status().code() == absl::StatusCode::kUnimplemented);
+    const std::string e(unit.status().message());
+    CHECK(e.find("dynamic parallelism") != std::string::npos);
+    CHECK(e.find("`__cudaCDP2GetParameterBufferV2` called at cdp.ptx:") != std::string::npos);
+  }
   SECTION("unresolved extern variable") {
     const std::string e = LoadError(R"(
 .extern .global .align 4 .u32 gone;

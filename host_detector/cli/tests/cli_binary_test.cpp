@@ -837,6 +837,19 @@ TEST_CASE("barracuda: kernels of a library without PTX are named, and the run is
   CHECK_THAT(gpu.err, Catch::Contains("libnoptx_library.so is not analysed (its kernels run uninstrumented)"));
 }
 
+// Dynamic parallelism: the emulator has no device runtime, so the launch fails
+// as the real runtime fails an unsupported launch, and the run is incomplete.
+TEST_CASE("barracuda: a kernel that launches kernels is refused by name and the run is incomplete",
+          "[cli][e2e][not-run]") {
+  Result r = Barracuda({std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/device_launch"});
+  INFO(r.err);
+  CHECK(r.status == kExitKernelNotRun);
+  CHECK_THAT(r.out, Catch::Contains("parent launch: cudaErrorNotSupported"));
+  CHECK_THAT(r.err, Catch::Contains("dynamic parallelism"));
+  CHECK_THAT(r.err, Catch::Contains("kernel parent(int*) did not run"));
+  CHECK_THAT(r.err, Catch::Contains("analysis INCOMPLETE"));
+}
+
 TEST_CASE("barracuda: a clean CUDA program is complete and exits 0", "[cli][e2e][not-run]") {
   Result r = Barracuda({"--report-json", "-", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/tiny_good"});
   INFO(r.err);
