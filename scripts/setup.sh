@@ -31,7 +31,10 @@ fi
 command -v nvcc >/dev/null 2>&1 || { echo "setup: the CUDA 13 toolkit (nvcc, ptxas) must be installed and on PATH" >&2; exit 1; }
 
 jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# Unity batches suit a build from scratch (cmake/UnityBuild.cmake);
+# BARRACUDA_UNITY_BUILD=OFF scripts/setup.sh ... keeps one file per translation unit.
+unity=${BARRACUDA_UNITY_BUILD:-ON}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBARRACUDA_UNITY_BUILD="$unity" >/dev/null
 case "$mode" in
   # The demo needs only the tools, the emulator's runtime and the example (a
   # few minutes); `build` and `test` build everything, tests included.
@@ -53,7 +56,7 @@ case "$mode" in
     ctest --test-dir build -j"$jobs" -LE gpu_backend --output-on-failure --timeout 1200
     cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-      -DBARRACUDA_SANITIZE=ON -DBARRACUDA_FUZZ=ON -DBARRACUDA_BENCHMARKS=OFF \
+      -DBARRACUDA_SANITIZE=ON -DBARRACUDA_FUZZ=ON -DBARRACUDA_BENCHMARKS=OFF -DBARRACUDA_UNITY_BUILD="$unity" \
       -DBARRACUDA_CUDA_TESTS=OFF >/dev/null
     cmake --build build-asan -j"$jobs"
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

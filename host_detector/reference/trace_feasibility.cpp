@@ -26,14 +26,10 @@ namespace {
 using protocol::Op;
 using protocol::Record;
 
-struct Frame {
-  uint32_t m = 0, t = 0, e = 0;
-  bool in_else = false;
-};
 struct Warp {
   uint32_t live = 0;
   uint32_t blocked = 0;
-  std::vector<Frame> frames;
+  std::vector<DivergenceFrame> frames;
   uint32_t Active() const {
     if (frames.empty()) return live;
     return (frames.back().in_else ? frames.back().e : frames.back().t) & live;
@@ -98,7 +94,7 @@ absl::Status CheckFeasible(std::span<const Record> records, bool stamp_barriers)
     switch (op) {
       case Op::kElse: {
         if (w.frames.empty() || w.frames.back().in_else) return fail("else without an open then-side");
-        Frame& f = w.frames.back();
+        DivergenceFrame& f = w.frames.back();
         if (mask != (f.e & w.live)) return fail("else mask is not the else lanes");
         if (mask & w.blocked) return fail("else lanes are blocked");
         f.in_else = true;
@@ -106,7 +102,7 @@ absl::Status CheckFeasible(std::span<const Record> records, bool stamp_barriers)
       }
       case Op::kFi: {
         if (w.frames.empty() || !w.frames.back().in_else) return fail("fi without an open else-side");
-        const Frame f = w.frames.back();
+        const DivergenceFrame f = w.frames.back();
         if (mask != (f.m & w.live)) return fail("fi mask is not the reconverged lanes");
         if (mask & w.blocked) return fail("fi lanes are blocked");
         w.frames.pop_back();
@@ -147,7 +143,7 @@ absl::Status CheckFeasible(std::span<const Record> records, bool stamp_barriers)
         break;
       case Op::kIf:
         if (r.branch.then_mask & ~mask) return fail("then mask outside the active mask");
-        w.frames.push_back(Frame{mask, r.branch.then_mask, mask & ~r.branch.then_mask, false});
+        w.frames.push_back(DivergenceFrame{mask, r.branch.then_mask, mask & ~r.branch.then_mask, false});
         break;
       case Op::kExit:
         for (const auto& [key, g] : gens) {

@@ -81,17 +81,12 @@ struct Item {
   int uid = -1;
 };
 
-struct Frame {
-  uint32_t m = 0, t = 0, e = 0;
-  bool in_else = false;
-};
-
 struct WarpGen {
   uint32_t warp_id = 0;
   uint32_t block = 0;
   uint32_t first_thread = 0;  // grid-linear id of lane 0
   uint32_t live = 0;
-  std::vector<Frame> frames;
+  std::vector<DivergenceFrame> frames;
   std::vector<Item> program;
   // Per lane: kFlagAsync records issued, and the count a wait last named.
   std::array<uint32_t, 32> async_issued{};
@@ -278,7 +273,7 @@ class LaunchBuilder {
  private:
   static uint32_t Active(const WarpGen& w) {
     if (w.frames.empty()) return w.live;
-    const Frame& f = w.frames.back();
+    const DivergenceFrame& f = w.frames.back();
     return (f.in_else ? f.e : f.t) & w.live;
   }
 
@@ -353,11 +348,11 @@ class LaunchBuilder {
     Record r = Make(w, Op::kIf, active);
     r.branch.then_mask = then_mask;
     Append(w, r, active);
-    w.frames.push_back(Frame{active, then_mask, active & ~then_mask, false});
+    w.frames.push_back(DivergenceFrame{active, then_mask, active & ~then_mask, false});
   }
 
   void Close(WarpGen& w) {
-    Frame& f = w.frames.back();
+    DivergenceFrame& f = w.frames.back();
     if (!f.in_else) {
       f.in_else = true;
       const uint32_t mask = f.e & w.live;

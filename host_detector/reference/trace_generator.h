@@ -38,6 +38,14 @@
 
 namespace barracuda::reference {
 
+// One open if/else of a warp, as the generator scripts it and the feasibility
+// check replays it: the mask at the branch (m), its then (t) and else (e)
+// lanes, and whether the else side has started.
+struct DivergenceFrame {
+  uint32_t m = 0, t = 0, e = 0;
+  bool in_else = false;
+};
+
 struct GeneratorOptions {
   uint32_t max_blocks = 3;               // per launch, 1..max_blocks
   std::vector<uint32_t> block_sizes = {32, 48, 64, 80, 96};  // threads per block

@@ -152,6 +152,18 @@ struct WarpCtx {
 // Lanes of `mask` in ascending order: for (uint32_t m = mask; m; m &= m - 1) { lane = Lane(m); }
 inline uint32_t Lane(uint32_t m) { return static_cast<uint32_t>(__builtin_ctz(m)); }
 
+// Runs f(lane) for each lane of `exec`, ascending. The full-mask case is a
+// plain counted loop the compiler can unroll/vectorise: that is the common
+// case in non-divergent code (the 300 M thread-instructions/s target).
+template <typename F>
+inline void ForLanes(uint32_t exec, F&& f) {
+  if (exec == kFullMask) {
+    for (uint32_t l = 0; l < kLanes; ++l) f(l);
+  } else {
+    for (uint32_t m = exec; m; m &= m - 1) f(Lane(m));
+  }
+}
+
 }  // namespace barracuda::emu
 
 #endif  // BARRACUDA_PTX_EMULATOR_CORE_WARP_CONTEXT_H_

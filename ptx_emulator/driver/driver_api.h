@@ -47,6 +47,9 @@ CUresult Run(Call call) {
 inline void* Ptr(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
 inline CUdeviceptr DevPtr(const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
 inline cudaStream_t Stream(CUstream s) { return reinterpret_cast<cudaStream_t>(s); }
+// A driver function or library kernel handle is the runtime's kernel key.
+inline const void* Kernel(CUfunction f) { return reinterpret_cast<const void*>(f); }
+inline const void* Kernel(CUkernel k) { return reinterpret_cast<const void*>(k); }
 // The _ptsz / _ptds variants: the NULL stream is the calling thread's default stream.
 inline cudaStream_t PerThread(CUstream s) { return s ? Stream(s) : cudaStreamPerThread; }
 

@@ -8,13 +8,12 @@
 #include "ptx_emulator/driver/driver_api.h"
 
 using barracuda::cuda_driver::CheckInit;
+using barracuda::cuda_driver::Kernel;
 using barracuda::cuda_driver::PerThread;
 using barracuda::cuda_driver::Stream;
 using barracuda::cuda_driver::ToResult;
 
 namespace {
-
-const void* Kernel(CUfunction f) { return reinterpret_cast<const void*>(f); }
 
 // The argument pointers to pass the runtime: kernelParams as given, or one
 // pointer into the `extra` buffer per parameter. Exactly one of the two may

@@ -9,14 +9,13 @@
 
 using barracuda::cuda_driver::CheckInit;
 using barracuda::cuda_driver::DevPtr;
+using barracuda::cuda_driver::Kernel;
 using barracuda::cuda_driver::ToResult;
 
 namespace {
 
 cudaLibrary_t Library(CUmodule m) { return reinterpret_cast<cudaLibrary_t>(m); }
 cudaLibrary_t Library(CUlibrary l) { return reinterpret_cast<cudaLibrary_t>(l); }
-const void* Kernel(CUfunction f) { return reinterpret_cast<const void*>(f); }
-const void* Kernel(CUkernel k) { return reinterpret_cast<const void*>(k); }
 
 // The JIT's log buffers are left empty: the emulator has no JIT to log, and
 // its load errors are printed on stderr.

@@ -44,8 +44,6 @@ namespace {
 
 enum ClusterMode : uint64_t { kArriveRelease = 0, kArriveRelaxed = 1, kWait = 2 };
 
-Warp& W(WarpCtx& ctx) { return static_cast<Warp&>(ctx); }
-
 // One record for the lanes `mask` of `w`: kRelease for an arrival of phase
 // `phase`, kAcquire for a wait that observed its completion (protocol.h).
 void EmitSync(Warp& w, protocol::Op op, uint32_t mask, uint32_t site, const Cluster& c, uint64_t phase) {
@@ -134,12 +132,6 @@ void WaitHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   w.wait_line = inst.ptx_line;
   --w.block->runnable_warps;
   w.events |= kEventBlocked;
-}
-
-absl::Status Unimplemented(const ptx::Instruction& ir, const std::string& what) {
-  std::string text(ir.opcode_name());
-  for (const auto& m : ir.modifiers) text += m;
-  return absl::UnimplementedError(text + ": " + what);
 }
 
 }  // namespace

@@ -18,7 +18,6 @@
 namespace barracuda::emu {
 namespace {
 
-Warp& W(WarpCtx& ctx) { return static_cast<Warp&>(ctx); }
 uint32_t FirstLane(uint32_t mask) { return static_cast<uint32_t>(std::countr_zero(mask)); }
 
 uint32_t ReconvPc(const Inst& inst) { return inst.reconv >= 0 ? static_cast<uint32_t>(inst.reconv) : kExitReconvPc; }
@@ -230,12 +229,6 @@ void YieldHandler(const Inst&, WarpCtx& ctx, uint32_t exec) {
   if (exec != 0) W(ctx).events |= kEventYield;  // let spinning peers run
 }
 void NopHandler(const Inst&, WarpCtx&, uint32_t) {}
-
-absl::Status Unimplemented(const ptx::Instruction& ir, const std::string& what) {
-  std::string text(ir.opcode_name());
-  for (const auto& m : ir.modifiers) text += m;
-  return absl::UnimplementedError(text + ": " + what);
-}
 
 bool IsValue(const Opnd& o) { return o.kind == Opnd::Kind::kValue; }
 

@@ -31,7 +31,6 @@ AsyncCopies& State(WarpCtx& ctx) {
   if (!ctx.async) ctx.async = std::make_unique<AsyncCopies>();
   return *ctx.async;
 }
-constexpr uint8_t kProxyFlags = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
 // A complete-tx's release of the lane's async records so far.
 constexpr uint8_t kTxReleaseFlags = protocol::kFlagLoad | protocol::kFlagStore | protocol::kFlagAsync;
 
@@ -57,7 +56,7 @@ void Transfer(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& src, co
   for (const auto& [side, op] : {std::pair{&src, protocol::Op::kRead}, std::pair{&dst, protocol::Op::kWrite}}) {
     for (uint32_t off = 0; off < bytes; off += 16) {
       protocol::Record r =
-          mem::MakeRecord(inst, ctx, 1u << lane, side->space, 16, op, kProxyFlags, protocol::Scope::kNone);
+          mem::MakeRecord(inst, ctx, 1u << lane, side->space, 16, op, mem::kAsyncProxyFlags, protocol::Scope::kNone);
       r.addr[lane] = side->log + off;
       ++state.records;
       ctx.tracer->Emit(r);

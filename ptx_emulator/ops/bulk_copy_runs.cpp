@@ -13,8 +13,6 @@ namespace barracuda::emu::bulk {
 
 namespace {
 
-constexpr uint8_t kProxyFlags = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
-
 // The largest piece (16, 8, 4, 2, 1) that `bits` (OR of the addresses) are
 // aligned to and that fits in `left`.
 uint32_t Piece(uint64_t bits, uint32_t left) {
@@ -60,7 +58,7 @@ void EmitAccesses(const Inst& inst, WarpCtx& ctx, uint32_t lane, const Span& sid
   LaneAsyncCopies& state = ctx.async->lane[lane];
   for (uint32_t off = 0; off < bytes;) {
     const uint32_t n = Piece(side.log + off, bytes - off);
-    protocol::Record r = mem::MakeRecord(inst, ctx, 1u << lane, side.space, n, op, kProxyFlags, protocol::Scope::kNone);
+    protocol::Record r = mem::MakeRecord(inst, ctx, 1u << lane, side.space, n, op, mem::kAsyncProxyFlags, protocol::Scope::kNone);
     r.addr[lane] = side.log + off;
     ++state.records;
     ctx.tracer->Emit(r);

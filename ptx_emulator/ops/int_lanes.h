@@ -20,17 +20,7 @@
 
 namespace barracuda::emu::intops {
 
-// Runs f(lane) for every lane of `exec`. The full-mask case is a plain counted
-// loop the compiler can unroll/vectorise: that is the common case in
-// non-divergent code (the 300 M thread-instructions/s target).
-template <class F>
-inline void ForLanes(uint32_t exec, F&& f) {
-  if (exec == kFullMask) {
-    for (uint32_t l = 0; l < kLanes; ++l) f(l);
-  } else {
-    for (uint32_t m = exec; m; m &= m - 1) f(Lane(m));
-  }
-}
+using emu::ForLanes;  // core/warp_context.h
 
 // d[l] = f(l) for every lane of `exec`. The full-mask path computes into a
 // local array first: the compiler then knows the sources cannot alias the

@@ -44,15 +44,7 @@ enum class Where : uint8_t { kGlobal, kShared, kLocal, kParam, kConst };
 Space SpaceOf(ptx::StateSpace s);
 std::string SpaceName(Space s);
 
-// Runs f(lane) for each lane of `exec`, ascending; a plain loop for a full warp.
-template <typename F>
-inline void ForLanes(uint32_t exec, F&& f) {
-  if (exec == kFullMask) {
-    for (uint32_t l = 0; l < kLanes; ++l) f(l);
-  } else {
-    for (uint32_t m = exec; m; m &= m - 1) f(Lane(m));
-  }
-}
+using emu::ForLanes;  // core/warp_context.h
 
 // Per-lane address of an Opnd::kAddress operand (or a plain value operand,
 // for cvta/isspacep sources) in the instruction's own space, before resolution.
@@ -214,8 +206,11 @@ protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask,
                             uint32_t access_size);
 // The same with the operation, flags and scope given (instructions whose
 // record is not the decoder's access classification: cp.async, mbarrier).
+// kAsyncProxyFlags marks an access of the async proxy (bulk copies, TMA, wgmma
+// operands in shared memory).
 protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask, protocol::Space space,
                             uint32_t access_size, protocol::Op op, uint8_t flags, protocol::Scope scope);
+inline constexpr uint8_t kAsyncProxyFlags = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
 
 // The selector error for an instruction form the family does not implement:
 // Unimplemented("<opcode with modifiers>: <what>").

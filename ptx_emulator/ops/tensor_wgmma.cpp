@@ -70,8 +70,6 @@ AsyncCopies& State(WarpCtx& ctx) {
   return *ctx.async;
 }
 
-constexpr uint8_t kProxyFlags = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
-
 // A shared-memory matrix descriptor (ISA "Matrix Descriptor Format").
 struct SmemDesc {
   uint32_t start = 0, lbo = 0, sbo = 0;
@@ -154,7 +152,7 @@ struct Pieces {
       const uint32_t count = static_cast<uint32_t>(std::min<size_t>(kLanes, addr.size() - first));
       const uint32_t mask = count == kLanes ? kFullMask : (1u << count) - 1;
       protocol::Record r = mem::MakeRecord(inst, ctx, mask, protocol::Space::kShared, 16, protocol::Op::kRead,
-                                           kProxyFlags, protocol::Scope::kNone);
+                                           mem::kAsyncProxyFlags, protocol::Scope::kNone);
       for (uint32_t l = 0; l < count; ++l) {
         r.addr[l] = log[first + l];
         ++state.lane[l].records;

@@ -26,7 +26,6 @@ namespace {
 using Lock = std::lock_guard<std::mutex>;
 
 GraphRegistry& Registry() { return GraphRegistry::Get(); }
-cudaError_t Fail(cudaError_t e) { return Runtime::Get().Fail(e); }
 
 Graph* AsGraph(cudaGraph_t g) { return reinterpret_cast<Graph*>(g); }
 GraphNode* AsNode(cudaGraphNode_t n) { return reinterpret_cast<GraphNode*>(n); }

@@ -16,9 +16,8 @@
 
 namespace {
 
+using barracuda::cudart::Fail;
 using barracuda::cudart::Runtime;
-
-cudaError_t Fail(cudaError_t e) { return Runtime::Get().Fail(e); }
 
 // The reserved fields must be zero (the runtime documents them so).
 bool ReservedZero(const cudaGraphNodeParams& p) {

@@ -17,9 +17,9 @@
 namespace barracuda::cudart::host_access {
 namespace {
 
-constexpr uint64_t kPage = 4096;
-uint64_t PageDown(uint64_t a) { return a & ~(kPage - 1); }
-uint64_t PageUp(uint64_t a) { return (a + kPage - 1) & ~(kPage - 1); }
+constexpr uint64_t kOsPage = 4096;
+uint64_t PageDown(uint64_t a) { return a & ~(kOsPage - 1); }
+uint64_t PageUp(uint64_t a) { return (a + kOsPage - 1) & ~(kOsPage - 1); }
 // The whole pages holding [host, host + size).
 void ProtectPages(uint64_t host, uint64_t size, int prot) {
   const uint64_t lo = PageDown(host);
@@ -107,7 +107,7 @@ void OnSegv(int sig, siginfo_t* info, void* context) {
     on_page = true;
     if (address >= host && address < host + size) {
       lo = std::max(host, page);
-      hi = std::min(host + size, page + kPage);
+      hi = std::min(host + size, page + kOsPage);
       device = r.device.load(std::memory_order_relaxed) + (lo - host);
       exact = device + (address - lo);
       break;
@@ -138,7 +138,7 @@ void OnSegv(int sig, siginfo_t* info, void* context) {
     runtime |= InSelf(pc);
     if (n < kMaxFrames) pcs[n++] = pc;
   }
-  mprotect(reinterpret_cast<void*>(page), kPage, write || runtime ? PROT_READ | PROT_WRITE : PROT_READ);
+  mprotect(reinterpret_cast<void*>(page), kOsPage, write || runtime ? PROT_READ | PROT_WRITE : PROT_READ);
   if (!runtime && hi > lo) Record(lo, hi, device, exact, write, pcs, n);
   errno = saved_errno;
 }

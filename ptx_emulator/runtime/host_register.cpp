@@ -55,14 +55,14 @@ struct Page {
   int refs = 0;                // registrations using it
 };
 
-struct State {
+struct Registrations {
   std::mutex mu;
   std::map<uint64_t, HostRegistration> by_host;  // host base -> registration
   std::map<uint64_t, uint64_t> by_device;        // device base -> host base
   std::map<uint64_t, Page> pages;                // re-backed host pages
 };
-State& S() {
-  static State* s = new State;  // never destroyed: used from atexit paths
+Registrations& Registered() {
+  static Registrations* s = new Registrations;  // never destroyed: used from atexit paths
   return *s;
 }
 
@@ -110,7 +110,7 @@ std::optional<HostRegistration> Containing(const std::map<uint64_t, T>& m, uint6
 }
 
 // Re-backs the host pages of [lo, hi) not yet re-backed; mu held.
-cudaError_t Reback(State& s, uint64_t lo, uint64_t hi, const std::vector<Segment>& segments) {
+cudaError_t Reback(Registrations& s, uint64_t lo, uint64_t hi, const std::vector<Segment>& segments) {
   uint64_t page = lo;
   while (page < hi) {
     if (s.pages.count(page)) {
@@ -144,7 +144,7 @@ cudaError_t Reback(State& s, uint64_t lo, uint64_t hi, const std::vector<Segment
 }
 
 // Maps the file pages behind host pages [lo, hi) at `alias`; mu held.
-bool MapAlias(State& s, uint64_t lo, uint64_t hi, uint64_t alias) {
+bool MapAlias(Registrations& s, uint64_t lo, uint64_t hi, uint64_t alias) {
   uint64_t page = lo;
   while (page < hi) {
     const Page& first = s.pages.at(page);
@@ -168,7 +168,7 @@ void UnmapAlias(uint64_t alias, uint64_t bytes) {
        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 }
 
-void DropPages(State& s, uint64_t lo, uint64_t hi) {
+void DropPages(Registrations& s, uint64_t lo, uint64_t hi) {
   for (uint64_t p = lo; p < hi; p += kPage) {
     auto it = s.pages.find(p);
     if (it != s.pages.end() && --it->second.refs <= 0) s.pages.erase(it);
@@ -188,7 +188,7 @@ cudaError_t Register(void* ptr, size_t size, unsigned flags) {
     return rt.Fail(a && a->kind == Kind::kHost ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue);
   }
   const uint64_t lo = host & ~(kPage - 1), hi = (host + size + kPage - 1) & ~(kPage - 1);
-  State& s = S();
+  Registrations& s = Registered();
   std::lock_guard<std::mutex> lock(s.mu);
   // Overlapping a registration: the first one starting before the end.
   if (auto it = s.by_host.lower_bound(host + size); it != s.by_host.begin()) {
@@ -236,7 +236,7 @@ cudaError_t Register(void* ptr, size_t size, unsigned flags) {
 cudaError_t Unregister(void* ptr) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t e = rt.sticky()) return rt.Fail(e);
-  State& s = S();
+  Registrations& s = Registered();
   std::lock_guard<std::mutex> lock(s.mu);
   auto it = s.by_host.find(reinterpret_cast<uint64_t>(ptr));
   if (!ptr || it == s.by_host.end()) return rt.Fail(cudaErrorHostMemoryNotRegistered);
@@ -255,19 +255,19 @@ cudaError_t Unregister(void* ptr) {
 }  // namespace
 
 std::optional<HostRegistration> FindHostRegistration(const void* p) {
-  State& s = S();
+  Registrations& s = Registered();
   std::lock_guard<std::mutex> lock(s.mu);
   return Containing(s.by_host, reinterpret_cast<uint64_t>(p), s.by_host);
 }
 
 std::optional<HostRegistration> FindHostRegistrationByDevice(const void* p) {
-  State& s = S();
+  Registrations& s = Registered();
   std::lock_guard<std::mutex> lock(s.mu);
   return Containing(s.by_device, reinterpret_cast<uint64_t>(p), s.by_host);
 }
 
 void ForgetHostRegistrations() {
-  State& s = S();
+  Registrations& s = Registered();
   std::lock_guard<std::mutex> lock(s.mu);
   for (const auto& [host, r] : s.by_host) {
     const uint64_t lo = r.host & ~(kPage - 1), hi = (r.host + r.size + kPage - 1) & ~(kPage - 1);

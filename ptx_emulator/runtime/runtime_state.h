@@ -217,6 +217,9 @@ class Runtime {
   std::atomic<cudaError_t> sticky_{cudaSuccess};
 };
 
+// Runtime::Get().Fail(e), for entry points that hold no Runtime reference.
+inline cudaError_t Fail(cudaError_t e) { return Runtime::Get().Fail(e); }
+
 // Maps a failed Device::Launch to the cudaError_t a GPU gives (see launch_errors.cpp).
 cudaError_t LaunchErrorFromStatus(const absl::Status& status, bool* sticky);
 

@@ -7,8 +7,14 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string>
+
+#include "absl/strings/str_cat.h"
 
 namespace barracuda::fatbin {
+
+// An offset, address or field for an error message about a malformed image.
+inline std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
 // True when [off, off+len) lies inside [0, limit), without overflow.
 inline bool InRange(uint64_t off, uint64_t len, uint64_t limit) {

@@ -7,11 +7,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ptx_rewriter/fatbin/bounded_bytes.h"
 
 namespace barracuda::fatbin {
 namespace {
-
-std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
 absl::Status Located(absl::string_view section, uint64_t file_offset, absl::string_view what) {
   return absl::InvalidArgumentError(

@@ -12,8 +12,6 @@
 namespace barracuda::fatbin {
 namespace {
 
-std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
-
 absl::Status Corrupt(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("corrupt ELF file: ", what));
 }

@@ -11,8 +11,6 @@
 namespace barracuda::fatbin {
 namespace {
 
-std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
-
 absl::Status Malformed(uint64_t at, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("fat binary offset ", Hex(at), ": ", what));
 }
