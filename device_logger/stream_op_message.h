@@ -42,6 +42,9 @@ struct StreamOpInfo {
   uint64_t exact = 0;
   std::string api;            // "cudaMemcpyAsync", "kernel launch"
   std::string host_location;  // the program's calling frames ("module+0xoffset ..."), may be empty
+  // The work of a graph node: the frames that added the node to its graph
+  // (cudaGraphAdd*Node, or the call captured into it); empty otherwise.
+  std::string node_location;
 
   // Whether `earlier` is ordered before this operation.
   bool After(const StreamOpInfo& earlier) const;

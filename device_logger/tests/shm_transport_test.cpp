@@ -233,6 +233,7 @@ TEST_CASE("StreamOpInfo: every field round-trips and truncated payloads are refu
   op.exact = 0x5028;
   op.api = "host access";
   op.host_location = "app+0x120 libc.so.6+0x27249";
+  op.node_location = "app+0x88 libc.so.6+0x27249";
   const std::string payload = op.Encode();
   std::optional<StreamOpInfo> back = StreamOpInfo::Decode(payload);
   REQUIRE(back.has_value());
@@ -250,8 +251,9 @@ TEST_CASE("StreamOpInfo: every field round-trips and truncated payloads are refu
   CHECK(back->exact == 0x5028);
   CHECK(back->api == "host access");
   CHECK(back->host_location == op.host_location);
-  // Every cut before the host location (the rest of the payload) is malformed.
-  const size_t fixed = payload.size() - op.host_location.size() - op.api.size();
+  CHECK(back->node_location == op.node_location);
+  // Every cut before the node location (the rest of the payload) is malformed.
+  const size_t fixed = payload.size() - op.node_location.size();
   for (size_t n = 0; n < fixed; ++n) CHECK_FALSE(StreamOpInfo::Decode(payload.substr(0, n)).has_value());
 }
 

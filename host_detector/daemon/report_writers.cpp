@@ -111,6 +111,10 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
         if (auto l = p->launches.find(s.launch_id); out.kernel && l != p->launches.end())
           if (const std::string* name = p->KernelName(l->second.begin.kernel.name_id)) kernel = reports::Demangle(*name);
         out.host_location = HostSourceLocation(s.host_location, kernel);
+        if (!s.node_location.empty()) {
+          out.node_location = HostSourceLocation(s.node_location, kernel);
+          if (out.node_location.empty()) out.node_location = s.node_location;
+        }
         return out;
       };
       ctx.AddStreamOrderRace({p->pid, side(r.earlier), side(r.later), r.address, r.occurrences});

@@ -204,6 +204,7 @@ void StreamOrderCheck::Compare(const Op& earlier, const Op& later) {
     s.write = write;
     s.strong = strong;
     s.host_location = op.info.host_location;
+    s.node_location = op.info.node_location;
     return s;
   };
   // Each side as it touched the conflicting bytes: writing if it wrote one,

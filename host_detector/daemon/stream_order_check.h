@@ -48,6 +48,7 @@ struct StreamOrderRace {
     bool write = false;
     bool strong = false;
     std::string host_location; // "module+0xoffset ..." of the API call
+    std::string node_location; // a graph node's work: frames that added the node, else empty
   };
   Side earlier, later;          // in issue order
   uint64_t address = 0;         // the conflicting word (its first conflicting byte when only part

@@ -209,6 +209,9 @@ class ReportContext {
     bool write = false, strong = false;
     std::string host_location;  // where the program issued it ("main at app.cu:42"), may be empty
     std::string host_frames;    // the raw frames ("module+0xoffset ...")
+    // A graph node's work: where the program added the node ("main at
+    // app.cu:57", else its raw frames); empty for stream work.
+    std::string node_location;
   };
   struct StreamOrderRace {
     uint32_t pid = 0;

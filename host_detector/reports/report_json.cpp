@@ -108,7 +108,8 @@ json StreamSideJson(const ResolvedStreamOrderRace::Side& s) {
               {"strong", op.strong},
               {"site", op.kernel ? SiteJson(s.access) : json(nullptr)},
               {"host_location", op.host_location.empty() ? json(nullptr) : json(op.host_location)},
-              {"host_frames", op.host_frames}};
+              {"host_frames", op.host_frames},
+              {"node_location", op.node_location.empty() ? json(nullptr) : json(op.node_location)}};
 }
 
 json StreamOrderRaceJson(const ResolvedStreamOrderRace& r) {

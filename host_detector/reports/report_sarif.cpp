@@ -238,7 +238,9 @@ json StreamOrderResultJson(const ResolvedStreamOrderRace& r, size_t rule_index) 
   auto where = [](const ResolvedStreamOrderRace::Side& s) {
     std::string at = s.op.kernel ? AccessLocationText(s.access) : s.op.host_location;
     if (s.op.kernel && !s.op.host_location.empty()) at += ", launched at " + s.op.host_location;
-    return at.empty() ? std::string() : " at " + at;
+    std::string text = at.empty() ? std::string() : " at " + at;
+    if (!s.op.node_location.empty()) text += " (its graph node added at " + s.op.node_location + ")";
+    return text;
   };
   std::string text = ptx::Cat("Stream-order race on global memory ", Hex(r.address), ": ",
                               StreamSideHeadline(r.earlier), where(r.earlier), " and ", StreamSideHeadline(r.later),

@@ -346,6 +346,7 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
     } else if (!s.op.host_frames.empty()) {
       Line(out, ptx::Cat("            ", issued, " from ", s.op.host_frames));
     }
+    if (!s.op.node_location.empty()) Line(out, ptx::Cat("            its graph node added at ", s.op.node_location));
   };
   for (const ResolvedStreamOrderRace& r : races) {
     const bool nodes = IsGraphNode(r.earlier.op) && IsGraphNode(r.later.op);

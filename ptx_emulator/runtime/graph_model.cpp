@@ -53,6 +53,7 @@ GraphNode* Graph::AddNode(cudaGraphNodeType type) {
   node->graph = this;
   node->seq = next_seq++;
   node->type = type;
+  node->created_at = HostCallSite();
   nodes.push_back(std::move(node));
   return nodes.back().get();
 }
@@ -127,6 +128,7 @@ std::unique_ptr<Graph> CloneGraph(const Graph& graph) {
     c->seq = n->seq;
     c->type = n->type;
     c->cloned_from = n.get();
+    c->created_at = n->created_at;
     CopyNodeParams(*n, c.get());
     map[n.get()] = c.get();
     copy->nodes.push_back(std::move(c));
@@ -247,7 +249,7 @@ cudaError_t RunNodes(const Graph& graph, cudaStream_t stream, bool per_thread, c
     } else if (n->type == cudaGraphNodeTypeConditional) {
       if (cudaError_t e = RunConditional(*n, stream, per_thread, before, &done)) return e;
     } else {
-      StreamOrder::NodeScope scope(std::move(before));
+      StreamOrder::NodeScope scope(std::move(before), n->created_at);
       if (cudaError_t e = RunNode(*n, stream, per_thread)) return e;
       done = scope.after();
     }

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -90,6 +91,10 @@ struct GraphNode {
   // The node this one was cloned from (cudaGraphNodeFindInClone, exec updates);
   // compared, never dereferenced: the original may be gone.
   const GraphNode* cloned_from = nullptr;
+  // The program's frames that added the node (HostCallSite: the
+  // cudaGraphAdd*Node call, or the call captured into the graph), named in
+  // stream-order reports about its work; clones keep the original's.
+  std::string created_at;
   // The parameters of `type` (the other members are unused).
   KernelNodeParams kernel;
   cudaMemcpy3DParms copy{};  // 1D copies too, as the real runtime reports them

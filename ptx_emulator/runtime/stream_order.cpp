@@ -134,6 +134,7 @@ void StreamOrder::EnqueueLocked(uint64_t stream_id, bool non_blocking, transport
     op.stream_id = node->timeline;
     op.tick = tick;
     op.before.assign(node->before.begin(), node->before.end());
+    op.node_location = node->created_at;
     op.after_barrier = barrier_pending_;
     barrier_pending_ = false;
     node->before[node->timeline] = tick;
@@ -207,13 +208,14 @@ void StreamOrder::EndGraph(uint64_t stream_id, bool non_blocking, const Clock& a
       if (s != 0 && !non_blocking_[s]) Join(clock, all);
 }
 
-StreamOrder::NodeScope::NodeScope(Clock before) : outer_(current_node) {
+StreamOrder::NodeScope::NodeScope(Clock before, std::string created_at) : outer_(current_node) {
   StreamOrder& order = StreamOrder::Get();
   {
     std::lock_guard<std::mutex> lock(order.mu_);
     state_.timeline = order.next_graph_timeline_++;
   }
   state_.before = std::move(before);
+  state_.created_at = std::move(created_at);
   current_node = &state_;
 }
 

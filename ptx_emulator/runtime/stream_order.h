@@ -88,7 +88,8 @@ class StreamOrder {
   // a timeline of its own, ordered after `before` (its dependencies).
   class NodeScope {
    public:
-    explicit NodeScope(Clock before);
+    // `created_at`: where the program added the node (GraphNode::created_at).
+    NodeScope(Clock before, std::string created_at);
     ~NodeScope();
     NodeScope(const NodeScope&) = delete;
     NodeScope& operator=(const NodeScope&) = delete;
@@ -97,6 +98,7 @@ class StreamOrder {
       uint64_t timeline = 0;
       uint64_t tick = 0;
       Clock before;
+      std::string created_at;
     };
 
    private:

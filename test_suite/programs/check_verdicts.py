@@ -158,18 +158,29 @@ def memory_key(kind, space, line):
     return f'MEMORY-ERROR {kind} {space} line {line}'
 
 
-def stream_key(lines):
-    """A stream-order race (header or report) -> comparison key, printed as is."""
+def stream_key(lines, node_lines=None):
+    """A stream-order race (header or report) -> comparison key, printed as is;
+    with node_lines, also the lines where the graph nodes were added."""
     a, b = sorted(lines, key=str)
-    return f'STREAM-ORDER lines {a} <-> {b}'
+    key = f'STREAM-ORDER lines {a} <-> {b}'
+    if node_lines is not None:
+        c, d = sorted(node_lines, key=str)
+        key += f' (nodes added at {c} <-> {d})'
+    return key
+
+
+def location_line(where):
+    """The line of "function at file:line", or None."""
+    where = where or ''
+    tail = where.rsplit(':', 1)[-1] if ':' in where else ''
+    return int(tail) if tail.isdigit() else None
 
 
 def stream_side_line(side):
     """The line of one side: the kernel access's source line, or the host line of the call."""
     if side.get('operation') == 'kernel':
         return (((side.get('site') or {}).get('source')) or {}).get('line')
-    where = side.get('host_location') or ''
-    return int(where.rsplit(':', 1)[1]) if ':' in where else None
+    return location_line(side.get('host_location'))
 
 
 def format_key(key, kind=None):
@@ -402,9 +413,15 @@ def run_model(prog, model, args, workdir, ptx):
         res['missing'] += sorted(expected_mem - found_mem)
         res['unexpected'] += sorted(found_mem - expected_mem)
         # Stream-order races: header "stream_order_races", each {lines: [a, b]}
-        # (a kernel side's access line or an API call's host line), unordered.
-        expected_stream = {stream_key(e['lines']) for e in exp.get('stream_order_races', [])}
-        found_stream = {stream_key([stream_side_line(e['first']), stream_side_line(e['second'])])
+        # (a kernel side's access line or an API call's host line), unordered;
+        # with "node_lines" (graph programs) also where each side's node was added.
+        expected_races = exp.get('stream_order_races', [])
+        with_nodes = any('node_lines' in e for e in expected_races)
+        expected_stream = {stream_key(e['lines'], e.get('node_lines') if with_nodes else None)
+                           for e in expected_races}
+        found_stream = {stream_key([stream_side_line(e['first']), stream_side_line(e['second'])],
+                                   [location_line(e['first'].get('node_location')),
+                                    location_line(e['second'].get('node_location'))] if with_nodes else None)
                         for e in report.get('stream_order_races', [])}
         res['missing'] += sorted(expected_stream - found_stream)
         res['unexpected'] += sorted(found_stream - expected_stream)

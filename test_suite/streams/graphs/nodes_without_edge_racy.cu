@@ -9,8 +9,12 @@
       "stream_order_races": [
         {
           "lines": [
-            40,
-            42
+            48,
+            50
+          ],
+          "node_lines": [
+            65,
+            68
           ]
         }
       ]
@@ -21,8 +25,12 @@
       "stream_order_races": [
         {
           "lines": [
-            40,
-            42
+            48,
+            50
+          ],
+          "node_lines": [
+            65,
+            68
           ]
         }
       ]
