@@ -66,22 +66,27 @@ Action DecideBulkReduce(const Instruction& in) {
   return Action::kNotCovered;
 }
 
+absl::Status FunctionRewriter::BulkOperands(const Instruction& in, std::string& before) const {
+  auto src = AddressText(in, in.operands[1]);
+  if (!src.ok()) return src.status();
+  auto dst = AddressText(in, in.operands[0]);
+  if (!dst.ok()) return dst.status();
+  auto bytes = U32Text(in, in.operands[2], snippet::kTmp32);
+  if (!bytes.ok()) return bytes.status();
+  before += *src + Cat("mov.b64 ", snippet::kValue, ", ", snippet::kAddr, ";\n") + *dst + *bytes;
+  return absl::OkStatus();
+}
+
 // Shared -> global in the open bulk group: log_bulk (per 16 bytes a kRead of
 // the shared source, then per 16 bytes a kWrite of the global destination,
 // kFlagAsync | kFlagAsyncProxy), then ar += reads, br = ar, ar += writes,
 // be = ar.
 absl::Status FunctionRewriter::BulkStore(const Instruction& in, size_t stmt, std::string& before) const {
-  auto src = AddressText(in, in.operands[1]);
-  if (!src.ok()) return src.status();
-  auto dst = AddressText(in, in.operands[0]);
-  if (!dst.ok()) return dst.status();
+  if (auto st = BulkOperands(in, before); !st.ok()) return st;
   const std::string t(snippet::kTmp32), a(snippet::kAddr), v(snippet::kValue);
-  auto bytes = U32Text(in, in.operands[2], t);
-  if (!bytes.ok()) return bytes.status();
   // log_bulk: the source's space in the op byte (logger_abi.h).
   const uint32_t desc = abi::PackDesc(static_cast<uint8_t>(abi::InstSpace::kShared),
                                       proto::kFlagAsync | proto::kFlagAsyncProxy, 16, abi::InstSpace::kGlobal, 0);
-  before += *src + Cat("mov.b64 ", v, ", ", a, ";\n") + *dst + *bytes;
   before += snippet::Call(abi::kLogBulk,
                           {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))}, Arg{64, v}, Arg{64, a}, Arg{32, t}});
   const std::string records(snippet::kAsyncRecords);
@@ -99,19 +104,13 @@ absl::Status FunctionRewriter::BulkStore(const Instruction& in, size_t stmt, std
 // for the bulk copies.
 absl::Status FunctionRewriter::BulkReduce(const Instruction& in, size_t stmt, std::string& before) const {
   const bool to_global = in.modifiers[3] == ".global";
-  auto src = AddressText(in, in.operands[1]);
-  if (!src.ok()) return src.status();
-  auto dst = AddressText(in, in.operands[0]);
-  if (!dst.ok()) return dst.status();
+  if (auto st = BulkOperands(in, before); !st.ok()) return st;
   const std::string t(snippet::kTmp32), a(snippet::kAddr), v(snippet::kValue);
-  auto bytes = U32Text(in, in.operands[2], t);
-  if (!bytes.ok()) return bytes.status();
   const abi::InstSpace dst_space = to_global ? abi::InstSpace::kGlobal : abi::InstSpace::kSharedCluster;
   const proto::Scope scope = to_global ? proto::Scope::kGpu : proto::Scope::kCluster;
   const uint32_t desc =
       abi::PackDesc(static_cast<uint8_t>(proto::Op::kAtomic), proto::kFlagLoad | proto::kFlagStore,
                     static_cast<uint8_t>(TypeSize(in.info.type())), dst_space, static_cast<uint8_t>(scope));
-  before += *src + Cat("mov.b64 ", v, ", ", a, ";\n") + *dst + *bytes;
   before += snippet::Call(abi::kLogBulkReduce,
                           {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))}, Arg{64, v}, Arg{64, a}, Arg{32, t}});
   if (!to_global) {

@@ -141,6 +141,9 @@ class FunctionRewriter {
   absl::Status AsyncArrive(const Instruction& in, size_t stmt, std::string& before) const;
   absl::Status BulkCopy(const Instruction& in, size_t stmt, std::string& before) const;
   // The bulk async-groups (bulk_groups.cpp).
+  // Both bulk forms' operands into the snippet registers: kValue the shared
+  // source's address, kAddr the destination's, kTmp32 the byte count.
+  absl::Status BulkOperands(const Instruction& in, std::string& before) const;
   absl::Status BulkStore(const Instruction& in, size_t stmt, std::string& before) const;
   absl::Status BulkReduce(const Instruction& in, size_t stmt, std::string& before) const;
   std::string BulkCommit() const;

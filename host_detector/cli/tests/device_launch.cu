@@ -2,6 +2,7 @@
 // The emulator does not implement the CUDA device runtime, so the parent's
 // launch must fail with cudaErrorNotSupported and barracuda must call the run
 // incomplete (exit 118), never "0 races".
+// barracuda-corpus: flags -rdc=true
 #include <cstdio>
 
 __global__ void child(int* a) { a[threadIdx.x] += 1; }
