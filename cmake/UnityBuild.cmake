@@ -7,7 +7,8 @@
 # whole batch.
 # Measured (2026-11-30, 2 cores, clang 19 Debug with ASan+UBSan, CI's second
 # build, the 37 targets that compiled either way): 646 -> 369 s of compile job
-# time (-43%).
+# time (-43%). The full CI from a fresh clone, that day: release build wall
+# 1822 -> 1419 s, ASan build 762 -> 411 s, the whole run 4255 -> 3249 s.
 #
 # A file that must stay alone (it declares what other files' headers declare
 # differently) carries SKIP_UNITY_BUILD_INCLUSION. The test targets below keep
