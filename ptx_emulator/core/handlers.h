@@ -15,11 +15,24 @@
 #ifndef BARRACUDA_PTX_EMULATOR_CORE_HANDLERS_H_
 #define BARRACUDA_PTX_EMULATOR_CORE_HANDLERS_H_
 
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ptx_emulator/core/exec_form.h"
 #include "ptx_rewriter/ir.h"
 
 namespace barracuda::emu {
+
+// The selector error for an instruction form a family does not implement
+// ("<opcode with modifiers>: <what>"): the launch fails with
+// cudaErrorNotSupported and the run is incomplete.
+inline absl::Status UnimplementedForm(const ptx::Instruction& ir, std::string_view what) {
+  std::string text(ir.opcode_name());
+  for (const auto& m : ir.modifiers) text += m;
+  return absl::UnimplementedError(text + ": " + std::string(what));
+}
 
 using Selector = absl::StatusOr<bool> (*)(const ptx::Instruction& ir, Inst& inst);
 

@@ -140,19 +140,19 @@ void RecheckClusterBarrier(Cluster& c) { TryComplete(c); }
 
 absl::StatusOr<bool> SelectClusterBarrierOp(const ptx::Instruction& ir, Inst& inst) {
   if (ir.HasModifier(".arrive")) {
-    if (ir.HasModifier(".acquire")) return Unimplemented(ir, "barrier.cluster.arrive takes .release or .relaxed");
+    if (ir.HasModifier(".acquire")) return UnimplementedForm(ir, "barrier.cluster.arrive takes .release or .relaxed");
     inst.imm = ir.HasModifier(".relaxed") ? kArriveRelaxed : kArriveRelease;
     inst.fn = ArriveHandler;
     return true;
   }
   if (ir.HasModifier(".wait")) {
     if (ir.HasModifier(".release") || ir.HasModifier(".relaxed"))
-      return Unimplemented(ir, "barrier.cluster.wait takes only .acquire");
+      return UnimplementedForm(ir, "barrier.cluster.wait takes only .acquire");
     inst.imm = kWait;
     inst.fn = WaitHandler;
     return true;
   }
-  return Unimplemented(ir, "barrier.cluster needs .arrive or .wait");
+  return UnimplementedForm(ir, "barrier.cluster needs .arrive or .wait");
 }
 
 }  // namespace barracuda::emu

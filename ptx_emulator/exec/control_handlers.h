@@ -5,11 +5,9 @@
 #define BARRACUDA_PTX_EMULATOR_EXEC_CONTROL_HANDLERS_H_
 
 #include <cstdint>
-#include <string>
-#include <string_view>
 
-#include "absl/status/status.h"
 #include "ptx_emulator/core/exec_form.h"
+#include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/exec/warp.h"
 
 namespace barracuda::emu {
@@ -27,14 +25,6 @@ void RunBuiltin(Warp& w, const Inst& inst, const Function::CallSite& site, uint3
 
 // The warp behind a handler's context (the interpreter runs handlers on Warps).
 inline Warp& W(WarpCtx& ctx) { return static_cast<Warp&>(ctx); }
-
-// A form of an instruction the emulator refuses ("<opcode><modifiers>: what"):
-// the launch fails with cudaErrorNotSupported and the run is incomplete.
-inline absl::Status Unimplemented(const ptx::Instruction& ir, std::string_view what) {
-  std::string text(ir.opcode_name());
-  for (const auto& m : ir.modifiers) text += m;
-  return absl::UnimplementedError(text + ": " + std::string(what));
-}
 
 // Reads a value operand that must be the same for every lane (barrier id,
 // thread count): the first lane of `exec`.

@@ -238,12 +238,12 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
   switch (ir.op) {
     case ptx::Opcode::kBra:
       if (inst.target < 0 && (inst.num_ops < 1 || inst.ops[0].kind != Opnd::Kind::kLabel))
-        return Unimplemented(ir, "branch target is not a label");
+        return UnimplementedForm(ir, "branch target is not a label");
       inst.fn = (ir.guard.present() || inst.guard != kNoPred) ? BranchHandler : JumpHandler;
       return true;
     case ptx::Opcode::kBrx:
       if (inst.num_ops < 2 || !IsValue(inst.ops[0]) || inst.ops[1].kind != Opnd::Kind::kLabel)
-        return Unimplemented(ir, "expected brx.idx index, target-list");
+        return UnimplementedForm(ir, "expected brx.idx index, target-list");
       inst.fn = BrxHandler;
       return true;
     case ptx::Opcode::kCall: inst.fn = CallHandler; return true;
@@ -261,26 +261,26 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
         case ptx::BarrierMode::kWarpSync: return false;  // warp family
         case ptx::BarrierMode::kSync:
           if (inst.num_ops < 1 || !IsValue(inst.ops[0]) || (inst.num_ops > 1 && !IsValue(inst.ops[1])))
-            return Unimplemented(ir, "expected barrier id [, thread count]");
+            return UnimplementedForm(ir, "expected barrier id [, thread count]");
           inst.fn = BarSyncHandler;
           // bar.sync is barrier.sync.aligned: every lane of the warp must reach it.
           inst.aux = ir.op == ptx::Opcode::kBar || ir.HasModifier(".aligned") ? 1 : 0;
           return true;
         case ptx::BarrierMode::kArrive:
           if (inst.num_ops < 2 || !IsValue(inst.ops[0]) || !IsValue(inst.ops[1]))
-            return Unimplemented(ir, "expected barrier id, thread count");
+            return UnimplementedForm(ir, "expected barrier id, thread count");
           inst.fn = BarArriveHandler;
           return true;
         case ptx::BarrierMode::kRed:
           if (ir.info.bool_op != ptx::BoolOp::kPopc && ir.info.bool_op != ptx::BoolOp::kAnd &&
               ir.info.bool_op != ptx::BoolOp::kOr)
-            return Unimplemented(ir, "bar.red needs .popc, .and or .or");
+            return UnimplementedForm(ir, "bar.red needs .popc, .and or .or");
           if (inst.num_ops < 3 || inst.ops[inst.num_ops - 1].kind != Opnd::Kind::kPred || !IsValue(inst.ops[1]))
-            return Unimplemented(ir, "expected destination, barrier id [, thread count], predicate");
+            return UnimplementedForm(ir, "expected destination, barrier id [, thread count], predicate");
           inst.fn = BarRedHandler;
           inst.aux = ir.op == ptx::Opcode::kBar || ir.HasModifier(".aligned") ? 1 : 0;
           return true;
-        default: return Unimplemented(ir, "barrier without .sync/.arrive/.red");
+        default: return UnimplementedForm(ir, "barrier without .sync/.arrive/.red");
       }
     default: return false;
   }

@@ -331,9 +331,9 @@ bool IsPredOpnd(const Opnd& o) { return o.kind == Opnd::Kind::kPred; }
 absl::StatusOr<Handler> SelectLogic(const ptx::Instruction& ir, Inst& inst, Type t) {
   const bool binary = ir.op != Opcode::kNot && ir.op != Opcode::kCnot;
   const int n = binary ? 3 : 2;
-  if (inst.num_ops < n) return Unimplemented(ir, "missing operands");
+  if (inst.num_ops < n) return UnimplementedForm(ir, "missing operands");
   if (t == Type::kPred) {
-    if (ir.op == Opcode::kCnot || !IsPredOpnd(inst.ops[0])) return Unimplemented(ir, "predicate form");
+    if (ir.op == Opcode::kCnot || !IsPredOpnd(inst.ops[0])) return UnimplementedForm(ir, "predicate form");
     switch (ir.op) {
       case Opcode::kAnd: return Handler{&PredOp<PredLogic::kAnd>};
       case Opcode::kOr: return Handler{&PredOp<PredLogic::kOr>};
@@ -341,7 +341,7 @@ absl::StatusOr<Handler> SelectLogic(const ptx::Instruction& ir, Inst& inst, Type
       default: return Handler{&PredOp<PredLogic::kNot>};
     }
   }
-  if (!AllValues(inst, 0, n)) return Unimplemented(ir, "expected register/immediate operands");
+  if (!AllValues(inst, 0, n)) return UnimplementedForm(ir, "expected register/immediate operands");
   Handler h = nullptr;
   switch (ir.op) {
     case Opcode::kAnd: h = PickInt<And, A2>(t); break;
@@ -350,37 +350,37 @@ absl::StatusOr<Handler> SelectLogic(const ptx::Instruction& ir, Inst& inst, Type
     case Opcode::kNot: h = PickInt<Not, A1>(t); break;
     default: h = PickInt<Cnot, A1>(t); break;
   }
-  if (!h) return Unimplemented(ir, "unsupported type");
+  if (!h) return UnimplementedForm(ir, "unsupported type");
   return h;
 }
 
 absl::StatusOr<Handler> SelectMov(const ptx::Instruction& ir, Inst& inst, Type t) {
-  if (inst.num_ops < 2) return Unimplemented(ir, "missing operands");
+  if (inst.num_ops < 2) return UnimplementedForm(ir, "missing operands");
   const Opnd& d = inst.ops[0];
   const Opnd& s = inst.ops[1];
   if (t == Type::kPred || d.kind == Opnd::Kind::kPred) {
-    if (d.kind != Opnd::Kind::kPred) return Unimplemented(ir, "predicate destination expected");
-    if (s.kind != Opnd::Kind::kPred && s.kind != Opnd::Kind::kValue) return Unimplemented(ir, "predicate source");
+    if (d.kind != Opnd::Kind::kPred) return UnimplementedForm(ir, "predicate destination expected");
+    if (s.kind != Opnd::Kind::kPred && s.kind != Opnd::Kind::kValue) return UnimplementedForm(ir, "predicate source");
     return Handler{&PredOp<PredLogic::kMov>};
   }
   if (d.kind == Opnd::Kind::kVector) {
     if (s.kind != Opnd::Kind::kValue || d.count == 0 || d.count > 8 || ptx::TypeSize(t) * 8 % d.count)
-      return Unimplemented(ir, "vector unpack shape");
+      return UnimplementedForm(ir, "vector unpack shape");
     if (Handler h = DispatchBits(t, [](auto tag) -> Handler { return &MovUnpack<decltype(tag)>; })) return h;
-    return Unimplemented(ir, "unsupported type");
+    return UnimplementedForm(ir, "unsupported type");
   }
-  if (d.kind != Opnd::Kind::kValue) return Unimplemented(ir, "destination kind");
+  if (d.kind != Opnd::Kind::kValue) return UnimplementedForm(ir, "destination kind");
   switch (s.kind) {
     case Opnd::Kind::kValue:
       if (Handler h = DispatchBits(t, [](auto tag) -> Handler { return &Apply1<MovOp<decltype(tag)>>; })) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     case Opnd::Kind::kVector:
-      if (s.count == 0 || s.count > 8 || ptx::TypeSize(t) * 8 % s.count) return Unimplemented(ir, "vector pack shape");
+      if (s.count == 0 || s.count > 8 || ptx::TypeSize(t) * 8 % s.count) return UnimplementedForm(ir, "vector pack shape");
       if (Handler h = DispatchBits(t, [](auto tag) -> Handler { return &MovPack<decltype(tag)>; })) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     case Opnd::Kind::kAddress: return Handler{&MovAddress};
     case Opnd::Kind::kFunction: return Handler{&MovFunction};
-    default: return Unimplemented(ir, "source kind");
+    default: return UnimplementedForm(ir, "source kind");
   }
 }
 
@@ -388,7 +388,7 @@ absl::StatusOr<Handler> SelectBits(const ptx::Instruction& ir, Inst& inst) {
   const auto& info = inst.info;
   const Type t = info.type();
   auto need = [&](int n) -> absl::Status {
-    if (!AllValues(inst, 0, n)) return Unimplemented(ir, "expected " + std::to_string(n) + " register/immediate operands");
+    if (!AllValues(inst, 0, n)) return UnimplementedForm(ir, "expected " + std::to_string(n) + " register/immediate operands");
     return absl::OkStatus();
   };
   const bool clamp = ir.HasModifier(".clamp");
@@ -398,10 +398,10 @@ absl::StatusOr<Handler> SelectBits(const ptx::Instruction& ir, Inst& inst) {
       return SelectLogic(ir, inst, t);
     case Opcode::kMov: return SelectMov(ir, inst, t);
     case Opcode::kLop3: {
-      if (inst.num_ops != 5 || !AllValues(inst, 0, 5)) return Unimplemented(ir, "only the d, a, b, c, immLut form");
-      if (t != Type::kB32) return Unimplemented(ir, "needs .b32");
+      if (inst.num_ops != 5 || !AllValues(inst, 0, 5)) return UnimplementedForm(ir, "only the d, a, b, c, immLut form");
+      if (t != Type::kB32) return UnimplementedForm(ir, "needs .b32");
       if (ir.operands.size() < 5 || ir.operands[4].kind != ptx::Operand::Kind::kImmediate)
-        return Unimplemented(ir, "immLut must be an immediate");
+        return UnimplementedForm(ir, "immLut must be an immediate");
       inst.imm = static_cast<uint64_t>(ir.operands[4].value) & 0xff;
       return Handler{&Lop3};
     }
@@ -410,25 +410,25 @@ absl::StatusOr<Handler> SelectBits(const ptx::Instruction& ir, Inst& inst) {
       if (auto s = need(3); !s.ok()) return s;
       Handler h = ir.op == Opcode::kShl ? PickInt<Shl, A2>(t) : PickInt<Shr, A2>(t);
       if (h) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kShf: {
       if (auto s = need(4); !s.ok()) return s;
       const bool left = ir.HasModifier(".l");
-      if (!left && !ir.HasModifier(".r")) return Unimplemented(ir, "needs .l or .r");
-      if (clamp == wrap) return Unimplemented(ir, "needs .clamp or .wrap");
+      if (!left && !ir.HasModifier(".r")) return UnimplementedForm(ir, "needs .l or .r");
+      if (clamp == wrap) return UnimplementedForm(ir, "needs .clamp or .wrap");
       if (left) return clamp ? Handler{&Apply3<Shf<true, true>>} : Handler{&Apply3<Shf<true, false>>};
       return clamp ? Handler{&Apply3<Shf<false, true>>} : Handler{&Apply3<Shf<false, false>>};
     }
     case Opcode::kBfe: {
       if (auto s = need(4); !s.ok()) return s;
-      if (!Is32or64(t)) return Unimplemented(ir, "needs a 32/64-bit type");
+      if (!Is32or64(t)) return UnimplementedForm(ir, "needs a 32/64-bit type");
       if (Handler h = PickInt<Bfe, A3>(t)) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kBfi: {
       if (auto s = need(5); !s.ok()) return s;
-      if (!Is32or64(t)) return Unimplemented(ir, "needs a 32/64-bit type");
+      if (!Is32or64(t)) return UnimplementedForm(ir, "needs a 32/64-bit type");
       Handler h = ptx::TypeSize(t) == 4 ? Handler{&Apply4<Bfi<uint32_t>>} : Handler{&Apply4<Bfi<uint64_t>>};
       return h;
     }
@@ -438,13 +438,13 @@ absl::StatusOr<Handler> SelectBits(const ptx::Instruction& ir, Inst& inst) {
       Handler h = sa ? DispatchInt(t, [](auto tag) -> Handler { return &Apply1<Bfind<decltype(tag), true>>; })
                      : DispatchInt(t, [](auto tag) -> Handler { return &Apply1<Bfind<decltype(tag), false>>; });
       if (h && Is32or64(t)) return h;
-      return Unimplemented(ir, "needs a 32/64-bit type");
+      return UnimplementedForm(ir, "needs a 32/64-bit type");
     }
     case Opcode::kClz:
     case Opcode::kPopc:
     case Opcode::kBrev: {
       if (auto s = need(2); !s.ok()) return s;
-      if (!Is32or64(t)) return Unimplemented(ir, "needs a 32/64-bit type");
+      if (!Is32or64(t)) return UnimplementedForm(ir, "needs a 32/64-bit type");
       const bool w = ptx::TypeSize(t) == 8;
       if (ir.op == Opcode::kClz) return w ? Handler{&Apply1<Clz<uint64_t>>} : Handler{&Apply1<Clz<uint32_t>>};
       if (ir.op == Opcode::kPopc) return w ? Handler{&Apply1<Popc<uint64_t>>} : Handler{&Apply1<Popc<uint32_t>>};
@@ -458,38 +458,38 @@ absl::StatusOr<Handler> SelectBits(const ptx::Instruction& ir, Inst& inst) {
       if (ir.HasModifier(".ecl")) return Handler{&Prmt<PrmtMode::kEcl>};
       if (ir.HasModifier(".ecr")) return Handler{&Prmt<PrmtMode::kEcr>};
       if (ir.HasModifier(".rc16")) return Handler{&Prmt<PrmtMode::kRc16>};
-      if (info.unclassified) return Unimplemented(ir, "unknown mode");
+      if (info.unclassified) return UnimplementedForm(ir, "unknown mode");
       return Handler{&Prmt<PrmtMode::kDefault>};
     }
     case Opcode::kBmsk: {
       if (auto s = need(3); !s.ok()) return s;
-      if (clamp == wrap) return Unimplemented(ir, "needs .clamp or .wrap");
+      if (clamp == wrap) return UnimplementedForm(ir, "needs .clamp or .wrap");
       return clamp ? Handler{&Apply2<Bmsk<true>>} : Handler{&Apply2<Bmsk<false>>};
     }
     case Opcode::kSzext: {
       if (auto s = need(3); !s.ok()) return s;
-      if (clamp == wrap) return Unimplemented(ir, "needs .clamp or .wrap");
-      if (t != Type::kU32 && t != Type::kS32) return Unimplemented(ir, "needs .u32 or .s32");
+      if (clamp == wrap) return UnimplementedForm(ir, "needs .clamp or .wrap");
+      if (t != Type::kU32 && t != Type::kS32) return UnimplementedForm(ir, "needs .u32 or .s32");
       const bool sg = t == Type::kS32;
       if (clamp) return sg ? Handler{&Apply2<Szext<true, true>>} : Handler{&Apply2<Szext<true, false>>};
       return sg ? Handler{&Apply2<Szext<false, true>>} : Handler{&Apply2<Szext<false, false>>};
     }
     case Opcode::kSelp: {
-      if (inst.num_ops != 4 || !AllValues(inst, 0, 3)) return Unimplemented(ir, "expected d, a, b, c");
+      if (inst.num_ops != 4 || !AllValues(inst, 0, 3)) return UnimplementedForm(ir, "expected d, a, b, c");
       if (inst.ops[3].kind != Opnd::Kind::kPred && inst.ops[3].kind != Opnd::Kind::kValue)
-        return Unimplemented(ir, "c must be a predicate");
+        return UnimplementedForm(ir, "c must be a predicate");
       if (Handler h = DispatchBits(t, [](auto tag) -> Handler { return &Selp<decltype(tag)>; })) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kSlct: {
       if (auto s = need(4); !s.ok()) return s;
       const Type ct = info.type2();
-      if (ct != Type::kS32 && ct != Type::kF32) return Unimplemented(ir, "c must be .s32 or .f32");
+      if (ct != Type::kS32 && ct != Type::kF32) return UnimplementedForm(ir, "c must be .s32 or .f32");
       Handler h = ct != Type::kF32 ? DispatchBits(t, [](auto tag) -> Handler { return &Slct<decltype(tag), false, false>; })
                   : info.ftz       ? DispatchBits(t, [](auto tag) -> Handler { return &Slct<decltype(tag), true, true>; })
                                    : DispatchBits(t, [](auto tag) -> Handler { return &Slct<decltype(tag), true, false>; });
       if (h) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     default: return Handler{nullptr};
   }

@@ -209,32 +209,32 @@ absl::StatusOr<bool> SelectCompareOp(const ptx::Instruction& ir, Inst& inst) {
   const auto& info = inst.info;
   const bool setp = ir.op == ptx::Opcode::kSetp;
   const bool has_c = info.bool_op != BoolOp::kNone;
-  if (info.cmp == CmpOp::kNone) return Unimplemented(ir, "missing comparison");
+  if (info.cmp == CmpOp::kNone) return UnimplementedForm(ir, "missing comparison");
   if (inst.num_ops != (has_c ? 4 : 3) || !AllValues(inst, 1, 2))
-    return Unimplemented(ir, has_c ? "expected d, a, b, c" : "expected d, a, b");
+    return UnimplementedForm(ir, has_c ? "expected d, a, b, c" : "expected d, a, b");
   if (has_c && inst.ops[3].kind != Opnd::Kind::kPred && inst.ops[3].kind != Opnd::Kind::kValue)
-    return Unimplemented(ir, "c must be a predicate");
+    return UnimplementedForm(ir, "c must be a predicate");
   Handler h = nullptr;
   if (setp) {
     const Opnd& d = inst.ops[0];
     if (d.kind != Opnd::Kind::kPred && d.kind != Opnd::Kind::kPredPair)
-      return Unimplemented(ir, "destination must be a predicate");
+      return UnimplementedForm(ir, "destination must be a predicate");
     const Type t = info.type();
     if (t == Type::kF16x2 || t == Type::kBf16x2) {
-      if (d.kind != Opnd::Kind::kPredPair) return Unimplemented(ir, "x2 compares need a p|q destination");
+      if (d.kind != Opnd::Kind::kPredPair) return UnimplementedForm(ir, "x2 compares need a p|q destination");
       h = t == Type::kBf16x2 ? ByCmp<SetpX2, Bf16Kind>(info.cmp)
                              : (info.ftz ? ByCmp<SetpX2, F16Kind<true>>(info.cmp) : ByCmp<SetpX2, F16Kind<false>>(info.cmp));
     } else {
       h = ByType<Setp>(t, info.ftz, info.cmp);
     }
   } else {
-    if (inst.ops[0].kind != Opnd::Kind::kValue) return Unimplemented(ir, "destination must be a register");
+    if (inst.ops[0].kind != Opnd::Kind::kValue) return UnimplementedForm(ir, "destination must be a register");
     const Type dt = info.type(), st = info.type2();
     if (dt == Type::kU32 || dt == Type::kS32) h = ByType<SetInt>(st, info.ftz, info.cmp);
     else if (dt == Type::kF32) h = ByType<SetF32>(st, info.ftz, info.cmp);
-    else return Unimplemented(ir, "destination type must be .u32, .s32 or .f32");
+    else return UnimplementedForm(ir, "destination type must be .u32, .s32 or .f32");
   }
-  if (h == nullptr) return Unimplemented(ir, "unsupported type/comparison combination");
+  if (h == nullptr) return UnimplementedForm(ir, "unsupported type/comparison combination");
   inst.fn = h;
   return true;
 }

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "absl/status/status.h"
+#include "ptx_emulator/core/handlers.h"
 #include "ptx_emulator/core/warp_context.h"
 #include "ptx_rewriter/ir.h"
 
@@ -171,16 +172,6 @@ Handler DispatchBits(ptx::Type t, Fn&& fn) {
 }
 
 inline bool IsIntType(ptx::Type t) { return ptx::IsSignedInt(t) || ptx::IsUnsignedInt(t) || ptx::IsBitType(t); }
-
-// The instruction as written, without operands ("mul.wide.u64"), for messages.
-inline std::string Written(const ptx::Instruction& ir) {
-  std::string s(ir.opcode_name());
-  for (const auto& m : ir.modifiers) s += m;
-  return s;
-}
-inline absl::Status Unimplemented(const ptx::Instruction& ir, std::string_view what) {
-  return absl::UnimplementedError(Written(ir) + ": " + std::string(what));
-}
 
 // Operand shape checks (the decoder guarantees positional operands; a wrong
 // count is a malformed instruction, reported rather than crashing).

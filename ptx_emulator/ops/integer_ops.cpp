@@ -373,7 +373,7 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
   const int packed = Packed16(ir);
   const bool relu = ir.HasModifier(".relu");
   auto need = [&](int n) -> absl::Status {
-    if (!AllValues(inst, 0, n)) return Unimplemented(ir, "expected " + std::to_string(n) + " register/immediate operands");
+    if (!AllValues(inst, 0, n)) return UnimplementedForm(ir, "expected " + std::to_string(n) + " register/immediate operands");
     return absl::OkStatus();
   };
 
@@ -383,21 +383,21 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
       const bool add = ir.op == Opcode::kAdd;
       if (auto s = need(3); !s.ok()) return s;
       if (packed) {
-        if (info.sat || info.cc) return Unimplemented(ir, "packed form with .sat/.cc");
+        if (info.sat || info.cc) return UnimplementedForm(ir, "packed form with .sat/.cc");
         return add ? Handler{&Binary<X2<Add, uint16_t>>} : Handler{&Binary<X2<Sub, uint16_t>>};
       }
       if (info.cc) {
-        if (info.sat) return Unimplemented(ir, ".sat with .cc");
+        if (info.sat) return UnimplementedForm(ir, ".sat with .cc");
         if (Handler h = add ? PickCarryIO<CarryKind::kAdd>(false, true, t) : PickCarryIO<CarryKind::kSub>(false, true, t))
           return h;
-        return Unimplemented(ir, ".cc needs a 32/64-bit type");
+        return UnimplementedForm(ir, ".cc needs a 32/64-bit type");
       }
       if (info.sat) {
-        if (t != Type::kS32) return Unimplemented(ir, ".sat is only defined for .s32");
+        if (t != Type::kS32) return UnimplementedForm(ir, ".sat is only defined for .s32");
         return add ? Handler{&Binary<AddSat>} : Handler{&Binary<SubSat>};
       }
       if (Handler h = add ? PickBinary<Add>(t) : PickBinary<Sub>(t)) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kAddc:
     case Opcode::kSubc: {
@@ -405,7 +405,7 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
       Handler h = ir.op == Opcode::kAddc ? PickCarryIO<CarryKind::kAdd>(true, info.cc, t)
                                          : PickCarryIO<CarryKind::kSub>(true, info.cc, t);
       if (h) return h;
-      return Unimplemented(ir, "needs a 32/64-bit type");
+      return UnimplementedForm(ir, "needs a 32/64-bit type");
     }
     case Opcode::kMul: {
       if (auto s = need(3); !s.ok()) return s;
@@ -414,26 +414,26 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
         case ptx::MulMode::kHi: h = PickBinary<MulHiOp>(t); break;
         case ptx::MulMode::kWide:
           h = PickWide<MulWide, false>(t);
-          if (!h) return Unimplemented(ir, ".wide needs a 16/32-bit type");
+          if (!h) return UnimplementedForm(ir, ".wide needs a 16/32-bit type");
           break;
         default: h = PickBinary<MulLo>(t); break;
       }
       if (h) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kMad:
     case Opcode::kMadc: {
       if (auto s = need(4); !s.ok()) return s;
       const bool madc = ir.op == Opcode::kMadc;
       if (madc || info.cc) {
-        if (info.mul == ptx::MulMode::kWide || info.sat) return Unimplemented(ir, "carry form with .wide/.sat");
+        if (info.mul == ptx::MulMode::kWide || info.sat) return UnimplementedForm(ir, "carry form with .wide/.sat");
         Handler h = info.mul == ptx::MulMode::kHi ? PickCarryIO<CarryKind::kMadHi>(madc, info.cc, t)
                                                   : PickCarryIO<CarryKind::kMadLo>(madc, info.cc, t);
         if (h) return h;
-        return Unimplemented(ir, "carry form needs a 32/64-bit type");
+        return UnimplementedForm(ir, "carry form needs a 32/64-bit type");
       }
       if (info.sat) {
-        if (t != Type::kS32 || info.mul != ptx::MulMode::kHi) return Unimplemented(ir, ".sat is only defined for .hi.s32");
+        if (t != Type::kS32 || info.mul != ptx::MulMode::kHi) return UnimplementedForm(ir, ".sat is only defined for .hi.s32");
         return Handler{&Ternary<MadHiSat>};
       }
       Handler h = nullptr;
@@ -441,20 +441,20 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
         case ptx::MulMode::kHi: h = PickTernary<MadHi>(t); break;
         case ptx::MulMode::kWide:
           h = PickWide<MadWide, true>(t);
-          if (!h) return Unimplemented(ir, ".wide needs a 16/32-bit type");
+          if (!h) return UnimplementedForm(ir, ".wide needs a 16/32-bit type");
           break;
         default: h = PickTernary<MadLo>(t); break;
       }
       if (h) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kMul24:
     case Opcode::kMad24: {
       const bool mad = ir.op == Opcode::kMad24;
       if (auto s = need(mad ? 4 : 3); !s.ok()) return s;
       const bool hi = info.mul == ptx::MulMode::kHi;
-      if (t != Type::kU32 && t != Type::kS32) return Unimplemented(ir, "needs .u32 or .s32");
-      if (info.sat && !(mad && hi && t == Type::kS32)) return Unimplemented(ir, ".sat is only defined for mad24.hi.s32");
+      if (t != Type::kU32 && t != Type::kS32) return UnimplementedForm(ir, "needs .u32 or .s32");
+      if (info.sat && !(mad && hi && t == Type::kS32)) return UnimplementedForm(ir, ".sat is only defined for mad24.hi.s32");
       const bool s = t == Type::kS32;
       if (!mad) {
         if (s) return hi ? Handler{&Binary<Mul24Op<int32_t, true>>} : Handler{&Binary<Mul24Op<int32_t, false>>};
@@ -467,26 +467,26 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
     case Opcode::kSad: {
       if (auto s = need(4); !s.ok()) return s;
       if (Handler h = PickTernary<Sad>(t)) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kDiv:
     case Opcode::kRem: {
       if (auto s = need(3); !s.ok()) return s;
       if (Handler h = ir.op == Opcode::kDiv ? PickBinary<Div>(t) : PickBinary<Rem>(t)) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kAbs:
     case Opcode::kNeg: {
       if (auto s = need(2); !s.ok()) return s;
       if (Handler h = ir.op == Opcode::kAbs ? PickUnary<Abs>(t) : PickUnary<Neg>(t)) return h;
-      return Unimplemented(ir, "unsupported type");
+      return UnimplementedForm(ir, "unsupported type");
     }
     case Opcode::kMin:
     case Opcode::kMax: {
       if (auto s = need(3); !s.ok()) return s;
       const bool mn = ir.op == Opcode::kMin;
       if (packed == 1) {
-        if (relu) return Unimplemented(ir, ".relu is only defined for .s16x2");
+        if (relu) return UnimplementedForm(ir, ".relu is only defined for .s16x2");
         return mn ? Handler{&Binary<X2<MinPlain, uint16_t>>} : Handler{&Binary<X2<MaxPlain, uint16_t>>};
       }
       if (packed == 2) {
@@ -496,20 +496,20 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
       Handler h = relu ? (mn ? PickMinMax<true, true>(t) : PickMinMax<false, true>(t))
                        : (mn ? PickMinMax<true, false>(t) : PickMinMax<false, false>(t));
       if (h) return h;
-      return Unimplemented(ir, relu ? ".relu needs a signed type" : "unsupported type");
+      return UnimplementedForm(ir, relu ? ".relu needs a signed type" : "unsupported type");
     }
     case Opcode::kDp4a:
     case Opcode::kDp2a: {
       if (auto s = need(4); !s.ok()) return s;
       const Type ta = info.type(), tb = info.type2();
       auto ok = [](Type x) { return x == Type::kU32 || x == Type::kS32; };
-      if (!ok(ta) || !ok(tb)) return Unimplemented(ir, "operand types must be .u32/.s32");
+      if (!ok(ta) || !ok(tb)) return UnimplementedForm(ir, "operand types must be .u32/.s32");
       if (ir.op == Opcode::kDp4a) {
         if (Sign(ta)) return Sign(tb) ? Handler{&Ternary<Dp4a<true, true>>} : Handler{&Ternary<Dp4a<true, false>>};
         return Sign(tb) ? Handler{&Ternary<Dp4a<false, true>>} : Handler{&Ternary<Dp4a<false, false>>};
       }
       const bool hi = ir.HasModifier(".hi");
-      if (!hi && !ir.HasModifier(".lo")) return Unimplemented(ir, "needs .lo or .hi");
+      if (!hi && !ir.HasModifier(".lo")) return UnimplementedForm(ir, "needs .lo or .hi");
       if (Sign(ta)) return Sign(tb) ? PickDp2a<true, true>(hi) : PickDp2a<true, false>(hi);
       return Sign(tb) ? PickDp2a<false, true>(hi) : PickDp2a<false, false>(hi);
     }

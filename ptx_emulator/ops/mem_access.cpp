@@ -33,13 +33,6 @@ std::string SpaceName(Space s) {
   return "?";
 }
 
-absl::Status UnimplementedForm(const ptx::Instruction& ir, std::string_view what) {
-  std::string text(ir.opcode_name());
-  for (const auto& m : ir.modifiers) text += m;
-  text += ": ";
-  text += what;
-  return absl::UnimplementedError(text);
-}
 
 std::string InstText(const Inst& inst) {
   if (inst.source == nullptr) return std::string(ptx::OpcodeName(inst.opcode));

@@ -212,9 +212,7 @@ protocol::Record MakeRecord(const Inst& inst, const WarpCtx& ctx, uint32_t mask,
                             uint32_t access_size, protocol::Op op, uint8_t flags, protocol::Scope scope);
 inline constexpr uint8_t kAsyncProxyFlags = protocol::kFlagAsync | protocol::kFlagAsyncProxy;
 
-// The selector error for an instruction form the family does not implement:
-// Unimplemented("<opcode with modifiers>: <what>").
-absl::Status UnimplementedForm(const ptx::Instruction& ir, std::string_view what);
+using emu::UnimplementedForm;  // core/handlers.h
 
 // Selectors of the files of the family; SelectMemoryOp asks them in turn.
 absl::StatusOr<bool> SelectAtomicOp(const ptx::Instruction& ir, Inst& inst);   // atomic_ops.cpp

@@ -102,10 +102,6 @@ Modifiers Parse(const ptx::Instruction& ir) {
   return m;
 }
 
-absl::Status Unimplemented(const ptx::Instruction& ir, std::string_view what) {
-  return mem::UnimplementedForm(ir, what);
-}
-
 bool SpaceOk(const ptx::Instruction& ir, bool global_allowed) {
   const ptx::StateSpace s = ir.info.space;
   return s == ptx::StateSpace::kNone || s == ptx::StateSpace::kShared ||
@@ -146,7 +142,7 @@ bool WmmaTypeOk(uint32_t m, uint32_t n, uint32_t k, bool multiplicand, Elem e) {
 
 absl::StatusOr<bool> SelectWmmaMove(const ptx::Instruction& ir, Inst& inst, const Modifiers& m, bool store) {
   // wmma.load.{a,b,c} / wmma.store.d: the words are the verb and the matrix.
-  if (m.words.size() != 2) return Unimplemented(ir, "unknown modifier");
+  if (m.words.size() != 2) return UnimplementedForm(ir, "unknown modifier");
   const std::string_view which = m.words[1];
   Operand op;
   if (!store && which == ".a") {
@@ -156,24 +152,24 @@ absl::StatusOr<bool> SelectWmmaMove(const ptx::Instruction& ir, Inst& inst, cons
   } else if ((!store && which == ".c") || (store && which == ".d")) {
     op = Operand::kC;
   } else {
-    return Unimplemented(ir, store ? "matrix .d expected" : "matrix .a, .b or .c expected");
+    return UnimplementedForm(ir, store ? "matrix .d expected" : "matrix .a, .b or .c expected");
   }
-  if (m.layouts.size() != 1) return Unimplemented(ir, "one layout (.row or .col) expected");
-  if (!IsWmmaShape(m.m, m.n, m.k)) return Unimplemented(ir, "shape not implemented (sub-byte, single-bit)");
+  if (m.layouts.size() != 1) return UnimplementedForm(ir, "one layout (.row or .col) expected");
+  if (!IsWmmaShape(m.m, m.n, m.k)) return UnimplementedForm(ir, "shape not implemented (sub-byte, single-bit)");
   if (m.types.size() != 1 || m.types[0] == Elem::kNone)
-    return Unimplemented(ir, "type not implemented (sub-byte, single-bit)");
+    return UnimplementedForm(ir, "type not implemented (sub-byte, single-bit)");
   const Elem e = m.types[0];
-  if (!WmmaTypeOk(m.m, m.n, m.k, op != Operand::kC, e)) return Unimplemented(ir, "type and shape do not combine");
-  if (!SpaceOk(ir, true)) return Unimplemented(ir, "state space (.global, .shared or generic expected)");
-  if (m.trans || m.satfinite || m.matrices || m.rounding_given) return Unimplemented(ir, "unexpected modifier");
+  if (!WmmaTypeOk(m.m, m.n, m.k, op != Operand::kC, e)) return UnimplementedForm(ir, "type and shape do not combine");
+  if (!SpaceOk(ir, true)) return UnimplementedForm(ir, "state space (.global, .shared or generic expected)");
+  if (m.trans || m.satfinite || m.matrices || m.rounding_given) return UnimplementedForm(ir, "unexpected modifier");
   const tensor::WmmaMatrix f = tensor::WmmaFragment(m.m, m.n, m.k, op, e);
   const int data = store ? 1 : 0, address = store ? 0 : 1;
-  if (inst.num_ops < 2 || inst.num_ops > 3) return Unimplemented(ir, "operands: fragment, address [, stride]");
-  if (inst.ops[address].kind != Opnd::Kind::kAddress) return Unimplemented(ir, "address operand expected");
+  if (inst.num_ops < 2 || inst.num_ops > 3) return UnimplementedForm(ir, "operands: fragment, address [, stride]");
+  if (inst.ops[address].kind != Opnd::Kind::kAddress) return UnimplementedForm(ir, "address operand expected");
   if (!(store ? SourceFragment(inst.ops[data], f.registers) : FragmentOperand(inst.ops[data], f.registers)))
-    return Unimplemented(ir, Expect("fragment", f.registers));
+    return UnimplementedForm(ir, Expect("fragment", f.registers));
   if (inst.num_ops == 3 && inst.ops[2].kind != Opnd::Kind::kValue)
-    return Unimplemented(ir, "stride: a register or an immediate expected");
+    return UnimplementedForm(ir, "stride: a register or an immediate expected");
   Desc d;
   d.m = static_cast<uint8_t>(m.m), d.n = static_cast<uint8_t>(m.n), d.k = static_cast<uint8_t>(m.k);
   d.a = e;
@@ -199,9 +195,9 @@ bool SetMma(Inst& inst, const Modifiers& m, Elem a, Elem b, Elem c, Elem d, Hand
 }
 
 absl::StatusOr<bool> SelectWmmaMma(const ptx::Instruction& ir, Inst& inst, const Modifiers& m) {
-  if (m.words.size() != 1) return Unimplemented(ir, "modifier not implemented (single-bit .xor/.and.popc)");
-  if (m.layouts.size() != 2) return Unimplemented(ir, "two layouts (.alayout.blayout) expected");
-  if (!IsWmmaShape(m.m, m.n, m.k)) return Unimplemented(ir, "shape not implemented (sub-byte, single-bit)");
+  if (m.words.size() != 1) return UnimplementedForm(ir, "modifier not implemented (single-bit .xor/.and.popc)");
+  if (m.layouts.size() != 2) return UnimplementedForm(ir, "two layouts (.alayout.blayout) expected");
+  if (!IsWmmaShape(m.m, m.n, m.k)) return UnimplementedForm(ir, "shape not implemented (sub-byte, single-bit)");
   Elem a, b, c, d;
   if (m.types.size() == 2) {  // .dtype.ctype, .f16 multiplicands
     a = b = Elem::kF16;
@@ -209,7 +205,7 @@ absl::StatusOr<bool> SelectWmmaMma(const ptx::Instruction& ir, Inst& inst, const
   } else if (m.types.size() == 4) {
     d = m.types[0], a = m.types[1], b = m.types[2], c = m.types[3];
   } else {
-    return Unimplemented(ir, "types: .dtype.ctype or .dtype.atype.btype.ctype expected");
+    return UnimplementedForm(ir, "types: .dtype.ctype or .dtype.atype.btype.ctype expected");
   }
   const bool f16 = a == Elem::kF16 && b == Elem::kF16 && (c == Elem::kF16 || c == Elem::kF32) &&
                    (d == Elem::kF16 || d == Elem::kF32) && IsHalfShape(m.m, m.n, m.k);
@@ -220,11 +216,11 @@ absl::StatusOr<bool> SelectWmmaMma(const ptx::Instruction& ir, Inst& inst, const
   const bool integer = (a == Elem::kS8 || a == Elem::kU8) && b == a && c == Elem::kS32 && d == Elem::kS32 &&
                        IsHalfShape(m.m, m.n, m.k);
   if (!(f16 || bf16 || tf32 || f64 || integer))
-    return Unimplemented(ir, "type combination not implemented (sub-byte, single-bit) or invalid for the shape");
-  if (m.satfinite && !integer) return Unimplemented(ir, ".satfinite on floating-point wmma (removed in PTX 6.5)");
-  if (m.rounding_given && !f64) return Unimplemented(ir, "rounding modifier on a non-.f64 wmma");
-  if (m.trans || m.matrices) return Unimplemented(ir, "unexpected modifier");
-  if (inst.num_ops != 4) return Unimplemented(ir, "operands d, a, b, c expected");
+    return UnimplementedForm(ir, "type combination not implemented (sub-byte, single-bit) or invalid for the shape");
+  if (m.satfinite && !integer) return UnimplementedForm(ir, ".satfinite on floating-point wmma (removed in PTX 6.5)");
+  if (m.rounding_given && !f64) return UnimplementedForm(ir, "rounding modifier on a non-.f64 wmma");
+  if (m.trans || m.matrices) return UnimplementedForm(ir, "unexpected modifier");
+  if (inst.num_ops != 4) return UnimplementedForm(ir, "operands d, a, b, c expected");
   const uint32_t regs[4] = {
       tensor::WmmaFragment(m.m, m.n, m.k, Operand::kC, d).registers,
       tensor::WmmaFragment(m.m, m.n, m.k, Operand::kA, a).registers,
@@ -234,17 +230,17 @@ absl::StatusOr<bool> SelectWmmaMma(const ptx::Instruction& ir, Inst& inst, const
   static constexpr const char* kNames[4] = {"d", "a", "b", "c"};
   for (int i = 0; i < 4; ++i)
     if (!(i == 0 ? FragmentOperand(inst.ops[i], regs[i]) : SourceFragment(inst.ops[i], regs[i])))
-      return Unimplemented(ir, Expect(kNames[i], regs[i]));
+      return UnimplementedForm(ir, Expect(kNames[i], regs[i]));
   return SetMma(inst, m, a, b, c, d, &tensor::WmmaMma);
 }
 
 absl::StatusOr<bool> SelectWmma(const ptx::Instruction& ir, Inst& inst) {
   const Modifiers m = Parse(ir);
-  if (m.words.empty()) return Unimplemented(ir, ".load, .store or .mma expected");
+  if (m.words.empty()) return UnimplementedForm(ir, ".load, .store or .mma expected");
   if (m.words[0] == ".load") return SelectWmmaMove(ir, inst, m, false);
   if (m.words[0] == ".store") return SelectWmmaMove(ir, inst, m, true);
   if (m.words[0] == ".mma") return SelectWmmaMma(ir, inst, m);
-  return Unimplemented(ir, ".load, .store or .mma expected");
+  return UnimplementedForm(ir, ".load, .store or .mma expected");
 }
 
 // ---------------------------------------------------------------- mma.sync
@@ -281,19 +277,19 @@ bool MmaCombination(const Modifiers& m, Elem a, Elem b, Elem c, Elem d) {
 absl::StatusOr<bool> SelectMma(const ptx::Instruction& ir, Inst& inst) {
   const Modifiers m = Parse(ir);
   if (!m.words.empty())
-    return Unimplemented(ir, "modifier not implemented (mma.sp, .kind, block scaling, single-bit .xor/.and.popc)");
-  if (m.types.size() != 4) return Unimplemented(ir, "types .dtype.atype.btype.ctype expected");
+    return UnimplementedForm(ir, "modifier not implemented (mma.sp, .kind, block scaling, single-bit .xor/.and.popc)");
+  if (m.types.size() != 4) return UnimplementedForm(ir, "types .dtype.atype.btype.ctype expected");
   const Elem d = m.types[0], a = m.types[1], b = m.types[2], c = m.types[3];
-  if (m.layouts.size() != 2) return Unimplemented(ir, "layouts .alayout.blayout expected");
+  if (m.layouts.size() != 2) return UnimplementedForm(ir, "layouts .alayout.blayout expected");
   if (!MmaCombination(m, a, b, c, d))
-    return Unimplemented(ir, "shape and types not implemented (fp6/fp4, sub-byte, single-bit) or invalid");
+    return UnimplementedForm(ir, "shape and types not implemented (fp6/fp4, sub-byte, single-bit) or invalid");
   const bool quad_pairs = m.m == 8 && m.k == 4 && a == Elem::kF16;
-  if (!quad_pairs && (m.layouts[0] || !m.layouts[1])) return Unimplemented(ir, "only .row.col exists for this shape");
+  if (!quad_pairs && (m.layouts[0] || !m.layouts[1])) return UnimplementedForm(ir, "only .row.col exists for this shape");
   const bool integer = tensor::IsIntElem(a);
-  if (m.satfinite && !integer) return Unimplemented(ir, ".satfinite on floating-point mma");
-  if (m.rounding_given && a != Elem::kF64) return Unimplemented(ir, "rounding modifier on a non-.f64 mma");
-  if (m.trans || m.matrices) return Unimplemented(ir, "unexpected modifier");
-  if (inst.num_ops != 4) return Unimplemented(ir, "operands d, a, b, c expected");
+  if (m.satfinite && !integer) return UnimplementedForm(ir, ".satfinite on floating-point mma");
+  if (m.rounding_given && a != Elem::kF64) return UnimplementedForm(ir, "rounding modifier on a non-.f64 mma");
+  if (m.trans || m.matrices) return UnimplementedForm(ir, "unexpected modifier");
+  if (inst.num_ops != 4) return UnimplementedForm(ir, "operands d, a, b, c expected");
   tensor::MmaShape s;
   s.m = static_cast<uint8_t>(m.m), s.n = static_cast<uint8_t>(m.n), s.k = static_cast<uint8_t>(m.k);
   s.groups = quad_pairs ? 4 : 1;
@@ -307,7 +303,7 @@ absl::StatusOr<bool> SelectMma(const ptx::Instruction& ir, Inst& inst) {
   static constexpr const char* kNames[4] = {"d", "a", "b", "c"};
   for (int i = 0; i < 4; ++i)
     if (!(i == 0 ? FragmentOperand(inst.ops[i], regs[i]) : SourceFragment(inst.ops[i], regs[i])))
-      return Unimplemented(ir, Expect(kNames[i], regs[i]));
+      return UnimplementedForm(ir, Expect(kNames[i], regs[i]));
   return SetMma(inst, m, a, b, c, d, &tensor::MmaSync);
 }
 
@@ -316,26 +312,26 @@ absl::StatusOr<bool> SelectMatrixMove(const ptx::Instruction& ir, Inst& inst) {
   const Modifiers m = Parse(ir);
   const bool mov = ir.op == ptx::Opcode::kMovmatrix;
   const bool store = ir.op == ptx::Opcode::kStmatrix;
-  if (!m.words.empty()) return Unimplemented(ir, "modifier not implemented");
-  if (!(m.m == 8 && m.n == 8 && m.k == 0)) return Unimplemented(ir, "shape not implemented (only .m8n8)");
+  if (!m.words.empty()) return UnimplementedForm(ir, "modifier not implemented");
+  if (!(m.m == 8 && m.n == 8 && m.k == 0)) return UnimplementedForm(ir, "shape not implemented (only .m8n8)");
   if (m.types.size() != 1 || ir.info.type() != ptx::Type::kB16)
-    return Unimplemented(ir, "type not implemented (only .b16)");
-  if (m.satfinite || m.rounding_given || !m.layouts.empty()) return Unimplemented(ir, "unexpected modifier");
+    return UnimplementedForm(ir, "type not implemented (only .b16)");
+  if (m.satfinite || m.rounding_given || !m.layouts.empty()) return UnimplementedForm(ir, "unexpected modifier");
   if (mov) {
-    if (!m.trans || m.matrices) return Unimplemented(ir, "movmatrix.sync.aligned.m8n8.trans.b16 expected");
+    if (!m.trans || m.matrices) return UnimplementedForm(ir, "movmatrix.sync.aligned.m8n8.trans.b16 expected");
     if (inst.num_ops != 2 || !FragmentOperand(inst.ops[0], 1) || !SourceFragment(inst.ops[1], 1) ||
         inst.ops[1].kind != Opnd::Kind::kValue || inst.ops[0].kind != Opnd::Kind::kValue)
-      return Unimplemented(ir, "operands d, a (registers) expected");
+      return UnimplementedForm(ir, "operands d, a (registers) expected");
     inst.fn = &tensor::Movmatrix;
     return true;
   }
-  if (m.matrices == 0) return Unimplemented(ir, ".x1, .x2 or .x4 expected");
-  if (!SpaceOk(ir, false)) return Unimplemented(ir, "state space (.shared or generic expected)");
-  if (inst.num_ops != 2) return Unimplemented(ir, "operands: fragment and address expected");
+  if (m.matrices == 0) return UnimplementedForm(ir, ".x1, .x2 or .x4 expected");
+  if (!SpaceOk(ir, false)) return UnimplementedForm(ir, "state space (.shared or generic expected)");
+  if (inst.num_ops != 2) return UnimplementedForm(ir, "operands: fragment and address expected");
   const int data = store ? 1 : 0, address = store ? 0 : 1;
-  if (inst.ops[address].kind != Opnd::Kind::kAddress) return Unimplemented(ir, "address operand expected");
+  if (inst.ops[address].kind != Opnd::Kind::kAddress) return UnimplementedForm(ir, "address operand expected");
   if (!(store ? SourceFragment(inst.ops[data], m.matrices) : FragmentOperand(inst.ops[data], m.matrices)))
-    return Unimplemented(ir, Expect("fragment", m.matrices));
+    return UnimplementedForm(ir, Expect("fragment", m.matrices));
   Desc d;
   d.m = static_cast<uint8_t>(m.matrices);
   d.trans = m.trans;

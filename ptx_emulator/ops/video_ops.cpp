@@ -330,15 +330,15 @@ absl::StatusOr<Handler> SelectScalar(const ptx::Instruction& ir, Inst& inst, con
   const bool set = ir.op == Opcode::kVset;
   const bool shift = ir.op == Opcode::kVshl || ir.op == Opcode::kVshr;
   const int want_types = set ? 2 : 3;
-  if (m.num_types != want_types) return Unimplemented(ir, "expected " + std::to_string(want_types) + " .u32/.s32 types");
-  if (m.po || m.scale) return Unimplemented(ir, ".po/.shrN belong to vmad");
-  if (set && (m.sat || m.cmp < 0)) return Unimplemented(ir, set && m.cmp < 0 ? "needs a comparison" : ".sat");
-  if (!set && m.cmp >= 0) return Unimplemented(ir, "a comparison belongs to vset");
+  if (m.num_types != want_types) return UnimplementedForm(ir, "expected " + std::to_string(want_types) + " .u32/.s32 types");
+  if (m.po || m.scale) return UnimplementedForm(ir, ".po/.shrN belong to vmad");
+  if (set && (m.sat || m.cmp < 0)) return UnimplementedForm(ir, set && m.cmp < 0 ? "needs a comparison" : ".sat");
+  if (!set && m.cmp >= 0) return UnimplementedForm(ir, "a comparison belongs to vset");
   if (shift) {
-    if (m.clamp == m.wrap) return Unimplemented(ir, "needs exactly one of .clamp/.wrap");
-    if (m.types[2]) return Unimplemented(ir, "the shift amount type must be .u32");
+    if (m.clamp == m.wrap) return UnimplementedForm(ir, "needs exactly one of .clamp/.wrap");
+    if (m.types[2]) return UnimplementedForm(ir, "the shift amount type must be .u32");
   } else if (m.clamp || m.wrap) {
-    return Unimplemented(ir, ".clamp/.wrap belong to vshl/vshr");
+    return UnimplementedForm(ir, ".clamp/.wrap belong to vshl/vshr");
   }
   VideoForm f;
   const int first = set ? 0 : 1;  // vset has no dtype
@@ -349,13 +349,13 @@ absl::StatusOr<Handler> SelectScalar(const ptx::Instruction& ir, Inst& inst, con
   if (m.clamp) f.flags |= kClamp;
   if (!ScalarPart(ir.operands[1].select, f.a) || !ScalarPart(ir.operands[2].select, f.b) ||
       !ScalarPart(ir.operands[0].select, f.d))
-    return Unimplemented(ir, "operand selectors must be .b0-.b3/.h0/.h1");
+    return UnimplementedForm(ir, "operand selectors must be .b0-.b3/.h0/.h1");
   const bool merge = f.d.bits != 32;
   const bool three = inst.num_ops == 3;
-  if (three && (merge || m.op2 != Op2::kNone)) return Unimplemented(ir, "a merge or secondary operation needs c");
-  if (!three && inst.num_ops != 4) return Unimplemented(ir, "expected 3 or 4 operands");
-  if (!three && !merge && m.op2 == Op2::kNone) return Unimplemented(ir, "c without a merge or secondary operation");
-  if (merge && m.op2 != Op2::kNone) return Unimplemented(ir, "a merge with a secondary operation");
+  if (three && (merge || m.op2 != Op2::kNone)) return UnimplementedForm(ir, "a merge or secondary operation needs c");
+  if (!three && inst.num_ops != 4) return UnimplementedForm(ir, "expected 3 or 4 operands");
+  if (!three && !merge && m.op2 == Op2::kNone) return UnimplementedForm(ir, "c without a merge or secondary operation");
+  if (merge && m.op2 != Op2::kNone) return UnimplementedForm(ir, "a merge with a secondary operation");
   if (!merge) f.d = Part{};
   inst.imm = std::bit_cast<uint64_t>(f);
   switch (ir.op) {
@@ -371,19 +371,19 @@ absl::StatusOr<Handler> SelectScalar(const ptx::Instruction& ir, Inst& inst, con
 }
 
 absl::StatusOr<Handler> SelectMad(const ptx::Instruction& ir, Inst& inst, const Modifiers& m) {
-  if (m.num_types != 3) return Unimplemented(ir, "expected 3 .u32/.s32 types");
-  if (m.op2 != Op2::kNone || m.cmp >= 0 || m.clamp || m.wrap) return Unimplemented(ir, "not a vmad modifier");
-  if (inst.num_ops != 4) return Unimplemented(ir, "expected 4 operands");
+  if (m.num_types != 3) return UnimplementedForm(ir, "expected 3 .u32/.s32 types");
+  if (m.op2 != Op2::kNone || m.cmp >= 0 || m.clamp || m.wrap) return UnimplementedForm(ir, "not a vmad modifier");
+  if (inst.num_ops != 4) return UnimplementedForm(ir, "expected 4 operands");
   MadForm f;
   if (!ScalarPart(ir.operands[1].select, f.a) || !ScalarPart(ir.operands[2].select, f.b))
-    return Unimplemented(ir, "operand selectors must be .b0-.b3/.h0/.h1");
+    return UnimplementedForm(ir, "operand selectors must be .b0-.b3/.h0/.h1");
   if (!ir.operands[0].select.empty() || !ir.operands[3].select.empty())
-    return Unimplemented(ir, "selectors on d or c");
+    return UnimplementedForm(ir, "selectors on d or c");
   const bool neg_product = ir.operands[1].minus != ir.operands[2].minus;
   const bool neg_c = ir.operands[3].minus;
   if (m.po && (ir.operands[1].minus || ir.operands[2].minus || neg_c))
-    return Unimplemented(ir, "negated operands with .po");
-  if (neg_product && neg_c) return Unimplemented(ir, "negation of both (a*b) and c");
+    return UnimplementedForm(ir, "negated operands with .po");
+  if (neg_product && neg_c) return UnimplementedForm(ir, "negation of both (a*b) and c");
   if (m.types[1]) f.flags |= kASigned;
   if (m.types[2]) f.flags |= kBSigned;
   if (m.sat) f.flags |= kSat;
@@ -450,21 +450,21 @@ absl::StatusOr<Handler> SelectSimd(const ptx::Instruction& ir, Inst& inst, const
                     ? 2
                     : 4;
   const int want_types = set ? 2 : 3;
-  if (m.num_types != want_types) return Unimplemented(ir, "expected " + std::to_string(want_types) + " .u32/.s32 types");
-  if (m.po || m.scale || m.clamp || m.wrap) return Unimplemented(ir, "not a SIMD video modifier");
-  if (m.op2 == Op2::kMin || m.op2 == Op2::kMax) return Unimplemented(ir, "SIMD forms only accumulate with .add");
-  if (set && (m.sat || m.cmp < 0)) return Unimplemented(ir, m.cmp < 0 ? "needs a comparison" : ".sat");
-  if (!set && m.cmp >= 0) return Unimplemented(ir, "a comparison belongs to vset2/vset4");
+  if (m.num_types != want_types) return UnimplementedForm(ir, "expected " + std::to_string(want_types) + " .u32/.s32 types");
+  if (m.po || m.scale || m.clamp || m.wrap) return UnimplementedForm(ir, "not a SIMD video modifier");
+  if (m.op2 == Op2::kMin || m.op2 == Op2::kMax) return UnimplementedForm(ir, "SIMD forms only accumulate with .add");
+  if (set && (m.sat || m.cmp < 0)) return UnimplementedForm(ir, m.cmp < 0 ? "needs a comparison" : ".sat");
+  if (!set && m.cmp >= 0) return UnimplementedForm(ir, "a comparison belongs to vset2/vset4");
   const bool add = m.op2 == Op2::kAdd;
-  if (add && m.sat) return Unimplemented(ir, ".sat with the .add accumulate");
-  if (inst.num_ops != 4) return Unimplemented(ir, "expected 4 operands");
-  if (!ir.operands[3].select.empty()) return Unimplemented(ir, "a selector on c");
+  if (add && m.sat) return UnimplementedForm(ir, ".sat with the .add accumulate");
+  if (inst.num_ops != 4) return UnimplementedForm(ir, "expected 4 operands");
+  if (!ir.operands[3].select.empty()) return UnimplementedForm(ir, "a selector on c");
   SimdForm f;
   uint32_t mask = 0;
   if (!SimdSelect(ir.operands[1].select, n, n == 2 ? ".h10" : ".b3210", f.asel) ||
       !SimdSelect(ir.operands[2].select, n, n == 2 ? ".h32" : ".b7654", f.bsel))
-    return Unimplemented(ir, n == 2 ? "a/b selectors must be .hxy" : "a/b selectors must be .bxyzw");
-  if (!SimdMask(ir.operands[0].select, n, mask)) return Unimplemented(ir, "malformed destination mask");
+    return UnimplementedForm(ir, n == 2 ? "a/b selectors must be .hxy" : "a/b selectors must be .bxyzw");
+  if (!SimdMask(ir.operands[0].select, n, mask)) return UnimplementedForm(ir, "malformed destination mask");
   const int first = set ? 0 : 1;
   uint32_t flags = 0;
   if (m.types[first]) flags |= kASigned;
@@ -481,12 +481,12 @@ absl::StatusOr<Handler> SelectSimd(const ptx::Instruction& ir, Inst& inst, const
 absl::StatusOr<bool> SelectVideoOp(const ptx::Instruction& ir, Inst& inst) {
   if (!IsVideoOpcode(ir.op)) return false;
   if (inst.num_ops < 3 || !AllValues(inst, 0, inst.num_ops) || ir.operands.size() != inst.num_ops)
-    return Unimplemented(ir, "expected register/immediate operands");
-  if (RefKind(inst.ops[0].ref) != kRefRegister) return Unimplemented(ir, "the destination must be a register");
+    return UnimplementedForm(ir, "expected register/immediate operands");
+  if (RefKind(inst.ops[0].ref) != kRefRegister) return UnimplementedForm(ir, "the destination must be a register");
   const Modifiers m = ReadModifiers(ir);
-  if (!m.unknown.empty()) return Unimplemented(ir, "modifier " + m.unknown);
+  if (!m.unknown.empty()) return UnimplementedForm(ir, "modifier " + m.unknown);
   for (const ptx::Operand& o : ir.operands)
-    if (o.minus && ir.op != Opcode::kVmad) return Unimplemented(ir, "operand negation is only defined for vmad");
+    if (o.minus && ir.op != Opcode::kVmad) return UnimplementedForm(ir, "operand negation is only defined for vmad");
   absl::StatusOr<Handler> h;
   switch (ir.op) {
     case Opcode::kVmad: h = SelectMad(ir, inst, m); break;
@@ -495,7 +495,7 @@ absl::StatusOr<bool> SelectVideoOp(const ptx::Instruction& ir, Inst& inst) {
     default: h = SelectSimd(ir, inst, m); break;
   }
   if (!h.ok()) return h.status();
-  if (*h == nullptr) return Unimplemented(ir, "unsupported form");
+  if (*h == nullptr) return UnimplementedForm(ir, "unsupported form");
   inst.fn = *h;
   return true;
 }
