@@ -71,10 +71,12 @@ Environment: BARRACUDA_EMU_LIB (directory of the emulator's libcudart.so.13),
   BARRACUDA_STATIC_CUDART_LIB (path of libbarracuda_static_cudart.so).)";
 
 // A temporary file name, removed at scope exit (what a cd/pct exploration's
-// first run records).
+// first run records). Made only when needed: a barracuda killed outright
+// (SIGKILL from a test harness's timeout) cannot remove it.
 class ScratchFile {
  public:
-  ScratchFile() {
+  explicit ScratchFile(bool needed) {
+    if (!needed) return;
     const char* dir = std::getenv("TMPDIR");
     std::string tmpl = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/barracuda-schedule-XXXXXX";
     const int fd = mkstemp(tmpl.data());
@@ -365,7 +367,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   // The first run of a cd/pct exploration records what the others are planned from.
-  ScratchFile scratch;
+  ScratchFile scratch(SchedulePlan::NeedsScratch(schedule_request));
   SchedulePlan schedule_plan(schedule_request, scratch.path());
   plan.runs = schedule_plan.FirstRuns();
   if (schedule_plan.exploring()) {

@@ -43,8 +43,13 @@ class SchedulePlan {
   // Checks the combination; an error message (usage) when it does not make sense.
   static std::optional<std::string> Check(const ScheduleRequest& request);
 
+  // Whether the plan needs a scratch file: only a cd/pct exploration's first
+  // run records what the others are planned from.
+  static bool NeedsScratch(const ScheduleRequest& request) {
+    return request.schedules > 1 && (request.policy == "cd" || request.policy == "pct");
+  }
   // `scratch` is a file the first run of a cd/pct exploration writes its
-  // conflict points and step count to.
+  // conflict points and step count to (empty when !NeedsScratch).
   SchedulePlan(ScheduleRequest request, std::string scratch);
 
   bool exploring() const { return request_.schedules > 1; }
