@@ -19,7 +19,14 @@ namespace barracuda::transport {
 // (managed, mapped pinned, registered) while some kernel was not ordered
 // before the host (ptx_emulator/runtime/host_access_watch.h); its ranges are
 // the bytes as kernels address them, stream_id the host's own timeline.
+// A host function (cudaLaunchHostFunc, a stream callback, a graph host node)
+// is kHostAccess too, with api "host function" and its stream's (or graph
+// node's) timeline as stream_id: work of that stream, which later work of
+// other streams can race with.
 enum class StreamOpKind : uint32_t { kKernel = 1, kCopy = 2, kSet = 3, kHostAccess = 4 };
+// The stream_id of the host thread's own accesses (stream ids are below,
+// graph nodes' timelines above, from 1 << 48).
+inline constexpr uint64_t kHostTimeline = uint64_t{1} << 47;
 
 struct StreamOpInfo {
   StreamOpKind kind = StreamOpKind::kKernel;

@@ -99,7 +99,9 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
       auto side = [&](const StreamOrderRace::Side& s) {
         reports::ReportContext::StreamOpSide out;
         out.kernel = s.kind == transport::StreamOpKind::kKernel;
-        out.host = s.kind == transport::StreamOpKind::kHostAccess;
+        const bool host_side = s.kind == transport::StreamOpKind::kHostAccess;
+        out.host = host_side && s.stream_id == transport::kHostTimeline;
+        out.host_function = host_side && !out.host;
         out.api = s.api;
         out.stream_id = s.stream_id;
         out.launch_id = s.launch_id;

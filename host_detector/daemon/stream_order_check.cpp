@@ -103,9 +103,10 @@ void StreamOrderCheck::OnOp(transport::StreamOpInfo info) {
   }
   for (const transport::StreamOpInfo::Range& r : op.info.ranges)
     Touch(op, r.base, r.size, r.write, /*strong=*/false, protocol::kNoSite);
-  if (op.info.kind == transport::StreamOpKind::kHostAccess) {
+  if (op.info.kind == transport::StreamOpKind::kHostAccess && op.info.stream_id == transport::kHostTimeline) {
     // Everything the host issues later is ordered after its own accesses:
-    // only earlier operations can race with one, so it is not retained.
+    // only earlier operations can race with one, so it is not retained (a
+    // host function's, on its stream's timeline, is: Complete).
     if (op.truncated) ++truncated_;
     for (const Op& earlier : retained_)
       if (!op.info.After(earlier.info)) Compare(earlier, op);

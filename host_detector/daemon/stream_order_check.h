@@ -7,7 +7,9 @@
 // sees no race; on a GPU they may overlap. Also the host's own reads and
 // writes of managed / mapped memory (kHostAccess operations, the bytes of the
 // watched page: ptx_emulator/runtime/host_access_watch.h) against earlier
-// kernels and copies the host had not synchronised with.
+// kernels and copies the host had not synchronised with, and host functions'
+// (kHostAccess on a stream's timeline) against the work of other streams,
+// earlier or later, and the host's own accesses, as any stream operation.
 //
 // Per operation, the device memory it touched (a footprint of 4-byte words
 // per 128-byte line: plain reads, plain writes, strong reads, strong writes,

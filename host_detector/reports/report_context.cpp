@@ -367,7 +367,7 @@ std::vector<ResolvedRace> ResolveRaces(const ReportContext& context,
 
 void ReportContext::MergeStreamOrderRacesAcrossProcesses() {
   auto side_key = [](const StreamOpSide& s) {
-    return std::tuple(s.kernel, s.host, s.api, s.stream_id, s.launch_id, s.site, s.write, s.strong, s.host_location,
+    return std::tuple(s.kernel, s.host, s.host_function, s.api, s.stream_id, s.launch_id, s.site, s.write, s.strong, s.host_location,
                       s.node_location);
   };
   stream_order_races_ = MergeByKey(

@@ -202,6 +202,7 @@ class ReportContext {
   struct StreamOpSide {
     bool kernel = false;        // a kernel launch, else a copy, set or host access
     bool host = false;          // the host's own read or write (api "host access")
+    bool host_function = false; // a host function's (api "host function"): work of its stream
     std::string api;            // "kernel launch", "cudaMemcpyAsync", "cudaMemsetAsync"
     uint64_t stream_id = 0;
     uint64_t launch_id = 0;     // kernels
@@ -210,7 +211,8 @@ class ReportContext {
     std::string host_location;  // where the program issued it ("main at app.cu:42"), may be empty
     std::string host_frames;    // the raw frames ("module+0xoffset ...")
     // A graph node's work: where the program added the node ("main at
-    // app.cu:57", else its raw frames); empty for stream work.
+    // app.cu:57", else its raw frames); a host function on a stream: where
+    // it was enqueued; empty for other stream work.
     std::string node_location;
   };
   struct StreamOrderRace {

@@ -98,7 +98,12 @@ json MemoryErrorJson(const ResolvedMemoryError& e) {
 
 json StreamSideJson(const ResolvedStreamOrderRace::Side& s) {
   const ReportContext::StreamOpSide& op = s.op;
-  return json{{"operation", op.kernel ? "kernel" : op.host ? "host" : op.api == "cudaMemsetAsync" ? "set" : "copy"},
+  const char* operation = op.kernel          ? "kernel"
+                          : op.host          ? "host"
+                          : op.host_function ? "host function"
+                          : op.api == "cudaMemsetAsync" ? "set"
+                                                        : "copy";
+  return json{{"operation", operation},
               {"api", op.api},
               {"stream", op.stream_id},
               {"graph_node", IsGraphNode(op)},

@@ -239,7 +239,8 @@ json StreamOrderResultJson(const ResolvedStreamOrderRace& r, size_t rule_index) 
     std::string at = s.op.kernel ? AccessLocationText(s.access) : s.op.host_location;
     if (s.op.kernel && !s.op.host_location.empty()) at += ", launched at " + s.op.host_location;
     std::string text = at.empty() ? std::string() : " at " + at;
-    if (!s.op.node_location.empty()) text += " (its graph node added at " + s.op.node_location + ")";
+    if (!s.op.node_location.empty())
+      text += (IsGraphNode(s.op) ? " (its graph node added at " : " (enqueued at ") + s.op.node_location + ")";
     return text;
   };
   std::string text = ptx::Cat("Stream-order race on global memory ", Hex(r.address), ": ",

@@ -340,13 +340,14 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
   auto side = [&](const char* label, const ResolvedStreamOrderRace::Side& s) {
     Line(out, ptx::Cat("    ", label, Capitalized(StreamSideHeadline(s))));
     if (s.op.kernel) Line(out, ptx::Cat("            ", WhereText(s.access)));
-    std::string issued = s.op.kernel ? "launched" : s.op.host ? "accessed" : "called";
+    std::string issued = s.op.kernel ? "launched" : s.op.host || s.op.host_function ? "accessed" : "called";
     if (!s.op.host_location.empty()) {
       Line(out, ptx::Cat("            ", issued, " at ", s.op.host_location));
     } else if (!s.op.host_frames.empty()) {
       Line(out, ptx::Cat("            ", issued, " from ", s.op.host_frames));
     }
-    if (!s.op.node_location.empty()) Line(out, ptx::Cat("            its graph node added at ", s.op.node_location));
+    if (!s.op.node_location.empty())
+      Line(out, ptx::Cat("            ", IsGraphNode(s.op) ? "its graph node added at " : "enqueued at ", s.op.node_location));
   };
   for (const ResolvedStreamOrderRace& r : races) {
     const bool nodes = IsGraphNode(r.earlier.op) && IsGraphNode(r.later.op);

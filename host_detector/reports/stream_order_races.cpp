@@ -18,6 +18,7 @@ std::string StreamSideHeadline(const ResolvedStreamOrderRace::Side& side) {
   const std::string stream = StreamName(op.stream_id);
   if (op.kernel) return what + ptx::Cat("kernel ", side.kernel, " (launch ", op.launch_id, ", ", stream, ")");
   if (op.host) return what + "the host (not synchronised with the first)";
+  if (op.host_function) return what + ptx::Cat("a host function (", stream, ")");
   return what + ptx::Cat(op.api, " (", stream, ")");
 }
 

@@ -196,7 +196,7 @@ cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
     case cudaGraphNodeTypeMemcpy: return Copy3D(&n.copy, stream);
     case cudaGraphNodeTypeMemset:
       return SetElements(n.set.dst, n.set.pitch, n.set.value, n.set.elementSize, n.set.width, n.set.height, stream);
-    case cudaGraphNodeTypeHost: return CallHostFunction(stream, n.host.fn, n.host.userData);
+    case cudaGraphNodeTypeHost: return CallHostFunction(stream, per_thread, n.host.fn, n.host.userData);
     case cudaGraphNodeTypeEventRecord: return RecordEvent(n.event, stream);
     case cudaGraphNodeTypeWaitEvent: return WaitEvent(stream, n.event);
     case cudaGraphNodeTypeMemAlloc: return RunMemAllocNode(n);

@@ -5,6 +5,7 @@
 #include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -45,15 +46,26 @@ int g_access_count = 0;
 uint64_t g_dropped = 0;
 
 // This library's text: a fault with one of its frames on the stack is the
-// runtime's own access (a copy, the emulator's workers, a host function).
+// runtime's own access (a copy, the emulator's workers), except on the
+// thread running a host function.
 uint64_t g_self_lo = 0, g_self_hi = 0;
+// The thread (kernel id: gettid is async-signal-safe) running a host
+// function, 0 when none does.
+std::atomic<long> g_host_function_thread{0};
+
+// What is protected: nothing, the armed regions (kernels or asynchronous
+// copies are outstanding), or every region (a host function runs).
+enum class Mode { kOpen, kArmed, kAll };
 
 std::mutex g_mu;  // protection state (not used by the handler)
-bool g_protected = false, g_outstanding = false, g_installed = false;
+Mode g_mode = Mode::kOpen;
+bool g_outstanding = false, g_installed = false;
 int g_pause_depth = 0;
 struct sigaction g_previous {};
 
 bool InSelf(uint64_t pc) { return pc >= g_self_lo && pc < g_self_hi; }
+long ThisThread() { return syscall(SYS_gettid); }
+bool Protects(const Region& r) { return g_mode == Mode::kAll || (g_mode == Mode::kArmed && r.armed); }  // g_mu held
 
 // Chains to the handler that was there before (or the default action, which
 // re-executing the access then takes).
@@ -66,13 +78,14 @@ void Chain(int sig, siginfo_t* info, void* context) {
   signal(sig, SIG_DFL);  // the access faults again and the process dies as it would have
 }
 
-void Record(uint64_t lo, uint64_t hi, uint64_t device, uint64_t exact, bool write, const uint64_t* pcs, int n) {
+void Record(uint64_t lo, uint64_t hi, uint64_t device, uint64_t exact, bool write, bool host_function,
+            const uint64_t* pcs, int n) {
   while (g_access_lock.test_and_set(std::memory_order_acquire)) {
   }
   // A loop over an array faults page after page at the same code: one entry.
   if (g_access_count > 0) {
     Access& last = g_accesses[g_access_count - 1];
-    if (last.write == write && last.frames == n && std::memcmp(last.pc, pcs, sizeof(uint64_t) * n) == 0 &&
+    if (last.write == write && last.host_function == host_function && last.frames == n && std::memcmp(last.pc, pcs, sizeof(uint64_t) * n) == 0 &&
         last.device + last.size == device) {
       last.size += hi - lo;
       g_access_lock.clear(std::memory_order_release);
@@ -87,6 +100,7 @@ void Record(uint64_t lo, uint64_t hi, uint64_t device, uint64_t exact, bool writ
     a.size = hi - lo;
     a.exact = exact;
     a.write = write;
+    a.host_function = host_function;
     a.frames = n;
     std::memcpy(a.pc, pcs, sizeof(uint64_t) * n);
   }
@@ -131,15 +145,19 @@ void OnSegv(int sig, siginfo_t* info, void* context) {
   int from = 0;  // frames after the faulting instruction's (the handler's own come first)
   for (int i = 0; i < got; ++i)
     if (n > 0 && reinterpret_cast<uint64_t>(frames[i]) == pcs[0]) from = i + 1;
+  // A host function's frames are the program's, with the runtime's that
+  // called it below them (they are left out when the frames are printed).
+  const long fn_thread = g_host_function_thread.load(std::memory_order_relaxed);
+  const bool host_function = fn_thread != 0 && fn_thread == ThisThread();
   bool runtime = n > 0 && InSelf(pcs[0]);
   for (int i = from; i < got; ++i) {
     const uint64_t pc = reinterpret_cast<uint64_t>(frames[i]);
     if (from == 0 && InSelf(pc)) continue;  // the handler's frames (faulting PC not found)
-    runtime |= InSelf(pc);
+    if (!host_function) runtime |= InSelf(pc);
     if (n < kMaxFrames) pcs[n++] = pc;
   }
   mprotect(reinterpret_cast<void*>(page), kOsPage, write || runtime ? PROT_READ | PROT_WRITE : PROT_READ);
-  if (!runtime && hi > lo) Record(lo, hi, device, exact, write, pcs, n);
+  if (!runtime && hi > lo) Record(lo, hi, device, exact, write, host_function, pcs, n);
   errno = saved_errno;
 }
 
@@ -180,20 +198,25 @@ void Install() {  // g_mu held
   sigaction(SIGSEGV, &sa, &g_previous);
 }
 
+// The regions the mode protects get `prot` (pages shared with a region the
+// mode does not protect included: open before protecting).
 void Protect(int prot) {  // g_mu held
   for (Region& r : g_regions) {
     const uint64_t size = r.size.load(std::memory_order_relaxed);
-    if (size == 0 || !r.armed) continue;
+    if (size == 0 || !Protects(r)) continue;
     ProtectPages(r.host.load(std::memory_order_relaxed), size, prot);
   }
 }
 
 void Update() {  // g_mu held: protect or open to match the state
-  const bool want = g_outstanding && g_pause_depth == 0;
-  if (want == g_protected) return;
-  if (want) Install();
-  Protect(want ? PROT_NONE : PROT_READ | PROT_WRITE);
-  g_protected = want;
+  const Mode want = g_host_function_thread.load(std::memory_order_relaxed) != 0 ? Mode::kAll
+                    : g_outstanding && g_pause_depth == 0                        ? Mode::kArmed
+                                                                                 : Mode::kOpen;
+  if (want == g_mode) return;
+  if (want != Mode::kOpen) Install();
+  Protect(PROT_READ | PROT_WRITE);
+  g_mode = want;
+  Protect(PROT_NONE);
 }
 
 }  // namespace
@@ -207,7 +230,7 @@ void Watch(uint64_t host, uint64_t size, uint64_t device, bool always) {
     r.device.store(device, std::memory_order_relaxed);
     r.armed = r.always = always;
     r.size.store(size, std::memory_order_release);
-    if (g_protected && r.armed) ProtectPages(host, size, PROT_NONE);
+    if (Protects(r)) ProtectPages(host, size, PROT_NONE);
     return;
   }
 }
@@ -220,7 +243,7 @@ void ArmReferenced(const uint64_t* words, size_t n) {
     if (size == 0 || r.armed) continue;
     const uint64_t device = r.device.load(std::memory_order_relaxed);
     for (size_t i = 0; i < n && !r.armed; ++i) r.armed = words[i] - device < size;
-    if (r.armed && g_protected) ProtectPages(r.host.load(std::memory_order_relaxed), size, PROT_NONE);
+    if (r.armed && g_mode == Mode::kArmed) ProtectPages(r.host.load(std::memory_order_relaxed), size, PROT_NONE);
   }
 }
 
@@ -236,7 +259,7 @@ bool ArmRange(uint64_t device, uint64_t size) {
     any = true;
     if (r.armed) continue;
     r.armed = true;
-    if (g_protected) ProtectPages(r.host.load(std::memory_order_relaxed), r_size, PROT_NONE);
+    if (g_mode == Mode::kArmed) ProtectPages(r.host.load(std::memory_order_relaxed), r_size, PROT_NONE);
   }
   return any;
 }
@@ -246,18 +269,19 @@ void Unwatch(uint64_t host) {
   for (Region& r : g_regions) {
     const uint64_t size = r.size.load(std::memory_order_relaxed);
     if (size == 0 || r.host.load(std::memory_order_relaxed) != host) continue;
-    if (g_protected) ProtectPages(host, size, PROT_READ | PROT_WRITE);
+    const bool protected_now = Protects(r);
+    if (protected_now) ProtectPages(host, size, PROT_READ | PROT_WRITE);
     r.size.store(0, std::memory_order_release);
     // Pages shared with another region stay as the protection state says.
-    if (g_protected) Protect(PROT_NONE);
+    if (protected_now) Protect(PROT_NONE);
     return;
   }
 }
 
 void UnwatchAll() {
   std::lock_guard<std::mutex> lock(g_mu);
-  if (g_protected) Protect(PROT_READ | PROT_WRITE);
-  g_protected = false;
+  Protect(PROT_READ | PROT_WRITE);
+  g_mode = Mode::kOpen;
   g_outstanding = false;
   for (Region& r : g_regions) r.size.store(0, std::memory_order_release);
 }
@@ -280,6 +304,21 @@ Pause::Pause() {
 Pause::~Pause() {
   std::lock_guard<std::mutex> lock(g_mu);
   --g_pause_depth;
+  Update();
+}
+
+HostFunctionScope::HostFunctionScope() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_host_function_thread.load(std::memory_order_relaxed) != 0) return;  // another runs
+  g_host_function_thread.store(ThisThread(), std::memory_order_relaxed);
+  active_ = true;
+  Update();
+}
+
+HostFunctionScope::~HostFunctionScope() {
+  if (!active_) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_host_function_thread.store(0, std::memory_order_relaxed);
   Update();
 }
 

@@ -27,7 +27,8 @@
 //   page is not); the faulting byte is known exactly (Access::exact) and a
 //   report names it when the other side touched it;
 // - accesses from the runtime itself (its frames are on the stack: copies,
-//   host functions, the emulator's workers) open the page without a record;
+//   the emulator's workers) open the page without a record; a host
+//   function's are recorded (HostFunctionScope);
 //   while the runtime works (Pause) nothing is protected, so another host
 //   thread's accesses in that time are not seen;
 // - system calls that read or write a protected page (read(2) into managed
@@ -54,6 +55,7 @@ struct Access {
   uint64_t device = 0, size = 0;  // the bytes, as kernels address them
   uint64_t exact = 0;             // the byte whose fault caught the access (the rest: its page)
   bool write = false;
+  bool host_function = false;     // by the thread running a host function (HostFunctionScope)
   int frames = 0;
   uint64_t pc[kMaxFrames] = {};   // pc[0] the faulting instruction, then return addresses
 };
@@ -85,6 +87,25 @@ class Pause {
   ~Pause();
   Pause(const Pause&) = delete;
   Pause& operator=(const Pause&) = delete;
+};
+
+// While alive, this thread runs a host function (cudaLaunchHostFunc, a stream
+// callback, a graph host node): every watched region is protected, armed or
+// not (on a GPU the function runs whenever its stream gets to it, possibly
+// beside work issued later on other streams), even inside a Pause (a graph
+// launch), and this thread's faults are recorded (Access::host_function)
+// although the runtime's frames are below them. One at a time: a scope made
+// while another is alive is inactive (its function's accesses go unseen).
+class HostFunctionScope {
+ public:
+  HostFunctionScope();
+  ~HostFunctionScope();
+  HostFunctionScope(const HostFunctionScope&) = delete;
+  HostFunctionScope& operator=(const HostFunctionScope&) = delete;
+  bool active() const { return active_; }
+
+ private:
+  bool active_ = false;
 };
 
 // The accesses recorded since the last call, in order; `dropped` counts those

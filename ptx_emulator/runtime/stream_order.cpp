@@ -47,10 +47,14 @@ void SendAll(std::vector<transport::StreamOpInfo>& ops) {
 }
 }  // namespace
 
-std::vector<transport::StreamOpInfo> StreamOrder::TakeHostAccesses() {
+std::vector<transport::StreamOpInfo> StreamOrder::TakeHostAccesses(std::vector<host_access::Access>* host_function) {
   std::vector<transport::StreamOpInfo> ops;
   uint64_t dropped = 0;
   for (const host_access::Access& a : host_access::Take(&dropped)) {
+    if (a.host_function && host_function != nullptr) {
+      host_function->push_back(a);
+      continue;
+    }
     transport::StreamOpInfo op;
     op.kind = transport::StreamOpKind::kHostAccess;
     op.api = "host access";
@@ -68,6 +72,32 @@ std::vector<transport::StreamOpInfo> StreamOrder::TakeHostAccesses() {
     PrintDiagnostic(
         absl::StrCat(dropped, " host accesses to managed or mapped memory were not checked (buffer full)"));
   return ops;
+}
+
+void StreamOrder::HostFunctionRan(uint64_t stream_id, bool non_blocking, const std::string& enqueued_at) {
+  std::vector<transport::StreamOpInfo> ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<host_access::Access> mine;
+    ops = TakeHostAccesses(&mine);  // other threads' accesses meanwhile are the host's
+    for (const host_access::Access& a : mine) {
+      transport::StreamOpInfo op;
+      op.kind = transport::StreamOpKind::kHostAccess;
+      op.api = "host function";
+      op.ranges.push_back({a.device, a.size, a.write});
+      op.exact = a.exact;
+      op.host_location = FormatHostFrames(a.pc, a.frames, /*first_exact=*/true);
+      EnqueueLocked(stream_id, non_blocking, op);  // a graph node's: its node's timeline and frames
+      if (op.node_location.empty()) op.node_location = enqueued_at;
+      // Until the host is ordered after it, the host's own accesses to these
+      // bytes may race with it (on a GPU it runs whenever its stream gets to it).
+      host_access::ArmRange(a.device, a.size);
+      outstanding_[op.stream_id] = op.tick;
+      host_access::SetOutstanding(true);
+      ops.push_back(std::move(op));
+    }
+  }
+  SendAll(ops);
 }
 
 void StreamOrder::UpdateOutstanding() {

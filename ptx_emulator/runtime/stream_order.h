@@ -23,7 +23,8 @@
 // The host's own reads and writes of managed / mapped memory while a kernel,
 // or an asynchronous copy or set of that memory, may run (host_access_watch.h)
 // are operations of the host timeline
-// (kHostTimeline), each ordered after what the host had waited for then.
+// (kHostTimeline), each ordered after what the host had waited for then; a
+// host function's accesses are operations of its stream (HostFunctionRan).
 // The host threads of the program are one timeline: host-side ordering
 // between threads (mutexes, joins) is invisible, so operations that threads
 // issue are taken as ordered by their issue order (races between threads'
@@ -38,6 +39,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "device_logger/stream_op_message.h"
+#include "ptx_emulator/runtime/host_access_watch.h"
 
 namespace barracuda::cudart {
 
@@ -51,7 +53,7 @@ class StreamOrder {
   static constexpr uint64_t kFirstGraphNodeTimeline = uint64_t{1} << 48;
   // The host's own accesses to host-accessible device memory
   // (host_access_watch.h) are operations of this timeline.
-  static constexpr uint64_t kHostTimeline = uint64_t{1} << 47;
+  static constexpr uint64_t kHostTimeline = transport::kHostTimeline;
 
   // A stream other than the default ones exists: from now on operations are
   // sent to the session (before, all work is on one stream and ordered).
@@ -73,6 +75,15 @@ class StreamOrder {
   void HostWaitEvent(const void* event);
   void Barrier();  // device-wide: everything before is ordered before everything after
   void Reset();    // cudaDeviceReset
+  // After a host function ran on `stream_id` (host_access::HostFunctionScope):
+  // its accesses become operations of that stream (kHostAccess, api "host
+  // function"; of the graph node running it, inside a NodeScope), ordered
+  // after the stream's earlier work and before its later work, and
+  // outstanding like a kernel: the host's own accesses to the same bytes
+  // before it synchronises with the stream are checked against them.
+  // `enqueued_at`: the frames of the call that enqueued it (its
+  // node_location, unless a graph node's frames are).
+  void HostFunctionRan(uint64_t stream_id, bool non_blocking, const std::string& enqueued_at);
   // Sends the host accesses recorded since the last change of the host's
   // clock (every host wait and every operation issued does it first, so each
   // access is ordered after exactly what the host had waited for).
@@ -110,8 +121,9 @@ class StreamOrder {
   Clock Before(uint64_t stream_id, bool non_blocking);  // mu_ held
   void EnqueueLocked(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op);
   // mu_ held: the recorded host accesses as operations (sent by the caller
-  // after unlocking, before anything the call itself sends).
-  std::vector<transport::StreamOpInfo> TakeHostAccesses();
+  // after unlocking, before anything the call itself sends); a host
+  // function's go to `host_function` when given (else they count as the host's).
+  std::vector<transport::StreamOpInfo> TakeHostAccesses(std::vector<host_access::Access>* host_function = nullptr);
   // mu_ held: whether some kernel or asynchronous copy / set is not ordered
   // before the host (its host-accessible memory is watched until none is).
   void UpdateOutstanding();

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 
+#include "absl/functional/function_ref.h"
+
 #include "ptx_emulator/core/device.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 
@@ -63,10 +65,10 @@ cudaError_t MakeSetNode(GraphNode& n, cudaMemsetParams p);
 // streams_events.cpp.
 cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream);
 cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event);
-cudaError_t CallHostFunction(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
-// Prints, once, that host functions' accesses are not checked for
-// stream-order races (only while they are checked: StreamOpsTraced()).
-void NoteHostFunctionUnchecked();
+// A host function (cudaLaunchHostFunc, a graph host node) or stream callback
+// run as the work of `stream` (streams_events.cpp says how it is checked).
+cudaError_t RunHostFunction(cudaStream_t stream, bool per_thread, absl::FunctionRef<void()> fn);
+cudaError_t CallHostFunction(cudaStream_t stream, bool per_thread, cudaHostFn_t fn, void* user_data);
 
 }  // namespace barracuda::cudart
 

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <mutex>
 
+#include "absl/functional/function_ref.h"
+
 #include "ptx_emulator/runtime/host_access_watch.h"
 #include "ptx_emulator/runtime/cuda_api.h"
 #include "ptx_emulator/runtime/graph_model.h"
@@ -42,28 +44,35 @@ cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event) {
   return cudaSuccess;
 }
 
-// Everything issued before has completed: the function runs at once.
-// Not checked: a host function runs in its stream's order (its accesses are
-// not the host thread's), and what it touches is not collected. Said once
-// per process when stream-order races are being checked, so that "0
-// stream-order races" is not read as covering it.
-void NoteHostFunctionUnchecked() {
-  static std::once_flag once;
-  if (!StreamOpsTraced()) return;
-  std::call_once(once, [] {
-    PrintDiagnostic("host functions (cudaLaunchHostFunc, cudaStreamAddCallback, graph host nodes) ran; their "
-                    "memory accesses are not checked for stream-order races");
-  });
+// Everything issued before has completed: the function runs at once. While
+// stream-order races are checked, its accesses to watched memory (managed,
+// mapped pinned, registered) become operations of its stream (or graph node):
+// host_access_watch.h, StreamOrder::HostFunctionRan.
+cudaError_t RunHostFunction(cudaStream_t stream, bool per_thread, absl::FunctionRef<void()> fn) {
+  Runtime& rt = Runtime::Get();
+  {
+    host_access::Pause pause;
+    if (cudaError_t e = Sync(stream)) return e;
+  }
+  if (!StreamOpsTraced()) {
+    host_access::Pause pause;
+    fn();
+    return cudaSuccess;
+  }
+  StreamOrder& order = StreamOrder::Get();
+  const std::string enqueued_at = HostCallSite();
+  order.FlushHostAccesses();  // the host thread's accesses before: the host's
+  {
+    host_access::HostFunctionScope scope;
+    fn();
+  }
+  order.HostFunctionRan(rt.StreamId(stream, per_thread), rt.NonBlocking(stream), enqueued_at);
+  return cudaSuccess;
 }
 
-cudaError_t CallHostFunction(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
-  host_access::Pause pause;
-  Runtime& rt = Runtime::Get();
-  if (!fn) return rt.Fail(cudaErrorInvalidValue);
-  if (cudaError_t e = Sync(stream)) return e;
-  NoteHostFunctionUnchecked();
-  fn(user_data);
-  return cudaSuccess;
+cudaError_t CallHostFunction(cudaStream_t stream, bool per_thread, cudaHostFn_t fn, void* user_data) {
+  if (!fn) return Runtime::Get().Fail(cudaErrorInvalidValue);
+  return RunHostFunction(stream, per_thread, [&] { fn(user_data); });
 }
 
 }  // namespace barracuda::cudart
@@ -100,7 +109,7 @@ cudaError_t HostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data, bool
         return cudaSuccess;
       }))
     return *captured;
-  return rt::CallHostFunction(stream, fn, user_data);
+  return rt::CallHostFunction(stream, per_thread, fn, user_data);
 }
 }  // namespace
 
@@ -184,20 +193,26 @@ CUDART_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostF
 
 // Host callbacks run at once: everything issued before them has completed.
 // Not capturable (the runtime API says to use cudaLaunchHostFunc instead).
-CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
-                                                unsigned int flags) {
+namespace {
+cudaError_t AddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data, unsigned int flags,
+                        bool per_thread) {
   Runtime& rt = Runtime::Get();
   if (!callback || flags != 0) return rt.Fail(cudaErrorInvalidValue);
-  if (auto captured = rt::CaptureWork(stream, false, [](rt::GraphNode&) { return cudaErrorStreamCaptureUnsupported; }))
+  if (auto captured =
+          rt::CaptureWork(stream, per_thread, [](rt::GraphNode&) { return cudaErrorStreamCaptureUnsupported; }))
     return *captured;
   if (!rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
-  rt::NoteHostFunctionUnchecked();
-  callback(stream, rt.sticky(), user_data);
-  return cudaSuccess;
+  return rt::RunHostFunction(stream, per_thread, [&] { callback(stream, rt.sticky(), user_data); });
+}
+}  // namespace
+
+CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                                unsigned int flags) {
+  return AddCallback(stream, callback, user_data, flags, false);
 }
 CUDART_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
                                                      void* user_data, unsigned int flags) {
-  return cudaStreamAddCallback(stream, callback, user_data, flags);
+  return AddCallback(stream, callback, user_data, flags, true);
 }
 
 // ---------------------------------------------------------------- events

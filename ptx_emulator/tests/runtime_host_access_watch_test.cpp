@@ -222,5 +222,56 @@ TEST_CASE("host access watch: an asynchronous copy arms the regions its bytes ov
   Unwatch(c);
 }
 
+TEST_CASE("host access watch: a host function's accesses to any watched region are recorded and marked",
+          "[runtime][host-access]") {
+  Pages pages(2);
+  volatile int* p = reinterpret_cast<volatile int*>(pages.base);
+  // Two regions, neither armed, nothing outstanding: a host function may run
+  // beside work issued later, so both are protected while it runs.
+  Watch(Addr(pages.base), kPage, 0x710000000000);
+  Watch(Addr(pages.base) + kPage, kPage, 0x720000000000);
+  (void)Take();
+  p[2] = 1;  // the host thread, nothing outstanding: open
+  {
+    Pause pause;  // a graph launch's pause does not open the pages for its host nodes
+    HostFunctionScope scope;
+    REQUIRE(scope.active());
+    {
+      HostFunctionScope nested;  // one at a time
+      CHECK_FALSE(nested.active());
+    }
+    p[3] = 4;             // written by the host function
+    const int v = p[1024];  // read by it
+    CHECK(v == 0);
+  }
+  p[1024 + 1] = 5;  // after it: open again
+  const std::vector<Access> got = Take();
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].host_function);
+  CHECK(got[0].write);
+  CHECK(got[0].exact == 0x710000000000 + 12);
+  CHECK(got[1].host_function);
+  CHECK_FALSE(got[1].write);
+  CHECK(got[1].device == 0x720000000000);
+  CHECK(p[3] == 4);
+  CHECK(p[1024 + 1] == 5);
+  Unwatch(Addr(pages.base) + kPage);
+}
+
+TEST_CASE("host access watch: the host thread's faults while it is outstanding are not a host function's",
+          "[runtime][host-access]") {
+  Pages pages(1);
+  volatile int* p = reinterpret_cast<volatile int*>(pages.base);
+  Watch(Addr(pages.base), kPage, 0x730000000000);
+  { const uint64_t w = 0x730000000000; ArmReferenced(&w, 1); }
+  (void)Take();
+  SetOutstanding(true);
+  p[0] = 1;
+  SetOutstanding(false);
+  const std::vector<Access> got = Take();
+  REQUIRE(got.size() == 1);
+  CHECK_FALSE(got[0].host_function);
+}
+
 }  // namespace
 }  // namespace barracuda::cudart::host_access

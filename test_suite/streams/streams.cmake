@@ -2,7 +2,9 @@
 # streams touching the same bytes with nothing ordering them, each with a twin
 # that orders them (an event, a blocking stream); in host/, the host's own
 # reads and writes of managed, mapped pinned and registered memory before it
-# synchronises with the kernel, asynchronous copy or set using them; graphs/graph_memory_nodes_*: a
+# synchronises with the kernel, asynchronous copy or set using them, and host
+# functions' (cudaLaunchHostFunc, graph host nodes) against other streams'
+# work and the host's; graphs/graph_memory_nodes_*: a
 # captured alloc -> kernels -> free graph launched twice. The header's
 # "stream_order_races" (per warp model: {lines: [a, b]}, a kernel access's line
 # or the host line of an API call) must equal the report's stream_order_races[].

@@ -157,6 +157,29 @@ TEST_CASE("StreamOrderCheck: host accesses are not retained", "[daemon][stream-o
   CHECK(check.races().empty());
 }
 
+TEST_CASE("StreamOrderCheck: a host function is work of its stream, compared with later work too",
+          "[daemon][stream-order]") {
+  StreamOrderCheck check;
+  // A host function on stream 16 writes a pinned buffer; a kernel issued
+  // later on stream 17 reads it with nothing ordering the streams: a race,
+  // although the host function came first (it is retained, unlike the
+  // host thread's own accesses).
+  StreamOpInfo fn = HostAccess(1, {}, 0x5000, 128, true, "app+0x50");
+  fn.stream_id = 16;
+  fn.api = "host function";
+  check.OnOp(fn);
+  CHECK(check.races().empty());
+  Kernel(check, Op(StreamOpKind::kKernel, 17, 1, {}, 1), {Access(protocol::Op::kRead, 0x5000)});
+  REQUIRE(check.races().size() == 1);
+  CHECK(check.races()[0].earlier.kind == StreamOpKind::kHostAccess);
+  CHECK(check.races()[0].earlier.stream_id == 16);
+  CHECK(check.races()[0].earlier.api == "host function");
+  CHECK(check.races()[0].later.kind == StreamOpKind::kKernel);
+  // A kernel on its own stream after it is ordered after it.
+  Kernel(check, Op(StreamOpKind::kKernel, 16, 2, {{16, 1}}, 2), {Access(protocol::Op::kRead, 0x5000)});
+  CHECK(check.races().size() == 1);
+}
+
 TEST_CASE("StreamOrderCheck: a host access and an unfinished copy", "[daemon][stream-order]") {
   StreamOrderCheck check;
   // cudaMemcpyAsync into pinned memory on stream 16, read by the host before

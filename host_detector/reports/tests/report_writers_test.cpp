@@ -593,5 +593,44 @@ TEST_CASE("SARIF: a stream-order race between host calls is located at their lin
   CHECK(second["relatedLocations"][0]["logicalLocations"][0]["name"] == "run(int)");
 }
 
+TEST_CASE("reports: a host function side of a stream-order race", "[reports][report-files]") {
+  Fixture f = MakeFixture();
+  ReportContext& c = f.context;
+  ReportContext::StreamOpSide copy;
+  copy.api = "cudaMemcpyAsync";
+  copy.stream_id = 16;
+  copy.write = true;
+  copy.host_location = "main at /src/app.cu:27";
+  ReportContext::StreamOpSide fn;
+  fn.host_function = true;
+  fn.api = "host function";
+  fn.stream_id = 17;
+  fn.host_location = "Sum(void*) at /src/app.cu:12";
+  fn.node_location = "main at /src/app.cu:30";
+  c.AddStreamOrderRace({kPidA, copy, fn, kBufBase, 1});
+  const ReportData d = FilterRaces(f.Resolve(), nullptr, std::nullopt);
+  std::ostringstream text;
+  WriteTextReport(d, c, text);
+  CHECK_THAT(text.str(), Catch::Contains("Second: Read by a host function (stream 17)"));
+  CHECK_THAT(text.str(), Catch::Contains("accessed at Sum(void*) at /src/app.cu:12"));
+  CHECK_THAT(text.str(), Catch::Contains("enqueued at main at /src/app.cu:30"));
+  CHECK_THAT(text.str(), Catch::Contains("operations of two streams with nothing ordering them"));
+  const json j = JsonReport(d, c);
+  const json& second = j["stream_order_races"][0]["second"];
+  CHECK(second["operation"] == "host function");
+  CHECK(second["graph_node"] == false);
+  CHECK(second["node_location"] == "main at /src/app.cu:30");
+  const json s = SarifReport(d, c);
+  bool found = false;
+  for (const json& r : s["runs"][0]["results"]) {
+    if (r["ruleId"] != "stream-order-race") continue;
+    found = true;
+    CHECK_THAT(r["message"]["text"].get<std::string>(), Catch::Contains("(enqueued at main at /src/app.cu:30)"));
+    REQUIRE(r["relatedLocations"].size() == 1);
+    CHECK(r["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 12);
+  }
+  CHECK(found);
+}
+
 }  // namespace
 }  // namespace barracuda::reports::testing
