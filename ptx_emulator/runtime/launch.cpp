@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -215,7 +216,13 @@ cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool
   config.dynamic_shared_bytes = static_cast<uint32_t>(l.shared);
   config.stream_id = rt.StreamId(stream, per_thread);
   config.cooperative = l.cooperative;
-  // Launches are serialised: this one gets the device's next launch id.
+  // One launch at a time, from issue to end: host threads launching at once
+  // (each on its own stream) run one after the other, which a GPU may also
+  // do; the launch's stream operation, its launch id (the device's next) and
+  // its records then belong together (the daemon collects a kernel's
+  // footprint between its stream operation and its end).
+  static std::mutex launch_mu;
+  std::lock_guard<std::mutex> serial(launch_mu);
   NoteKernelOp(config.stream_id, rt.NonBlocking(stream), rt.device().launches() + 1);
   if (StreamOpsTraced()) ArmHostAccessWatch(rt.device().function(index), args);
   const absl::Status status = rt.device().LaunchCluster(index, config, l.cluster, args);

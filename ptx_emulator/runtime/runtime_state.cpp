@@ -423,8 +423,13 @@ uint64_t Runtime::StreamId(cudaStream_t stream, bool per_thread) {
   if (stream == cudaStreamPerThread) {
     // Ids 1..15 are never given to created streams; per-thread default streams
     // get ids above 2^32 from a thread counter.
+    // Its first use makes the stream order active (as creating a stream
+    // does): another thread's per-thread stream is not ordered with it.
     static std::atomic<uint64_t> next{1};
-    thread_local uint64_t id = (uint64_t{1} << 32) + next.fetch_add(1);
+    thread_local uint64_t id = [] {
+      StreamOrder::Get().NoteStreamCreated();
+      return (uint64_t{1} << 32) + next.fetch_add(1);
+    }();
     return id;
   }
   std::lock_guard<std::mutex> lock(mu_);
