@@ -62,6 +62,27 @@ std::string ScheduleArguments(const ScheduleOptions& options) {
   }
 }
 
+void Device::SetComputeCapability(uint32_t sm) {
+  DeviceDescription& d = description_;
+  struct Limits {
+    uint32_t threads_per_sm, blocks_per_sm, shared_optin_kib, shared_per_sm_kib;
+  };
+  // CUDA C++ Programming Guide, "Features and Technical Specifications":
+  // per compute capability.
+  Limits l{};
+  if (sm < 75) l = {2048, 32, 96, 96};                   // 7.0, 7.2
+  else if (sm < 80) l = {1024, 16, 64, 64};              // 7.5
+  else if (sm == 80 || sm == 87) l = {2048, 32, 163, 164};
+  else if (sm == 86) l = {1536, 16, 99, 100};
+  else if (sm < 90) l = {1536, 24, 99, 100};             // 8.9
+  else if (sm < 120) l = {2048, 32, 227, 228};           // 9.0, 10.x, 11.0
+  else l = {1536, 32, 99, 100};                          // 12.x
+  d.max_threads_per_sm = l.threads_per_sm;
+  d.max_blocks_per_sm = l.blocks_per_sm;
+  d.shared_per_block_optin = l.shared_optin_kib * 1024;
+  d.shared_per_sm = l.shared_per_sm_kib * 1024;
+}
+
 Device::Device() : memory_(std::make_unique<DeviceMemory>()) {
   // Environment knobs, read once: the CLI sets them for the app process.
   if (const char* s = std::getenv("BARRACUDA_EMU_WORKERS")) schedule_.workers = static_cast<uint32_t>(std::atoi(s));

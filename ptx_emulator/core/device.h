@@ -129,6 +129,11 @@ const char* PolicyName(ScheduleOptions::Policy policy);
 std::string ScheduleArguments(const ScheduleOptions& options);
 
 // What the emulated GPU says about itself (cudaGetDeviceProperties & co.).
+// The per-SM limits are those of the compute capability the program's PTX
+// targets (SetComputeCapability; before it, the defaults below), as the CUDA Programming
+// Guide's table of technical specifications gives them: a program built for
+// sm_75 may not opt in to more than 64 KiB of shared memory per block, one
+// built for sm_90 may use 227 KiB.
 struct DeviceDescription {
   std::string name = "barracuda PTX emulator";
   uint32_t sm_count = 16;
@@ -139,6 +144,10 @@ struct DeviceDescription {
   uint32_t shared_per_block = 48 * 1024;
   uint32_t shared_per_block_optin = 99 * 1024;
   uint32_t shared_per_sm = 100 * 1024;
+  // 0 for every compute capability (a GPU of sm_80+ reserves 1 KiB): a
+  // block's shared window starts with the program's variables here, and the
+  // GPU agent takes the program's window offsets to start after this many.
+  uint32_t reserved_shared_per_block = 0;
   uint32_t regs_per_block = 65536;
   uint32_t regs_per_sm = 65536;
   uint32_t local_bytes_per_thread = 16 * 1024;  // local window per thread (stack + .local)
@@ -192,6 +201,9 @@ class Device {
 
   DeviceMemory& memory() { return *memory_; }
   const DeviceDescription& description() const { return description_; }
+  // The limits of compute capability `sm` (75 for sm_75; DeviceDescription).
+  // Called when the program's first PTX is registered, before any launch.
+  void SetComputeCapability(uint32_t sm);
   ScheduleOptions& schedule() { return schedule_; }
   // Tracing: nullptr (default) = off.
   void SetSink(RecordSink* sink) { sink_ = sink; }

@@ -61,7 +61,7 @@ cudaDeviceProp DescribeDevice() {
   p.sharedMemPerBlockOptin = d.shared_per_block_optin;
   p.directManagedMemAccessFromHost = 1;
   p.maxBlocksPerMultiProcessor = static_cast<int>(d.max_blocks_per_sm);
-  p.reservedSharedMemPerBlock = 0;
+  p.reservedSharedMemPerBlock = d.reserved_shared_per_block;
   p.memoryPoolsSupported = 1;
   p.unifiedFunctionPointers = 1;
   p.hostNumaId = -1;

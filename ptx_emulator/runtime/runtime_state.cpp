@@ -156,7 +156,16 @@ FatbinModule* Runtime::RegisterFatbin(const void* wrapper) {
   } else {
     TakePtx(*raw, parsed->fatbin, 0);
   }
+  AdaptDevice(*raw);
   return raw;
+}
+
+// mu_ held. The first module with PTX sets the compute capability the device
+// reports (ReportedSm) and the limits that go with it.
+void Runtime::AdaptDevice(const FatbinModule& m) {
+  if (device_adapted_ || m.sm_target == 0) return;
+  device_adapted_ = true;
+  device().SetComputeCapability(m.sm_target);
 }
 
 FatbinModule* Runtime::FromHandle(void** handle) {
@@ -246,6 +255,7 @@ FatbinModule* Runtime::AddLibrary(const void* code) {
       raw->sm_target = static_cast<uint32_t>(std::strtoul(text.c_str() + target + 11, nullptr, 10));
     raw->sources.push_back(emu::PtxSource{std::move(text), absl::StrCat("library ", raw->id, " (PTX text)")});
   }
+  AdaptDevice(*raw);
   return raw;
 }
 

@@ -202,6 +202,8 @@ class Runtime {
   std::unique_ptr<emu::ShmRecordSink> session_sink_;
   // BARRACUDA_EMU_TRACE=count (no session): every record is produced and counted.
   std::unique_ptr<emu::RecordSink> counting_sink_;
+  void AdaptDevice(const FatbinModule& m);  // mu_ held
+  bool device_adapted_ = false;
   std::unique_ptr<emu::Device> device_;
   std::mutex mu_;
   std::deque<std::unique_ptr<FatbinModule>> modules_;
