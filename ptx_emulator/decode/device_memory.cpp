@@ -284,7 +284,9 @@ std::string DeviceMemory::Describe(uint64_t address, uint64_t size) const {
   if (n->freed) return ptx::Cat(n->offset, " bytes inside an ", where, " that was freed");
   if (n->offset < 0) return ptx::Cat(-n->offset, " bytes before the nearest ", where);
   const uint64_t offset = static_cast<uint64_t>(n->offset);
-  if (offset >= a.size) return ptx::Cat(offset - a.size, " bytes after the end of the nearest ", where);
+  // Counted as compute-sanitizer's memcheck (and barracuda's report) counts:
+  // the byte just past the end is "1 bytes after" the allocation.
+  if (offset >= a.size) return ptx::Cat(offset - a.size + 1, " bytes after the nearest ", where);
   return ptx::Cat("at offset ", offset, " of the ", where, ", ", size, " bytes running past its end");
 }
 

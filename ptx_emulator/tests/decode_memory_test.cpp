@@ -210,7 +210,7 @@ TEST_CASE("DeviceMemory::Describe names the nearest allocation and the offset", 
   REQUIRE(after.has_value());
   CHECK(after->allocation.base == pa);
   CHECK(after->offset == 4100);
-  CHECK(mem.Describe(pa + 4100, 4).find("4 bytes after the end of the nearest allocation") != std::string::npos);
+  CHECK(mem.Describe(pa + 4100, 4).find("5 bytes after the nearest allocation") != std::string::npos);
   CHECK(mem.Describe(pb + 64, 4).find("(table)") != std::string::npos);
 }
 
