@@ -197,8 +197,8 @@ cudaError_t RunNode(GraphNode& n, cudaStream_t stream, bool per_thread) {
     case cudaGraphNodeTypeMemset:
       return SetElements(n.set.dst, n.set.pitch, n.set.value, n.set.elementSize, n.set.width, n.set.height, stream);
     case cudaGraphNodeTypeHost: return CallHostFunction(stream, per_thread, n.host.fn, n.host.userData);
-    case cudaGraphNodeTypeEventRecord: return RecordEvent(n.event, stream);
-    case cudaGraphNodeTypeWaitEvent: return WaitEvent(stream, n.event);
+    case cudaGraphNodeTypeEventRecord: return RecordEvent(n.event, stream, per_thread);
+    case cudaGraphNodeTypeWaitEvent: return WaitEvent(stream, n.event, per_thread);
     case cudaGraphNodeTypeMemAlloc: return RunMemAllocNode(n);
     case cudaGraphNodeTypeMemFree: return RunMemFreeNode(n);
     default: return cudaSuccess;  // empty nodes (child graphs: RunNodes) only order others

@@ -80,6 +80,9 @@ void StreamOrder::HostFunctionRan(uint64_t stream_id, bool non_blocking, const s
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<host_access::Access> mine;
     ops = TakeHostAccesses(&mine);  // other threads' accesses meanwhile are the host's
+    // What the function is ordered after (its stream's earlier work, or its
+    // graph node's dependencies), before its own operations join it.
+    const Clock waited = current_node != nullptr ? current_node->before : Before(stream_id, non_blocking);
     for (const host_access::Access& a : mine) {
       transport::StreamOpInfo op;
       op.kind = transport::StreamOpKind::kHostAccess;
@@ -96,6 +99,12 @@ void StreamOrder::HostFunctionRan(uint64_t stream_id, bool non_blocking, const s
       host_access::SetOutstanding(true);
       ops.push_back(std::move(op));
     }
+    // Programs signal host threads from host functions (a flag, a condition
+    // variable: the CUDA samples' simpleCallback), which the order cannot
+    // see: the host is taken as ordered after what the function was ordered
+    // after, as by a host wait (not after the function's own accesses).
+    Join(host_, waited);
+    UpdateOutstanding();
   }
   SendAll(ops);
 }
@@ -188,14 +197,21 @@ void StreamOrder::EnqueueLocked(uint64_t stream_id, bool non_blocking, transport
   }
 }
 
-void StreamOrder::RecordEvent(const void* event, uint64_t stream_id) {
+void StreamOrder::RecordEvent(const void* event, uint64_t stream_id, bool non_blocking) {
   std::lock_guard<std::mutex> lock(mu_);
-  events_[event] = streams_[stream_id];
+  // What the record is ordered after, as an operation issued now would be:
+  // on the legacy stream, every blocking stream's work too (the samples'
+  // cudaEventRecord(stop, 0) after work in created streams); in a graph,
+  // the node's dependencies.
+  events_[event] = current_node != nullptr ? current_node->before : Before(stream_id, non_blocking);
 }
 
 void StreamOrder::WaitEvent(uint64_t stream_id, const void* event) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = events_.find(event); it != events_.end()) Join(streams_[stream_id], it->second);
+  auto it = events_.find(event);
+  if (it == events_.end()) return;
+  if (current_node != nullptr) Join(current_node->before, it->second);  // a graph's wait node
+  else Join(streams_[stream_id], it->second);
 }
 
 void StreamOrder::HostWaitStream(uint64_t stream_id) {

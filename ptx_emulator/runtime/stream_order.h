@@ -11,8 +11,15 @@
 // - work of one stream is ordered in issue order; the host's waits
 //   (cudaStreamSynchronize, cudaEventSynchronize, successful queries) order
 //   what it waited for before everything it issues later;
-// - cudaEventRecord captures the stream's clock, cudaStreamWaitEvent orders
-//   the event's work before the stream's later work;
+// - cudaEventRecord captures what an operation issued then on the stream
+//   would be ordered after (on the legacy stream, every blocking stream's
+//   work), cudaStreamWaitEvent orders the event's work before the stream's
+//   later work;
+// - a host function (cudaLaunchHostFunc, a stream callback, a graph host
+//   node) orders what it is ordered after before the host's later accesses,
+//   as a host wait would: programs signal host threads from it (a flag, a
+//   condition variable), which is invisible here. Its own accesses are not
+//   ordered before the host's (HostFunctionRan);
 // - the legacy default stream waits for every blocking stream and every
 //   blocking stream's later work waits for it (cudaStreamNonBlocking streams
 //   do not); per-thread default streams are blocking streams;
@@ -69,7 +76,7 @@ class StreamOrder {
   void Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op, bool host_waits = false);
   // Whether some kernel, copy or set is not ordered before the host (tests).
   bool Outstanding() const;
-  void RecordEvent(const void* event, uint64_t stream_id);
+  void RecordEvent(const void* event, uint64_t stream_id, bool non_blocking);
   void WaitEvent(uint64_t stream_id, const void* event);
   void HostWaitStream(uint64_t stream_id);
   void HostWaitEvent(const void* event);

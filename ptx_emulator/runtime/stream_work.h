@@ -63,8 +63,10 @@ cudaError_t MakeCopy3DNode(GraphNode& n, const cudaMemcpy3DParms* p);
 cudaError_t MakeSetNode(GraphNode& n, cudaMemsetParams p);
 
 // streams_events.cpp.
-cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream);
-cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event);
+// `per_thread`: stream 0 is the calling thread's per-thread default stream
+// (the _ptsz entry points, nvcc --default-stream per-thread).
+cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream, bool per_thread);
+cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event, bool per_thread);
 // A host function (cudaLaunchHostFunc, a graph host node) or stream callback
 // run as the work of `stream` (streams_events.cpp says how it is checked).
 cudaError_t RunHostFunction(cudaStream_t stream, bool per_thread, absl::FunctionRef<void()> fn);

@@ -25,22 +25,22 @@ cudaError_t Sync(cudaStream_t stream) {
 }
 }  // namespace
 
-cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream) {
+cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream, bool per_thread) {
   Runtime& rt = Runtime::Get();
   if (cudaError_t s = rt.sticky()) return rt.Fail(s);
   EventState* e = rt.FindEvent(event);
   if (!e || !rt.ValidStream(stream)) return rt.Fail(cudaErrorInvalidResourceHandle);
   e->recorded = true;
   e->time = std::chrono::steady_clock::now();
-  StreamOrder::Get().RecordEvent(event, rt.StreamId(stream, false));
+  StreamOrder::Get().RecordEvent(event, rt.StreamId(stream, per_thread), rt.NonBlocking(stream));
   return cudaSuccess;
 }
 
-cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event) {
+cudaError_t WaitEvent(cudaStream_t stream, cudaEvent_t event, bool per_thread) {
   Runtime& rt = Runtime::Get();
   if (!rt.FindEvent(event)) return rt.Fail(cudaErrorInvalidResourceHandle);
   if (cudaError_t e = Sync(stream)) return e;
-  StreamOrder::Get().WaitEvent(rt.StreamId(stream, false), event);
+  StreamOrder::Get().WaitEvent(rt.StreamId(stream, per_thread), event);
   return cudaSuccess;
 }
 
@@ -84,7 +84,7 @@ using barracuda::cudart::Runtime;
 namespace {
 cudaError_t Record(cudaEvent_t event, cudaStream_t stream, bool per_thread, unsigned flags) {
   if (auto captured = rt::CaptureEventRecord(event, stream, per_thread, flags)) return *captured;
-  return rt::RecordEvent(event, stream);
+  return rt::RecordEvent(event, stream, per_thread);
 }
 
 // cudaStreamSynchronize / cudaStreamQuery: a capturing stream cannot be waited for.
@@ -98,7 +98,7 @@ cudaError_t SyncStream(cudaStream_t stream, bool per_thread) {
 
 cudaError_t WaitEventOrCapture(cudaStream_t stream, cudaEvent_t event, unsigned flags, bool per_thread) {
   if (auto captured = rt::CaptureEventWait(stream, per_thread, event, flags)) return *captured;
-  return rt::WaitEvent(stream, event);
+  return rt::WaitEvent(stream, event, per_thread);
 }
 
 cudaError_t HostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data, bool per_thread) {

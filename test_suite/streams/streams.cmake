@@ -4,7 +4,8 @@
 # reads and writes of managed, mapped pinned and registered memory before it
 # synchronises with the kernel, asynchronous copy or set using them, and host
 # functions' (cudaLaunchHostFunc, graph host nodes) against other streams'
-# work and the host's; graphs/graph_memory_nodes_*: a
+# work and the host's; kernels/ also has launches from two host threads and
+# events recorded on the legacy default stream; graphs/graph_memory_nodes_*: a
 # captured alloc -> kernels -> free graph launched twice. The header's
 # "stream_order_races" (per warp model: {lines: [a, b]}, a kernel access's line
 # or the host line of an API call) must equal the report's stream_order_races[].
