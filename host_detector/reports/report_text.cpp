@@ -210,9 +210,12 @@ std::string AddressText(const ResolvedRace& race) {
   std::string out = Hex(race.address);
   if (!race.allocation) return out + " (in no known allocation)";
   const ResolvedAllocation& a = *race.allocation;
-  out += ptx::Cat(" = ", Hex(a.base), " + ", a.offset, " in ", a.freed ? "freed " : "", a.kind, " allocation");
+  out += ptx::Cat(" = ", Hex(a.base), " + ", a.offset, " in ", a.kind, " allocation");
   if (!a.label.empty()) out += ptx::Cat(" '", a.label, "'");
   out += ptx::Cat(" of ", a.size, " bytes");
+  // The race was between accesses to a live allocation (an access after the
+  // free is a memory error); most are freed before the report is written.
+  if (a.freed) out += " (freed since)";
   return out;
 }
 

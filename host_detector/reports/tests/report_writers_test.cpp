@@ -118,7 +118,7 @@ TEST_CASE("Text: one compute-sanitizer style block per race, then a summary", "[
       if (r.process_id != kPidB || r.kind != RaceKind::kWriteAfterWrite) continue;
       const std::vector<std::string> w = Block(text, r.ordinal);
       REQUIRE(w.size() == 7);
-      CHECK_THAT(w[5], Catch::Contains("in freed async allocation 'scratch' of 256 bytes"));
+      CHECK_THAT(w[5], Catch::Contains("in async allocation 'scratch' of 256 bytes (freed since)"));
       freed = true;
       if (r.later.site_id == kUnknownSite) {
         unknown = true;
