@@ -693,7 +693,9 @@ TEST_CASE("runtime: every device attribute of CUDA 13 answers", "[runtime][devic
   REQUIRE(cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture1DLinearWidth, 0) == cudaSuccess);
   CHECK(v == 268435456);
   REQUIRE(cudaDeviceGetAttribute(&v, cudaDevAttrMaxAccessPolicyWindowSize, 0) == cudaSuccess);
-  CHECK(v > 0);
+  int major = 0;
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess);
+  CHECK((v > 0) == (major >= 8));  // L2 persistence: sm_80 on
   CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMax, 0) == cudaErrorInvalidValue);
   cudaGetLastError();
 }
