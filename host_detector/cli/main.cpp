@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,8 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
 
 #include "device_logger/protocol.h"
 #include "device_logger/shm_transport.h"
@@ -94,6 +97,18 @@ class ScratchFile {
   std::string path_;
 };
 
+// Unsigned options: CLI11 would take "-1" as 2^64-1 and clamp a number too
+// large for 64 bits; both are usage errors here.
+const CLI::Validator kUnsigned(
+    [](const std::string& s) {
+      const bool digits = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+      errno = 0;
+      if (digits) (void)std::strtoull(s.c_str(), nullptr, 10);
+      if (!digits || errno == ERANGE) return std::string("expected a whole number from 0 to 18446744073709551615");
+      return std::string();
+    },
+    "UINT");
+
 int Refuse(const CheckResult& r) {
   std::cerr << "barracuda: " << r.message << "\n";
   return r.exit_code;
@@ -111,7 +126,8 @@ int main(int argc, char** argv) {
   app.footer(kFooter);
   app.prefix_command();  // everything from the program name on belongs to the app
 
-  std::string backend = "auto", gpu_runtime = "system", warp_model = "its", json, sarif, text, suppressions, include, exclude;
+  std::string backend = "auto", gpu_runtime = "system", warp_model = "its", json, sarif, text, include, exclude;
+  std::vector<std::string> suppressions;
   int error_exitcode = kDefaultErrorExitCode;
   uint64_t max_reports = 0, seed = 0, gpu_queue_mb = 0;
   bool quiet = false, verbose = false, version = false;
@@ -126,31 +142,41 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gpu-queue-mb", gpu_queue_mb,
                  "GPU backend: MiB of mapped pinned memory for the record queues (default: 1% of device "
-                 "memory, 16 to 512 MiB)");
+                 "memory, 16 to 512 MiB)")
+      ->check(kUnsigned);
   app.add_option("--warp-model", warp_model,
                  "its: Volta+ independent thread scheduling (default); lockstep: the paper's lock-step warps")
       ->check(CLI::IsMember({"its", "lockstep"}))
       ->capture_default_str();
-  app.add_option("--report-json", json, "write the JSON report to FILE ('-': stdout)");
-  app.add_option("--report-sarif", sarif, "write the SARIF 2.1.0 report to FILE");
-  app.add_option("--report-text", text, "write the text report to FILE instead of stderr");
+  // An empty FILE (a CI variable left unset) is a usage error, not "no report".
+  const auto not_empty = CLI::Validator(
+      [](const std::string& s) { return s.empty() ? std::string("FILE is empty") : std::string(); }, "FILE");
+  app.add_option("--report-json", json, "write the JSON report to FILE ('-': stdout)")->check(not_empty);
+  app.add_option("--report-sarif", sarif, "write the SARIF 2.1.0 report to FILE ('-': stdout)")->check(not_empty);
+  app.add_option("--report-text", text, "write the text report to FILE instead of stderr ('-': stdout)")
+      ->check(not_empty);
   app.add_option("--error-exitcode", error_exitcode,
                  "exit status when races or memory errors are found (0: keep the app's own status)")
+      ->check(CLI::Range(0, 255))
       ->capture_default_str();
   app.add_option("--kernel-include", include, "analyse only kernels whose name (mangled or demangled) matches "
                                               "the ECMAScript REGEX");
   app.add_option("--kernel-exclude", exclude, "do not analyse kernels whose name matches REGEX");
-  app.add_option("--suppressions", suppressions, "suppression FILE (host_detector/reports/REPORTS.md)");
+  app.add_option("--suppressions", suppressions,
+                 "suppression FILE (host_detector/reports/REPORTS.md); repeatable: the rules of all files, in order")
+      ->check(not_empty)
+      ->allow_extra_args(false);
   std::vector<std::string> ignore;
   app.add_option("--ignore", ignore,
                  "leave out a warning class (repeatable): same-value (unordered writes of one value) or "
                  "dependency-ordered; data races are silenced with --suppressions")
       ->check(CLI::IsMember({"same-value", "dependency-ordered"}))
       ->allow_extra_args(false);  // one class per --ignore: `--ignore same-value ./app` runs ./app
-  app.add_option("--max-reports", max_reports, "report at most N races (0: no limit)");
+  app.add_option("--max-reports", max_reports, "report at most N races (0: no limit)")->check(kUnsigned);
   app.add_option("--seed", seed,
                  "emulator schedule seed: the same seed gives the same schedule and report with any number of "
-                 "workers (BARRACUDA_EMU_SEED of the app; implies --schedule-policy=random)");
+                 "workers (BARRACUDA_EMU_SEED of the app; implies --schedule-policy=random)")
+      ->check(kUnsigned);
   uint32_t analysis_streams = 1;
   app.add_option("--analysis-streams", analysis_streams,
                  "emulator: record streams per launch. 1 (default): the analysis of a launch follows one fixed "
@@ -185,19 +211,31 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   uint64_t pct_horizon = 0;
   app.add_option("--pct-horizon", pct_horizon,
-                 "--schedule-policy pct: the serial steps change points are drawn from (a report names it)");
+                 "--schedule-policy pct: the serial steps change points are drawn from (a report names it)")
+      ->check(kUnsigned);
   double kernel_timeout = 0;
   app.add_option("--kernel-timeout", kernel_timeout,
                  "emulator: a launch still running after SECONDS fails with cudaErrorLaunchTimeout (as a GPU "
                  "watchdog would) and the run is incomplete (exit 118), kernel and schedule named: for spin-waits "
-                 "that some schedule never releases (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
+                 "that some schedule never releases (0: no limit; at least 0.001)")
+      ->check(CLI::Validator(
+          [](const std::string& s) {
+            char* end = nullptr;
+            const double v = std::strtod(s.c_str(), &end);
+            if (end == s.c_str() || *end != '\0' || !(v == 0 || (v >= 0.001 && v < 1e9)))
+              return std::string("SECONDS must be 0 (no limit) or a number from 0.001 to 1e9");
+            return std::string();
+          },
+          "SECONDS"));
   uint64_t memory_limit = DefaultMemoryLimit();
   app.add_option("--memory-limit", memory_limit,
                  "shadow memory per analysed process (e.g. 512M, 8G; 0: none; default: half the machine's "
                  "memory). Past it, memory touched later is not checked and concurrent readers are not all "
                  "kept: races there may be missed, none is invented; the report says what was left out and, "
                  "with no race found, barracuda exits 116")
+      ->check(CLI::Validator(
+          [](const std::string& v) { return !v.empty() && v[0] == '-' ? std::string("a size is not negative") : ""; },
+          "SIZE"))
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   app.add_flag("-q,--quiet", quiet, "no text report on stderr, no notes (files are still written)");
@@ -278,11 +316,11 @@ int main(int argc, char** argv) {
     if (path.empty()) continue;
     if (CheckResult r = CheckWritable(opt, path); !r.ok()) return Refuse(r);
   }
-  if (!suppressions.empty()) {
-    if (CheckResult r = CheckReadable("--suppressions", suppressions); !r.ok()) return Refuse(r);
+  for (const std::string& file : suppressions) {
+    if (CheckResult r = CheckReadable("--suppressions", file); !r.ok()) return Refuse(r);
 #ifdef BARRACUDA_CLI_REPORT_WRITERS
     // A rule with a mistake is reported now, with FILE:LINE:COL, not after the run.
-    if (auto rules = barracuda::reports::SuppressionSet::Load(suppressions); !rules.ok()) {
+    if (auto rules = barracuda::reports::SuppressionSet::Load(file); !rules.ok()) {
       std::cerr << "barracuda: " << rules.status().message() << "\n";
       return kExitUsage;
     }
@@ -341,7 +379,7 @@ int main(int argc, char** argv) {
   if (!json.empty()) d.insert(d.end(), {"--report-json", json});
   if (!sarif.empty()) d.insert(d.end(), {"--report-sarif", sarif});
   if (!text.empty()) d.insert(d.end(), {"--report-text", text});
-  if (!suppressions.empty()) d.insert(d.end(), {"--suppressions", suppressions});
+  for (const std::string& file : suppressions) d.insert(d.end(), {"--suppressions", file});
   for (const std::string& k : ignore) d.insert(d.end(), {"--ignore", k});
   if (!include.empty()) d.insert(d.end(), {"--kernel-include", include});
   if (!exclude.empty()) d.insert(d.end(), {"--kernel-exclude", exclude});
@@ -353,7 +391,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line.push_back(argv[i]);
   d.insert(d.end(), {"--command-json", command_line.dump()});
   if (analysis_streams != 1) plan.app_env.emplace_back("BARRACUDA_EMU_STREAMS", std::to_string(analysis_streams));
-  if (kernel_timeout > 0) plan.app_env.emplace_back("BARRACUDA_EMU_KERNEL_TIMEOUT", std::to_string(kernel_timeout));
+  // %g-like, not std::to_string's %f (which would turn 1e-4 into 0.000100, and smaller values into 0: no limit).
+  if (kernel_timeout > 0) plan.app_env.emplace_back("BARRACUDA_EMU_KERNEL_TIMEOUT", absl::StrCat(kernel_timeout));
   schedule_request.policy = schedule_policy;
   if (app.count("--seed") != 0) schedule_request.seed = seed;
   if (app.count("--pct-horizon") != 0) schedule_request.pct_horizon = pct_horizon;
@@ -417,7 +456,11 @@ int main(int argc, char** argv) {
   }
   if (run.daemon_exit == barracuda::daemon::kDaemonReportFailed) return kExitReportNotWritable;
   if (!run.daemon_finished || run.verdict.is_null() || !run.verdict.contains("races")) {
-    std::cerr << "barracuda: the analysis daemon failed (exit " << run.daemon_exit << "); no verdict\n";
+    std::cerr << "barracuda: the analysis daemon failed ("
+              << (run.daemon_signal != 0 ? absl::StrCat("killed by signal ", run.daemon_signal, " (",
+                                                        strsignal(run.daemon_signal), ")")
+                                         : absl::StrCat("exit status ", run.daemon_exit))
+              << "); no verdict\n";
     return kExitInternal;
   }
   // Stream-order races (two streams' operations unordered) are races too.

@@ -158,6 +158,10 @@ CheckResult CheckWritable(const std::string& option, const std::string& path) {
 }
 
 CheckResult CheckReadable(const std::string& option, const std::string& path) {
+  // A directory opens as a stream on Linux and reads as empty: not a file.
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return Fail(kExitReportNotWritable, Cat(option, " ", path, ": is a directory, not a file"));
   std::ifstream in(path);
   if (!in) return Fail(kExitReportNotWritable, Cat(option, " ", path, ": cannot be read"));
   return {};

@@ -194,6 +194,7 @@ RunOutcome RunSession(const RunPlan& plan) {
     }
     out.daemon_finished = WIFEXITED(status);
     out.daemon_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    out.daemon_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     if (!text.empty()) out.verdict = nlohmann::json::parse(text, nullptr, false);
     if (out.verdict.is_discarded()) out.verdict = nullptr;
   };

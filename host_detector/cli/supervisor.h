@@ -54,6 +54,7 @@ struct RunOutcome {
   int exec_errno = 0;           // the app could not be executed (app_started false)
   bool daemon_finished = false; // exited normally
   int daemon_exit = -1;
+  int daemon_signal = 0;  // the signal that killed the daemon, 0 if none
   nlohmann::json verdict;       // the daemon's verdict line (null when none)
   std::string error;            // set-up failure (no session, daemon did not start)
 };

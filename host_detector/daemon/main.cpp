@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);  // Ctrl-\ reaches the whole process group too
 
   CLI::App app{"barracudad: the barracuda analysis daemon. Attaches a session's shared-memory segment, "
                "analyses the records of every process feeding it, and writes the race reports when told "
@@ -137,7 +138,8 @@ int main(int argc, char** argv) {
   app.add_option("--report-json", request.json_path, "write the JSON report to FILE ('-' = stdout)");
   app.add_option("--report-sarif", request.sarif_path, "write the SARIF 2.1.0 report to FILE");
   app.add_option("--report-text", request.text_path, "write the text report to FILE instead of stderr");
-  app.add_option("--suppressions", request.suppressions_path, "suppression file");
+  app.add_option("--suppressions", request.suppressions_paths, "suppression file (repeatable)")
+      ->allow_extra_args(false);
   std::vector<std::string> ignore;
   app.add_option("--ignore", ignore, "leave out a warning class: same-value or dependency-ordered (repeatable)")
       ->check(CLI::IsMember({"same-value", "dependency-ordered"}));

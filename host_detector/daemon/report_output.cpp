@@ -211,7 +211,7 @@ absl::StatusOr<ReportOutcome> WriteReports(const SessionResult& result, const Re
 #ifdef BARRACUDA_DAEMON_REPORT_WRITERS
   return WriteReportsWithWriters(result, request);
 #endif
-  if (!request.suppressions_path.empty())
+  if (!request.suppressions_paths.empty())
     return absl::UnimplementedError("suppressions need the full report writers, which are not integrated yet");
   if (!request.sarif_path.empty())
     return absl::UnimplementedError("SARIF output needs the full report writers, which are not integrated yet");

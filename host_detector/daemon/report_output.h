@@ -32,7 +32,7 @@ struct ReportRequest {
   std::string text_path;   // "" = stderr (unless quiet)
   bool quiet = false;      // no text report on stderr (files are still written)
   bool verbose = false;    // statistics per process
-  std::string suppressions_path;
+  std::vector<std::string> suppressions_paths;  // rules of all files, in order
   std::vector<detector::RaceKind> ignore;  // warning kinds left out (--ignore)
   std::optional<uint64_t> max_reports;
   std::vector<std::string> command_line;  // of the whole run (barracuda ... ./app args)

@@ -45,10 +45,11 @@ reports::AllocationKind KindOf(transport::AllocationKind k) {
 
 absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& result, const ReportRequest& request) {
   std::optional<reports::SuppressionSet> suppressions;
-  if (!request.suppressions_path.empty()) {
-    absl::StatusOr<reports::SuppressionSet> loaded = reports::SuppressionSet::Load(request.suppressions_path);
+  for (const std::string& path : request.suppressions_paths) {
+    absl::StatusOr<reports::SuppressionSet> loaded = reports::SuppressionSet::Load(path);
     if (!loaded.ok()) return loaded.status();
-    suppressions = std::move(*loaded);
+    if (suppressions) suppressions->Append(*loaded);
+    else suppressions = std::move(*loaded);
   }
   reports::ReportContext ctx;
   ctx.SetBackend(result.backend);
@@ -156,23 +157,18 @@ absl::StatusOr<ReportOutcome> WriteReportsWithWriters(const SessionResult& resul
   outcome.dynamic_found = data.found.dynamic;
   outcome.races_suppressed = data.suppressed.races - data.suppressed_warnings.races;
   outcome.races_shown = data.races.size();
-  if (!request.json_path.empty()) {
-    absl::Status s = reports::WriteJsonFile(reports::JsonReport(data, ctx), request.json_path);
-    if (!s.ok()) return s;
-  }
-  if (!request.sarif_path.empty()) {
-    absl::Status s = reports::WriteJsonFile(reports::SarifReport(data, ctx), request.sarif_path);
-    if (!s.ok()) return s;
-  }
+  // Every file is tried; the first failure is returned, and then the text
+  // report still goes to stderr (a full disk must not hide the findings).
+  absl::Status file_error;
+  auto keep = [&](absl::Status s) {
+    if (file_error.ok()) file_error = std::move(s);
+  };
+  if (!request.json_path.empty()) keep(reports::WriteJsonFile(reports::JsonReport(data, ctx), request.json_path));
+  if (!request.sarif_path.empty()) keep(reports::WriteJsonFile(reports::SarifReport(data, ctx), request.sarif_path));
   const std::string text = reports::TextReport(data, ctx);
-  if (!request.text_path.empty()) {
-    std::ofstream out(request.text_path, std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return absl::PermissionDeniedError(Cat("cannot write report ", request.text_path));
-  } else if (!request.quiet) {
-    std::cerr << text << std::flush;
-  }
+  if (!request.text_path.empty()) keep(reports::WriteTextFile(text, request.text_path));
+  if (!request.quiet && (request.text_path.empty() || !file_error.ok())) std::cerr << text << std::flush;
+  if (!file_error.ok()) return file_error;
   return outcome;
 }
 

@@ -722,9 +722,14 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
     if (!p->exit_seen && !replaced_by_exec) {
       if (alive)
         incomplete_.push_back(Cat(who, " was still running when the report was written"));
+      else if (const AppEnd& end = res.end ? *res.end : app_end; end.how == AppEnd::How::kExited)
+        // An exit status, but the runtime's exit handlers never ran: _exit(),
+        // or an exec of a program without CUDA.
+        incomplete_.push_back(Cat(who, " ended without the CUDA runtime's exit handlers running (_exit, or an exec "
+                                  "of a program without CUDA; the app ", end.Describe(),
+                                  "): work it had not handed over by then was not analysed"));
       else
-        incomplete_.push_back(Cat(who, " did not exit normally (the app ", res.end ? res.end->Describe()
-                                                                                    : app_end.Describe(), ")"));
+        incomplete_.push_back(Cat(who, " did not exit normally (", end.Describe(), ")"));
     }
     if (!p->released) CheckRingsDrained(*p);
     if (res.records_received != res.records_analysed + res.records_skipped)

@@ -328,7 +328,21 @@ absl::Status WriteJsonFile(const json& value, const std::string& path) {
   if (!out) return absl::PermissionDeniedError(ptx::Cat("cannot open '", path, "' for writing: ", std::strerror(errno)));
   out << text;
   out.close();
-  if (!out) return absl::DataLossError(ptx::Cat("cannot write '", path, "'"));
+  if (!out) return absl::DataLossError(ptx::Cat("cannot write '", path, "': ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+absl::Status WriteTextFile(const std::string& text, const std::string& path) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? absl::OkStatus() : absl::DataLossError("cannot write the report to stdout");
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::PermissionDeniedError(ptx::Cat("cannot open '", path, "' for writing: ", std::strerror(errno)));
+  out << text;
+  out.close();
+  if (!out) return absl::DataLossError(ptx::Cat("cannot write '", path, "': ", std::strerror(errno)));
   return absl::OkStatus();
 }
 

@@ -30,6 +30,8 @@ nlohmann::json VariantsJson(const ResolvedRace& race);
 
 // Writes `json` (indented) to `path`; "-" is stdout. Error names the path.
 absl::Status WriteJsonFile(const nlohmann::json& json, const std::string& path);
+// The same for a text report (`-`: stdout).
+absl::Status WriteTextFile(const std::string& text, const std::string& path);
 
 }  // namespace barracuda::reports
 

@@ -291,6 +291,24 @@ bool Runtime::UnloadLibrary(FatbinModule* m) {
   return true;
 }
 
+// mu_ held. Each `.entry` of the module's PTX (the module's name when none
+// is found) is reported to the session as a kernel that did not run.
+void Runtime::NoteLibraryKernelsNotRun(const FatbinModule& m, cudaError_t e) {
+  emu::ShmRecordSink* sink = session_sink();
+  if (sink == nullptr) return;
+  std::vector<std::string> entries;
+  for (const emu::PtxSource& src : m.sources) {
+    const std::string& text = src.text;
+    for (size_t at = text.find(".entry"); at != std::string::npos; at = text.find(".entry", at + 6)) {
+      size_t b = text.find_first_not_of(" \t\r\n", at + 6);
+      size_t end = b == std::string::npos ? b : text.find_first_of(" \t\r\n(", b);
+      if (b != std::string::npos && end != std::string::npos && end > b) entries.push_back(text.substr(b, end - b));
+    }
+  }
+  if (entries.empty()) entries.push_back(absl::StrCat("(the kernels of ", m.sources.front().name, ")"));
+  for (const std::string& name : entries) sink->OnLaunchNotRun(static_cast<int32_t>(e), name, m.load_message);
+}
+
 cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
   std::lock_guard<std::mutex> lock(mu_);
   if (m->load_attempted) return m->load_error;
@@ -325,10 +343,17 @@ cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
     // functions); anything else is PTX it cannot read (cudaErrorInvalidPtx,
     // what the driver's JIT gives for PTX it rejects). The module is the unit
     // of loading, as for the driver's JIT: none of its kernels will run.
-    if (unit.status().code() == absl::StatusCode::kUnimplemented)
-      return fail(cudaErrorNotSupported,
-                  absl::StrCat("the PTX of ", m->sources.front().name, " uses what the emulator does not implement: ",
-                               unit.status().message(), "; no kernel of this module can run"));
+    if (unit.status().code() == absl::StatusCode::kUnimplemented) {
+      const cudaError_t e =
+          fail(cudaErrorNotSupported,
+               absl::StrCat("the PTX of ", m->sources.front().name, " uses what the emulator does not implement: ",
+                            unit.status().message(), "; no kernel of this module can run"));
+      // A library the program loads itself (cuModuleLoadData, cudaLibraryLoadData):
+      // a GPU would have loaded it, so its kernels are kernels that did not
+      // run, and the run is incomplete (a registered module's launches say so).
+      if (m->library) NoteLibraryKernelsNotRun(*m, e);
+      return e;
+    }
     return fail(cudaErrorInvalidPtx,
                 absl::StrCat("cannot load PTX of ", m->sources.front().name, ": ", unit.status().message()));
   }

@@ -203,6 +203,7 @@ class Runtime {
   // BARRACUDA_EMU_TRACE=count (no session): every record is produced and counted.
   std::unique_ptr<emu::RecordSink> counting_sink_;
   void AdaptDevice(const FatbinModule& m);  // mu_ held
+  void NoteLibraryKernelsNotRun(const FatbinModule& m, cudaError_t e);  // mu_ held
   bool device_adapted_ = false;
   std::unique_ptr<emu::Device> device_;
   std::mutex mu_;

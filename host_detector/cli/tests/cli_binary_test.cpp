@@ -70,6 +70,21 @@ TEST_CASE("barracuda: usage errors", "[cli]") {
   CHECK_THAT(regex.err, Catch::Contains("invalid regular expression"));
   Result runtime = Barracuda({"--backend=gpu", "--gpu-runtime=cpu", "/bin/sh"});
   CHECK(runtime.status == kExitUsage);
+  // Values a CI script could get wrong are refused, not wrapped or dropped:
+  // an exit status past 255 (256 would read as 0), negative or too large
+  // unsigned numbers, a timeout too small to be one, an empty report path.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--error-exitcode", "256"}, {"--error-exitcode", "-1"}, {"--max-reports", "-1"},
+           {"--seed", "99999999999999999999"}, {"--gpu-queue-mb", "-1"}, {"--memory-limit", "-1"},
+           {"--kernel-timeout", "1e-9"}, {"--kernel-timeout", "nan"}, {"--report-json", ""},
+           {"--report-text", ""}, {"--suppressions", ""}}) {
+    std::vector<std::string> argv = args;
+    argv.push_back("/bin/sh");
+    Result r = Barracuda(argv);
+    INFO(args[0] << " '" << args[1] << "': " << r.err);
+    CHECK(r.status == kExitUsage);
+    CHECK_THAT(r.err, Catch::Contains(args[0]));
+  }
   if (!NvidiaGpuPresent()) {
     Result gpu = Barracuda({"--backend=gpu", "/bin/sh"});
     CHECK(gpu.status == kExitBackendUnavailable);
@@ -111,6 +126,9 @@ TEST_CASE("barracuda: refusals", "[cli]") {
   CHECK_THAT(unwritable.err, Catch::Contains("/no/such/dir/r.json"));
   Result nosupp = Barracuda({"--suppressions", "/no/such/supp.txt", dir + "/tiny_good"});
   CHECK(nosupp.status == kExitReportNotWritable);
+  Result dirsupp = Barracuda({"--suppressions", "/tmp", dir + "/tiny_good"});
+  CHECK(dirsupp.status == kExitReportNotWritable);
+  CHECK_THAT(dirsupp.err, Catch::Contains("is a directory"));
 #ifdef BARRACUDA_CLI_REPORT_WRITERS
   const std::string bad_rules = "/tmp/barracuda_cli_binary_rules_" + std::to_string(getpid());
   std::ofstream(bad_rules) << "kernel=ok\nkind=NOT-A-KIND\n";
@@ -229,6 +247,25 @@ TEST_CASE("barracuda: the bundled example under the emulator (race found, fixed 
   }
   if (!keep)
     for (const std::string& f : {json, sarif, fixed_json, fixed_sarif, ls_json, ls_sarif}) std::remove(f.c_str());
+}
+
+TEST_CASE("barracuda: several suppression files and a report file that cannot be written",
+          "[cli][e2e][report-files]") {
+  const std::string app = std::string(BARRACUDA_E2E_EXAMPLES) + "/racy_reduction";
+  const std::string other = ReportPath("supp_other") + ".supp", match = ReportPath("supp_match") + ".supp";
+  std::ofstream(other) << "kernel=no_such_kernel\n";
+  std::ofstream(match) << "kind=RAW\n";
+  Result both = Barracuda({"--suppressions", other, "--suppressions", match, app});
+  INFO(both.err);
+  CHECK_THAT(both.err, Catch::Contains("BARRACUDA SUMMARY: 0 races; 1 suppressed"));  // (the app's own status: its sums fail)
+  CHECK_THAT(both.err, Catch::Contains(match + ":1"));
+  std::remove(other.c_str());
+  std::remove(match.c_str());
+  // A full disk: exit 124 with the reason, and the race still on stderr.
+  Result full = Barracuda({"--report-json", "/dev/full", app});
+  CHECK(full.status == kExitReportNotWritable);
+  CHECK_THAT(full.err, Catch::Contains("No space left on device"));
+  CHECK_THAT(full.err, Catch::Contains("BARRACUDA SUMMARY: 1 race"));
 }
 
 TEST_CASE("barracuda --memory-limit: past it races may be missed, never invented, and the report says so",
