@@ -123,6 +123,19 @@ if(BARRACUDA_CUDA_TESTS)
     DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/uses_noptx_library.cu ${_cli_out}/libnoptx_library.so
     COMMENT "nvcc uses_noptx_library.cu (CLI end-to-end tests)" VERBATIM)
   list(APPEND _cli_programs ${_cli_out}/libnoptx_library.so ${_cli_out}/uses_noptx_library)
+  # A plain host program whose CUDA code (with PTX) is all in a shared library.
+  add_custom_command(OUTPUT ${_cli_out}/libptx_library.so
+    COMMAND ${NVCC_EXECUTABLE} -cudart shared -shared -Xcompiler -fPIC -lineinfo
+      -gencode "arch=compute_75,code=[sm_75,compute_75]"
+      ${CMAKE_CURRENT_LIST_DIR}/tests/ptx_library.cu -o ${_cli_out}/libptx_library.so
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/ptx_library.cu
+    COMMENT "nvcc ptx_library.cu -> libptx_library.so" VERBATIM)
+  add_custom_command(OUTPUT ${_cli_out}/plain_main_cuda_library
+    COMMAND ${CMAKE_CXX_COMPILER} ${CMAKE_CURRENT_LIST_DIR}/tests/plain_main.cpp -L${_cli_out} -lptx_library
+      -Wl,-rpath,${_cli_out} -o ${_cli_out}/plain_main_cuda_library
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/plain_main.cpp ${_cli_out}/libptx_library.so
+    COMMENT "c++ plain_main.cpp (CUDA code in a shared library)" VERBATIM)
+  list(APPEND _cli_programs ${_cli_out}/libptx_library.so ${_cli_out}/plain_main_cuda_library)
   add_custom_target(cli_test_programs DEPENDS ${_cli_programs})
   add_dependencies(cli_tests cli_test_programs)
   target_compile_definitions(cli_tests PRIVATE BARRACUDA_CLI_CUDA_PROGRAMS="${_cli_out}")

@@ -1,6 +1,8 @@
 #include "host_detector/cli/program_check.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -30,6 +32,48 @@ constexpr const char* kNvccAdvice =
     "build it so that it embeds PTX: nvcc -gencode arch=compute_XX,code=[sm_XX,compute_XX] "
     "(e.g. arch=compute_75,code=[sm_75,compute_75]; CMake's CUDA_ARCHITECTURES embed PTX by default; "
     "add -lineinfo for source lines in reports)";
+
+// The shared libraries the dynamic loader would map for `path` (`ldd`, the
+// loader in trace mode: the program's code does not run), as
+// "libk.so => /path/libk.so" lines; the CUDA one that makes the program a
+// CUDA program through a library of its own (kernels in libk.so, a plain C
+// main), or "" when none is or ldd is not available.
+std::string CudaLibraryDependency(const std::string& path) {
+  int out[2];
+  if (pipe(out) != 0) return "";
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(out[0]);
+    close(out[1]);
+    return "";
+  }
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDERR_FILENO);
+    close(out[0]);
+    close(out[1]);
+    execlp("ldd", "ldd", path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string name;
+    words >> name;
+    const std::string leaf = name.substr(name.rfind('/') + 1);
+    for (const char* cuda : {"libcudart.so", "libcuda.so", "libnvrtc.so"})
+      if (leaf.rfind(cuda, 0) == 0) return leaf;
+  }
+  return "";
+}
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st{};
@@ -110,8 +154,17 @@ CheckResult CheckProgram(const std::string& path) {
                                    "or loaded at run time must be PTX"));
       return ok;
     }
+    // CUDA code in a shared library of the program's own (a plain C or C++
+    // main calling into libk.so, which imports the runtime): accepted, as the
+    // README says; the library's kernels are checked when it registers them.
+    if (const std::string lib = CudaLibraryDependency(path); !lib.empty()) {
+      ok.notes.push_back(Cat(path, " makes no CUDA call itself but loads ", lib,
+                             " through its shared libraries: their kernels must embed PTX"));
+      return ok;
+    }
     return Fail(kExitNotCudaProgram,
-                Cat(path, ": not a CUDA program (no CUDA fat binary, no CUDA runtime or driver import)"));
+                Cat(path, ": not a CUDA program (no CUDA fat binary, no CUDA runtime or driver import, in it or "
+                          "in the shared libraries it loads)"));
   }
   if (!registers) {
     // -cudart static (nvcc's and CMake's default): the runtime is inside the

@@ -874,6 +874,17 @@ TEST_CASE("barracuda: kernels of a library without PTX are named, and the run is
   CHECK_THAT(gpu.err, Catch::Contains("libnoptx_library.so is not analysed (its kernels run uninstrumented)"));
 }
 
+TEST_CASE("barracuda: a host program whose CUDA code is all in a shared library is analysed",
+          "[cli][e2e]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/plain_main_cuda_library";
+  Result r = Barracuda({app});
+  INFO(r.err);
+  CHECK(r.status == kDefaultErrorExitCode);
+  CHECK_THAT(r.out, Catch::Contains("library: done"));
+  CHECK_THAT(r.err, Catch::Contains("ptx_library.cu:5"));
+  CHECK_THAT(r.err, Catch::Contains("BARRACUDA SUMMARY: 1 race"));
+}
+
 // Dynamic parallelism: the emulator has no device runtime, so the launch fails
 // as the real runtime fails an unsupported launch, and the run is incomplete.
 TEST_CASE("barracuda: a kernel that launches kernels is refused by name and the run is incomplete",
