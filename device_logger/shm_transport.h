@@ -100,6 +100,9 @@ struct alignas(64) SegmentHeader {
   std::atomic<uint64_t> launches_analysed{0};
   std::atomic<uint64_t> records_analysed{0};
   std::atomic<uint64_t> races_found{0};
+  // Launches whose begin the daemon has seen: more than launches_analysed
+  // while one is under way (the CLI's hint about a launch that never ends).
+  std::atomic<uint64_t> launches_begun{0};
 };
 
 // ---- framed messages on the byte channel

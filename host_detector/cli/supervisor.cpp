@@ -242,7 +242,7 @@ RunOutcome RunSession(const RunPlan& plan) {
     }
     const bool poll_app = plan.progress || !plan.stall_hint.empty();
     auto last_change = std::chrono::steady_clock::now();
-    uint64_t last_launches = header.launches_analysed.load();
+    uint64_t last_launches = header.launches_analysed.load(), last_begun = header.launches_begun.load();
     bool hinted = false;
     for (;;) {
       const pid_t r = waitpid(app, &status, poll_app ? WNOHANG : 0);
@@ -251,10 +251,12 @@ RunOutcome RunSession(const RunPlan& plan) {
       if (r == 0) {
         progress.Tick();
         const auto now = std::chrono::steady_clock::now();
-        if (const uint64_t l = header.launches_analysed.load(); l != last_launches) {
+        const uint64_t l = header.launches_analysed.load(), b = header.launches_begun.load();
+        if (l != last_launches || b != last_begun) {
           last_launches = l;
+          last_begun = b;
           last_change = now;
-        } else if (!hinted && !plan.stall_hint.empty() &&
+        } else if (!hinted && !plan.stall_hint.empty() && b > l &&  // a launch under way, not host code
                    now - last_change >= std::chrono::seconds(plan.stall_seconds)) {
           progress.Clear();
           std::fprintf(stderr, "%s\n", plan.stall_hint.c_str());

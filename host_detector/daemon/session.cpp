@@ -393,6 +393,7 @@ bool AnalysisSession::HandleMessages(Process& p) {
                       ": analysis failed: ", stream.status().message()));
         }
         p.open = std::move(launch);
+        segment_.header().launches_begun.fetch_add(1, std::memory_order_relaxed);
         break;
       }
       case MessageType::kLaunchEnd: {

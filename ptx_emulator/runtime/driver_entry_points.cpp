@@ -194,7 +194,8 @@ cudaError_t Lookup(const char* symbol, void** funcPtr, unsigned version, unsigne
   }
   if (result == cudaDriverEntryPointSymbolNotFound) {
     // cudaEnable* flags and the query results have the driver's values.
-    static_assert(cudaEnablePerThreadDefaultStream == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM &&
+    static_assert(static_cast<int>(cudaEnablePerThreadDefaultStream) ==
+                      static_cast<int>(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) &&
                   static_cast<int>(cudaDriverEntryPointVersionNotSufficent) ==
                       static_cast<int>(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT));
     if (GetProcAddress get = LoadedDriver()) {

@@ -674,6 +674,15 @@ TEST_CASE("barracuda: a null-pointer read is an invalid-address memory error", "
 // a CI job's kill) stops the app while the daemon lives on and writes the
 // report of what was analysed (it used to die with the group: "the analysis
 // daemon failed; no verdict").
+TEST_CASE("barracuda: time in host code is not taken for a launch that never ends", "[cli][e2e]") {
+  const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/faulting_kernel";
+  Result r = Barracuda({app, "host_sleep"}, "env BARRACUDA_STALL_SECONDS=1 ");
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("slept"));
+  CHECK(r.err.find("no kernel has finished") == std::string::npos);
+}
+
 TEST_CASE("barracuda: a hanging app stopped by SIGTERM to its process group still gets a report",
           "[cli][e2e][report-files][not-run]") {
   const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/faulting_kernel";

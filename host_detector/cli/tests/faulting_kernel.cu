@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <unistd.h>
+
 __global__ void ReadNull(const int* p, int* out) { out[threadIdx.x] = p[threadIdx.x]; }
 
 // Block 1 waits for a flag nobody sets: a spin that never ends (the emulator
@@ -48,6 +50,11 @@ int main(int argc, char** argv) {
   int* out = nullptr;
   if (cudaMalloc(&out, 64 * sizeof(int)) != cudaSuccess) return 2;
   if (cudaMemset(out, 0, 64 * sizeof(int)) != cudaSuccess) return 2;
+  if (argc > 1 && std::strcmp(argv[1], "host_sleep") == 0) {  // host code only: no launch under way
+    sleep(3);
+    std::printf("slept\n");
+    return 0;
+  }
   if (grid) {
     void* args[] = {&out};
     const cudaError_t e = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(GridSyncInEvenBlocks), 4, 32, args);
