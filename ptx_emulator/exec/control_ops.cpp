@@ -222,7 +222,7 @@ void ExitHandler(const Inst&, WarpCtx& ctx, uint32_t exec) {
 void TrapHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   if (exec == 0) return;
   ctx.Raise(FaultKind::kTrap, inst, FirstLane(exec), 0,
-            inst.opcode == ptx::Opcode::kBrkpt ? "brkpt: breakpoint reached" : "trap: kernel trapped");
+            inst.opcode == ptx::Opcode::kBrkpt ? "brkpt: breakpoint reached" : "kernel trapped");  // FaultStatus adds "trap: "
 }
 
 void YieldHandler(const Inst&, WarpCtx& ctx, uint32_t exec) {

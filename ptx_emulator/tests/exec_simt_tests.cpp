@@ -606,7 +606,7 @@ TEST_CASE("trap faults with the kind, PTX line and coordinates", "[exec][fault]"
   const uint32_t k = InstallFunctionForTesting(rig.device, b.Take());
   const absl::Status s = rig.Launch(k, {3, 1, 1}, {32, 1, 1});
   REQUIRE(FaultKindOf(s) == FaultKind::kTrap);
-  CHECK_THAT(std::string(s.message()), Catch::StartsWith("trap: trap: kernel trapped (PTX line 101)"));
+  CHECK_THAT(std::string(s.message()), Catch::StartsWith("trap: kernel trapped (PTX line 101)"));
   CHECK_THAT(std::string(s.message()), Catch::Contains("block (0,0,0), thread (5,0,0)"));
 }
 
