@@ -318,18 +318,7 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
 absl::Status WriteJsonFile(const json& value, const std::string& path) {
   // Replacement of invalid UTF-8 (file names come from the app's PTX) instead
   // of nlohmann's exception.
-  const std::string text = value.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-  if (path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    return std::cout ? absl::OkStatus() : absl::DataLossError("cannot write the report to stdout");
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::PermissionDeniedError(ptx::Cat("cannot open '", path, "' for writing: ", std::strerror(errno)));
-  out << text;
-  out.close();
-  if (!out) return absl::DataLossError(ptx::Cat("cannot write '", path, "': ", std::strerror(errno)));
-  return absl::OkStatus();
+  return WriteTextFile(value.dump(2, ' ', false, json::error_handler_t::replace) + "\n", path);
 }
 
 absl::Status WriteTextFile(const std::string& text, const std::string& path) {

@@ -556,14 +556,20 @@ TEST_CASE("Memory errors: memcheck-style entries in text, JSON and SARIF", "[rep
   CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 15);
 }
 
-TEST_CASE("SARIF: a stream-order race between host calls is located at their lines", "[reports][sarif][report-files]") {
-  Fixture f = MakeFixture();
-  ReportContext& c = f.context;
+// A cudaMemcpyAsync on stream 16 writing, called at /src/app.cu:27.
+ReportContext::StreamOpSide CopySide() {
   ReportContext::StreamOpSide copy;
   copy.api = "cudaMemcpyAsync";
   copy.stream_id = 16;
   copy.write = true;
   copy.host_location = "main at /src/app.cu:27";
+  return copy;
+}
+
+TEST_CASE("SARIF: a stream-order race between host calls is located at their lines", "[reports][sarif][report-files]") {
+  Fixture f = MakeFixture();
+  ReportContext& c = f.context;
+  const ReportContext::StreamOpSide copy = CopySide();
   ReportContext::StreamOpSide set = copy;
   set.api = "cudaMemsetAsync";
   set.stream_id = 17;
@@ -596,11 +602,7 @@ TEST_CASE("SARIF: a stream-order race between host calls is located at their lin
 TEST_CASE("reports: a host function side of a stream-order race", "[reports][report-files]") {
   Fixture f = MakeFixture();
   ReportContext& c = f.context;
-  ReportContext::StreamOpSide copy;
-  copy.api = "cudaMemcpyAsync";
-  copy.stream_id = 16;
-  copy.write = true;
-  copy.host_location = "main at /src/app.cu:27";
+  const ReportContext::StreamOpSide copy = CopySide();
   ReportContext::StreamOpSide fn;
   fn.host_function = true;
   fn.api = "host function";
