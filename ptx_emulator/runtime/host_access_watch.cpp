@@ -52,6 +52,16 @@ uint64_t g_self_lo = 0, g_self_hi = 0;
 // The thread (kernel id: gettid is async-signal-safe) running a host
 // function, 0 when none does.
 std::atomic<long> g_host_function_thread{0};
+// Threads running a host function while another one is checked (an inactive
+// HostFunctionScope): their faults only open the page, as the runtime's do,
+// rather than count as the host's own accesses.
+constexpr int kMaxUncheckedFunctions = 8;
+std::atomic<long> g_unchecked_function_threads[kMaxUncheckedFunctions];
+bool Unchecked(long thread) {
+  for (const std::atomic<long>& t : g_unchecked_function_threads)
+    if (t.load(std::memory_order_relaxed) == thread) return true;
+  return false;
+}
 
 // What is protected: nothing, the armed regions (kernels or asynchronous
 // copies are outstanding), or every region (a host function runs).
@@ -148,8 +158,9 @@ void OnSegv(int sig, siginfo_t* info, void* context) {
   // A host function's frames are the program's, with the runtime's that
   // called it below them (they are left out when the frames are printed).
   const long fn_thread = g_host_function_thread.load(std::memory_order_relaxed);
-  const bool host_function = fn_thread != 0 && fn_thread == ThisThread();
-  bool runtime = n > 0 && InSelf(pcs[0]);
+  const long thread = fn_thread != 0 ? ThisThread() : 0;
+  const bool host_function = fn_thread != 0 && fn_thread == thread;
+  bool runtime = (n > 0 && InSelf(pcs[0])) || (fn_thread != 0 && !host_function && Unchecked(thread));
   for (int i = from; i < got; ++i) {
     const uint64_t pc = reinterpret_cast<uint64_t>(frames[i]);
     if (from == 0 && InSelf(pc)) continue;  // the handler's frames (faulting PC not found)
@@ -309,15 +320,24 @@ Pause::~Pause() {
 
 HostFunctionScope::HostFunctionScope() {
   std::lock_guard<std::mutex> lock(g_mu);
-  if (g_host_function_thread.load(std::memory_order_relaxed) != 0) return;  // another runs
+  if (g_host_function_thread.load(std::memory_order_relaxed) != 0) {  // another runs: this one is not checked
+    for (std::atomic<long>& t : g_unchecked_function_threads) {
+      if (t.load(std::memory_order_relaxed) != 0) continue;
+      t.store(ThisThread(), std::memory_order_relaxed);
+      unchecked_slot_ = static_cast<int>(&t - g_unchecked_function_threads);
+      break;
+    }
+    return;
+  }
   g_host_function_thread.store(ThisThread(), std::memory_order_relaxed);
   active_ = true;
   Update();
 }
 
 HostFunctionScope::~HostFunctionScope() {
-  if (!active_) return;
   std::lock_guard<std::mutex> lock(g_mu);
+  if (unchecked_slot_ >= 0) g_unchecked_function_threads[unchecked_slot_].store(0, std::memory_order_relaxed);
+  if (!active_) return;
   g_host_function_thread.store(0, std::memory_order_relaxed);
   Update();
 }

@@ -95,7 +95,9 @@ class Pause {
 // beside work issued later on other streams), even inside a Pause (a graph
 // launch), and this thread's faults are recorded (Access::host_function)
 // although the runtime's frames are below them. One at a time: a scope made
-// while another is alive is inactive (its function's accesses go unseen).
+// while another is alive is inactive, and its thread's faults only open the
+// page (its function's accesses go unseen; up to 8 such threads, beyond
+// which they would count as the host's own).
 class HostFunctionScope {
  public:
   HostFunctionScope();
@@ -106,6 +108,7 @@ class HostFunctionScope {
 
  private:
   bool active_ = false;
+  int unchecked_slot_ = -1;  // inactive: its thread's slot among the unchecked ones
 };
 
 // The accesses recorded since the last call, in order; `dropped` counts those

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "ptx_emulator/runtime/host_access_watch.h"
@@ -245,6 +246,17 @@ TEST_CASE("host access watch: a host function's accesses to any watched region a
     CHECK(v == 0);
   }
   p[1024 + 1] = 5;  // after it: open again
+  {
+    // A second host function on another thread while one runs: not checked,
+    // and its accesses are not taken for the host's own either.
+    HostFunctionScope scope;
+    std::thread other([&] {
+      HostFunctionScope unchecked;
+      CHECK_FALSE(unchecked.active());
+      p[1024 + 2] = 6;
+    });
+    other.join();
+  }
   const std::vector<Access> got = Take();
   REQUIRE(got.size() == 2);
   CHECK(got[0].host_function);
