@@ -48,6 +48,18 @@ def header(source):
     return json.loads(m.group(1)) if m else {}
 
 
+# Programs whose own execution differs from run to run: host threads that
+# launch at the same moment, so which launch comes first (a race's first side,
+# the launch ids, the per-thread stream ids) is the OS scheduler's choice. The
+# suite checks their verdict on every run; the same report cannot be asked of them.
+HOST_THREADS_RACE = {
+    "streams/kernels/two_host_threads_one_buffer_racy":
+        "two host threads launch at once: which launch is first is the OS scheduler's choice",
+    "streams/kernels/per_thread_default_streams_racy":
+        "two host threads launch at once on per-thread streams: launch order and stream ids are the OS's choice",
+}
+
+
 def suite_programs(build):
     out = []
     # The bug suite and its -G twins, and the programs whose findings are
@@ -55,6 +67,10 @@ def suite_programs(build):
     for folder in ("programs", "programs-G", "memcheck", "streams"):
         for exe in sorted(glob.glob(os.path.join(build, "test_suite", folder, "*", "*"))):
             if os.path.isfile(exe) and os.access(exe, os.X_OK) and not exe.endswith(".d"):
+                rel = os.path.relpath(exe, os.path.join(build, "test_suite"))
+                if rel in HOST_THREADS_RACE:
+                    print(f"SKIP {rel}: {HOST_THREADS_RACE[rel]}")
+                    continue
                 out.append((exe, []))
     return out
 
