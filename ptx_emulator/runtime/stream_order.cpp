@@ -95,8 +95,7 @@ void StreamOrder::HostFunctionRan(uint64_t stream_id, bool non_blocking, const s
       // Until the host is ordered after it, the host's own accesses to these
       // bytes may race with it (on a GPU it runs whenever its stream gets to it).
       host_access::ArmRange(a.device, a.size);
-      outstanding_[op.stream_id] = op.tick;
-      host_access::SetOutstanding(true);
+      outstanding_[op.stream_id] = op.tick;  // UpdateOutstanding below protects
       ops.push_back(std::move(op));
     }
     // Programs signal host threads from host functions (a flag, a condition
