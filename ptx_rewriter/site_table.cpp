@@ -203,12 +203,39 @@ std::optional<SiteKind> ClassifySite(const Instruction& inst) {
 SiteTable BuildSiteTable(const Module& module) {
   SiteTable table;
   for (const Function* function : module.Functions()) {
-    // The latest .loc directive at each source position of the function, to
-    // follow an inlining chain outwards (Site::inlined_at).
-    absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, DebugLoc> latest;
+    // Inlining chains, outwards (Site::inlined_at). `.loc F L C, function_name
+    // X, inlined_at F' L' C'` says that X was inlined at F':L':C', a position
+    // of X's caller; the compiler emits the caller's own .loc there (with the
+    // caller's function_name and inlined_at) before X's. So each .loc's parent
+    // is the latest .loc at its inlined_at position when it appears, taken
+    // then: later .locs at that position may belong to another inlined copy
+    // of the caller (CUB interleaves two collectives' code) or, for a template
+    // that calls itself on one line, to X itself.
+    struct LocNode {
+      const DebugLoc* loc;
+      int parent;  // index into `nodes`, -1: none; always an earlier node
+    };
+    using Position = std::tuple<uint32_t, uint32_t, uint32_t>;
+    std::vector<LocNode> nodes;
+    absl::flat_hash_map<Position, int> latest;
+    int current = -1;  // the .loc in effect
     for (std::size_t i = 0; i < function->body.size(); ++i) {
       if (const LocDirective* d = std::get_if<LocDirective>(&function->body[i])) {
-        latest[{d->loc.file, d->loc.line, d->loc.column}] = d->loc;
+        const DebugLoc& l = d->loc;
+        int parent = -1;
+        if (l.has_inlined_at) {
+          auto it = latest.find(Position{l.inlined_file, l.inlined_line, l.inlined_column});
+          if (it != latest.end()) parent = it->second;
+          // A re-emitted .loc of the same inlined copy is not its own caller.
+          while (parent >= 0 && nodes[parent].loc->function_name == l.function_name &&
+                 nodes[parent].loc->inlined_file == l.inlined_file &&
+                 nodes[parent].loc->inlined_line == l.inlined_line &&
+                 nodes[parent].loc->inlined_column == l.inlined_column)
+            parent = nodes[parent].parent;
+        }
+        current = static_cast<int>(nodes.size());
+        nodes.push_back({&l, parent});
+        latest[{l.file, l.line, l.column}] = current;
         continue;
       }
       const Instruction* inst = std::get_if<Instruction>(&function->body[i]);
@@ -229,21 +256,25 @@ SiteTable BuildSiteTable(const Module& module) {
         if (loc.has_inlined_at && loc.inlined_file != 0 && loc.inlined_line != 0) {
           // The call sites of the chain, innermost first.
           std::vector<const DebugLoc*> chain{&loc};
-          for (int depth = 0; depth < 64; ++depth) {  // bounded: a malformed chain may loop
-            const DebugLoc& at = *chain.back();
-            auto it = latest.find({at.inlined_file, at.inlined_line, at.inlined_column});
-            if (it == latest.end() || !it->second.has_inlined_at || it->second.inlined_file == 0 ||
-                it->second.inlined_line == 0)
-              break;
-            chain.push_back(&it->second);
+          if (current >= 0 && *nodes[current].loc == loc) {
+            for (int n = nodes[current].parent; n >= 0 && chain.size() < 256; n = nodes[n].parent) {
+              const DebugLoc& at = *nodes[n].loc;
+              if (!at.has_inlined_at || at.inlined_file == 0 || at.inlined_line == 0) break;
+              chain.push_back(&at);
+            }
           }
-          // The innermost call site in the file of the outermost one (the
-          // file being compiled): the program's own line that led into
-          // library code, not a header's internal call nor the caller of a
-          // helper of the program's own.
+          // For a site in a header: the innermost call site in the file of
+          // the outermost one (the file being compiled), i.e. the program's
+          // own line that led into library code, not a header's internal
+          // call nor the caller of a helper of the program's own. For a site
+          // in that file itself (a helper of the program's, inlined): the
+          // outermost call site, the kernel's line (the innermost would be a
+          // line of the program's helpers, or the site's own line for a
+          // template that calls itself).
           const uint32_t file = chain.back()->inlined_file;
           const DebugLoc* pick = chain.back();
           for (const DebugLoc* c : chain) {
+            if (loc.file == file) break;
             if (c->inlined_file == file) {
               pick = c;
               break;

@@ -119,6 +119,27 @@ TEST_CASE("nvcc output: sync.cu", "[sites]") {
   CHECK(*atomic.inlined_at == SourceLocation{"sync.cu", 1, 16, 3});
 }
 
+TEST_CASE("inlining chains: self-calling templates and interleaved inlined copies", "[sites]") {
+  Module m = LoadDataFile("inline_chains.ptx");
+  const SiteTable t = BuildSiteTable(m);
+  REQUIRE(t.sites.size() == 7);
+  auto at = [&](size_t i) { return t.sites[i].inlined_at ? t.sites[i].inlined_at->line : 0u; };
+  // Every level of sum<N> is at app.cu:3; the program's line is the kernel's
+  // call (9), not the template's own line, at any depth.
+  for (size_t i = 0; i < 4; ++i) {
+    INFO("site " << i);
+    CHECK(t.sites[i].source->file == "app.cu");
+    CHECK(at(i) == 9);
+  }
+  CHECK(t.sites[3].source->line == 4);
+  // lib.cuh:60 reached through lib.cuh:184 from two calls whose code
+  // interleaves: each store names its own call.
+  CHECK(t.sites[4].source->file == "lib.cuh");
+  CHECK(at(4) == 64);
+  CHECK(at(5) == 66);
+  CHECK(at(6) == 64);
+}
+
 TEST_CASE("branches are sites, `.loc 1 0 0` gives no source", "[sites]") {
   Module m = LoadDataFile("branches.ptx");
   const SiteTable t = BuildSiteTable(m);
