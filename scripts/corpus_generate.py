@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Generates the PTX corpus: every .cu file of the source tree compiled to PTX.
 
-Each source gives four PTX files (compute_75 and compute_90, each with
--lineinfo and with -G); one CUB program is also built into three executables
+Each source gives up to three PTX files (-lineinfo for compute_75 and
+compute_90, -G for its own target: see below); one CUB program is also built into three executables
 whose embedded PTX is compressed with zstd (nvcc's default), LZ4
 (--compress-mode=speed) and not at all (--no-compress), for `barracuda-ptx
 extract`. The nvcc jobs run in parallel; an output is rebuilt only when its
@@ -25,7 +25,16 @@ memcheck and stream-order programs: ~220 small sources) is compiled for its
 own target only (its "arch", else 75), with -lineinfo and with -G: that is the
 PTX its executable embeds. Their other-target twins were 40% of the corpus's
 CPU time in CI and differed in 7 of 334 pairs, by one opcode family
-(redux.sync on sm_80+, which the CUB sources and the sm_90 programs cover). Timings are reported as wall and CPU seconds (user + system of
+(redux.sync on sm_80+, which the CUB sources and the sm_90 programs cover).
+-G (device debug) PTX is made for a source's own target only (sm_75, or its
+arch), and, with --built-dir, for a suite program only when the build made its
+-G twin (those with fences, atomics or volatile accesses, extracted): debug PTX
+differs from -lineinfo PTX in its frame and debug sections, not by target or
+by program, and the ~110 extracted suite programs and ~60 other sources keep
+those shapes covered. 2026-11-30: the dropped variants (sm_90 -G of every
+other source, -G of ~175 suite, stream-order and memcheck programs) were 815 ->
+~450 outputs and ~55% of the corpus's CPU time (694 s in all on 2 cores).
+Timings are reported as wall and CPU seconds (user + system of
 nvcc and its children), the latter being what matters on a loaded machine.
 Exit status: 0 all outputs present, 1 an nvcc job failed, 2 usage error.
 """
@@ -40,7 +49,7 @@ import subprocess
 import sys
 import time
 
-# (target, debug variant): the four PTX files made from each source.
+# (target, debug variant): the PTX files a source can give (-G: own target only).
 VARIANTS = [(sm, dbg) for sm in (75, 90) for dbg in ("lineinfo", "G")]
 # Executables of one CUB program, by how nvcc compresses the embedded PTX.
 EXE_MODES = {"zstd": [], "lz4": ["--compress-mode=speed"], "none": ["--no-compress"]}
@@ -262,6 +271,9 @@ def main():
         for sm, dbg in VARIANTS:
             if sm < min_sm or (own_target_only and sm != own_sm) or (lineinfo_only and dbg == "G"):
                 continue
+            # -G only for the source's own (lowest) target; see the docstring.
+            if dbg == "G" and sm != own_sm:
+                continue
             job = {
                 "kind": "ptx", "source": rel, "group": f"sm{sm}-{dbg}", "sm": sm,
                 "heavy": heavy,
@@ -273,6 +285,8 @@ def main():
             if exe:
                 job["prebuilt"] = exe
                 job["cmd"] = [args.tool, "extract", exe]
+            elif own_target_only and dbg == "G" and args.built_dir and args.tool:
+                continue  # the build makes no -G twin of it: see the docstring
             jobs.append(job)
     exe_name = os.path.splitext(os.path.basename(exe_source))[0]
     for mode, flags in EXE_MODES.items():
