@@ -86,6 +86,11 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
                                    slot = mine;
                                    slot.Join(bs.dependency);
                                  });
+    // What the thread does after the store is not what it published: its
+    // later reads must not look dependency-ordered (a read after a flag
+    // store shared the store's epoch, and a write after a poll of the flag
+    // was then a warning, exit 0, though nothing orders the two).
+    if (!releases) bs.clocks.Increment(warp, 1u << lane);
   } else if (loads && !stores) {
     dependency_locations.Observe(key, block, cluster, ScopeLevel::kGpu,
                                  [&](ScopeLevel, const vc::VectorClock& s) { bs.dependency.Join(s); });

@@ -269,6 +269,14 @@ TEST_CASE("ordered only by a relaxed publication chain: a WAR is a dependency-or
   RunResult ru = Run(u);
   REQUIRE(ru.events.size() == 1);
   CHECK(ru.events[0].kind == RaceKind::kReadAfterWrite);
+  // A read AFTER the publishing store is not covered by it: nothing orders it
+  // before the other block's write (a probe's labelled race was a warning).
+  TraceBuilder w;
+  w.Begin(2, 64).StrongStore(Scope::kGpu, 0, 0x1u, kFlag).Read(0, 0x1u, Same(kData), 1);
+  w.StrongLoad(Scope::kGpu, 2, 0x1u, kFlag).Write(3, 0x1u, Same(kData), 4).End();
+  RunResult rw = Run(w);
+  REQUIRE(rw.events.size() == 1);
+  CHECK(rw.events[0].kind == RaceKind::kWriteAfterRead);
   // Without the chain the WAR is an ordinary race.
   TraceBuilder v;
   v.Begin(2, 64).Read(0, 0x1u, Same(kData), 1).Write(3, 0x1u, Same(kData), 4).End();
