@@ -134,7 +134,7 @@ def prebuilt_executable(args, rel, sm, dbg, min_sm, extra):
         exe = os.path.join(args.built_dir, folder, parts[2], parts[3])
     elif parts[1:2] in (["memcheck"], ["streams"]) and parts[0] == "test_suite" and len(parts) == 4 \
             and dbg == "lineinfo":
-        built_sm = 75
+        built_sm = min_sm if min_sm in (80, 90) else 75
         exe = os.path.join(args.built_dir, parts[1], parts[2], parts[3])
     elif parts[:2] == ["test_suite", "corpus"] and len(parts) == 3 and dbg == "lineinfo":
         built_sm = 75

@@ -18,8 +18,14 @@ function(barracuda_expected_programs)
     get_filename_component(topic ${rel} DIRECTORY)
     get_filename_component(stem ${rel} NAME_WE)
     set(outdir ${CMAKE_CURRENT_BINARY_DIR}/${E_PREFIX}/${topic})
+    # The header's "arch" (80 or 90: e.g. programmatic dependent launch), else 75.
+    file(READ ${E_DIR}/${rel} _head LIMIT 600)
+    set(arch 75)
+    if(_head MATCHES "\"arch\": *(80|90)")
+      set(arch ${CMAKE_MATCH_1})
+    endif()
     # -g: host debug information, so that reports name the host line of an API call.
-    barracuda_cuda_program(NAME ${stem} SOURCE ${E_DIR}/${rel} ARCH 75 OUTPUT_DIR ${outdir}
+    barracuda_cuda_program(NAME ${stem} SOURCE ${E_DIR}/${rel} ARCH ${arch} OUTPUT_DIR ${outdir}
       STATIC_TWIN_DIR ${CMAKE_CURRENT_BINARY_DIR}/${E_PREFIX}-static/${topic}
       NVCC_FLAGS -g TEST_NAME ${E_PREFIX}/${topic}/${stem} NO_TEST)
     if(NOT TARGET barracuda_cudart)
