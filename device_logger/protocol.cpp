@@ -21,6 +21,7 @@ const char* OpName(Op op) {
     case Op::kKernelEnd: return "kernel.end";
     case Op::kExit: return "exit";
     case Op::kAsyncWait: return "async-wait";
+    case Op::kGridDepWait: return "grid-dependency-wait";
     case Op::kCount: break;
   }
   return "?";

@@ -48,6 +48,12 @@ enum class Op : uint8_t {
   kAsyncWait = 16,    // lanes in active_mask observed the completion of their first
                       // addr[lane] asynchronous records (kFlagAsync; cp.async.wait_group /
                       // wait_all): an acquire of what their copies did
+  kGridDepWait = 17,  // lanes in active_mask passed griddepcontrol.wait
+                      // (cudaGridDependencySynchronize): the grids their launch
+                      // depends on programmatically have completed and their memory
+                      // is visible. No ordering within the launch; the daemon's
+                      // stream-order check splits a programmatic launch's accesses
+                      // at it (emulator only; the GPU logger does not log it yet)
   kCount
 };
 

@@ -21,7 +21,7 @@ std::string StreamOpInfo::Encode() const {
   for (const auto& [stream, t] : before) w.U64(stream).U64(t);
   w.U32(static_cast<uint32_t>(ranges.size()));
   for (const Range& r : ranges) w.U64(r.base).U64(r.size).U32(r.write ? 1 : 0);
-  w.U64(exact);
+  w.U64(exact).U64(programmatic_after);
   w.U32(static_cast<uint32_t>(api.size())).Bytes(api);
   w.U32(static_cast<uint32_t>(host_location.size())).Bytes(host_location).Bytes(node_location);
   return w.data();
@@ -48,7 +48,7 @@ std::optional<StreamOpInfo> StreamOpInfo::Decode(std::string_view payload) {
     range.write = write != 0;
   }
   std::string_view api, host;
-  if (!r.U64(&op.exact) || !r.U32(&api_len) || !r.Bytes(api_len, &api) || !r.U32(&host_len) ||
+  if (!r.U64(&op.exact) || !r.U64(&op.programmatic_after) || !r.U32(&api_len) || !r.Bytes(api_len, &api) || !r.U32(&host_len) ||
       !r.Bytes(host_len, &host))
     return std::nullopt;
   op.api = std::string(api);

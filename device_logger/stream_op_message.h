@@ -47,6 +47,14 @@ struct StreamOpInfo {
   // kHostAccess: the device address of the byte the host was caught accessing
   // (0: unknown); `ranges` then covers the rest of its page, assumed accessed.
   uint64_t exact = 0;
+  // kKernel launched with programmatic stream serialisation (programmatic
+  // dependent launch) right after another kernel of its stream: that launch's
+  // id. Until a thread passes griddepcontrol.wait (kGridDepWait) its accesses
+  // are not ordered after that kernel's, which may still run (0: none).
+  uint64_t programmatic_after = 0;
+  // `api` of the part of such a launch before griddepcontrol.wait, as the
+  // daemon's stream-order races name it.
+  static constexpr std::string_view kBeforeGridDependencyWait = "kernel launch, before griddepcontrol.wait";
   std::string api;            // "cudaMemcpyAsync", "kernel launch"
   std::string host_location;  // the program's calling frames ("module+0xoffset ..."), may be empty
   // The work of a graph node: the frames that added the node to its graph

@@ -33,7 +33,7 @@ NOTES = {
     'mma': 'm8n8k4, m16n8k8, m16n8k16, m16n8k4, m16n8k32, m8n8k16 (f16, bf16, tf32, s8/u8, f64, e4m3/e5m2 with f32 or f16 accumulators); not mma.sp, fp6/fp4, .kind, block scale',
     'ldmatrix': 'm8n8 .x1/.x2/.x4 [.trans] .b16; not .m16n16/.m8n16/.b8',
     'stmatrix': 'm8n8 .x1/.x2/.x4 [.trans] .b16; not .m16n8',
-    'griddepcontrol': 'no-op: launches on a stream run in order',
+    'griddepcontrol': 'launches on a stream run in order; `.wait` logs `kGridDepWait` for the stream-order check (programmatic dependent launch)',
     'setmaxnreg': 'no-op',
     'createpolicy': 'the policy is 0 (cache hints are ignored)',
     'prefetch': 'no-op', 'prefetchu': 'no-op', 'applypriority': 'no-op', 'discard': 'no-op',

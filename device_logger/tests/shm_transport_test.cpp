@@ -231,6 +231,7 @@ TEST_CASE("StreamOpInfo: every field round-trips and truncated payloads are refu
   op.before = {{16, 2}, {0, 9}};
   op.ranges = {{0x5000, 4096, true}, {0x9000, 8, false}};
   op.exact = 0x5028;
+  op.programmatic_after = 41;
   op.api = "host access";
   op.host_location = "app+0x120 libc.so.6+0x27249";
   op.node_location = "app+0x88 libc.so.6+0x27249";
@@ -249,6 +250,7 @@ TEST_CASE("StreamOpInfo: every field round-trips and truncated payloads are refu
   CHECK(back->ranges[0].write);
   CHECK_FALSE(back->ranges[1].write);
   CHECK(back->exact == 0x5028);
+  CHECK(back->programmatic_after == 41);
   CHECK(back->api == "host access");
   CHECK(back->host_location == op.host_location);
   CHECK(back->node_location == op.node_location);

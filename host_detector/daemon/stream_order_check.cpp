@@ -97,7 +97,13 @@ void StreamOrderCheck::OnOp(transport::StreamOpInfo info) {
   Op op;
   op.info = std::move(info);
   if (op.info.kind == transport::StreamOpKind::kKernel) {
-    if (open_) Complete(std::move(*open_));  // its launch never ended (should not happen)
+    if (open_) EndLaunch(open_->info.launch_id);  // its launch never ended (should not happen)
+    if (op.info.programmatic_after != 0) {
+      open_before_wait_.emplace();
+      open_before_wait_->info = op.info;
+      open_before_wait_->info.api = std::string(transport::StreamOpInfo::kBeforeGridDependencyWait);
+      waited_lanes_.clear();
+    }
     open_ = std::move(op);
     return;
   }
@@ -119,6 +125,10 @@ void StreamOrderCheck::Collect(std::span<const protocol::Record> records) {
   if (!open_) return;
   for (const protocol::Record& r : records) {
     const RecordOp op = protocol::OpOf(r.header);
+    if (op == RecordOp::kGridDepWait) {
+      waited_lanes_[r.header.warp_id] |= r.header.active_mask;
+      continue;
+    }
     if (op > RecordOp::kAcqRel || r.header.access_size == 0 ||
         protocol::SpaceOf(r.header) != protocol::Space::kGlobal)
       continue;
@@ -126,12 +136,20 @@ void StreamOrderCheck::Collect(std::span<const protocol::Record> records) {
     const bool strong = op != RecordOp::kRead && op != RecordOp::kWrite;
     if (strong) write = (r.header.flags & protocol::kFlagStore) != 0 || op == RecordOp::kRelease ||
                         (r.header.flags & (protocol::kFlagLoad | protocol::kFlagStore)) == 0;
+    uint32_t before_wait = 0;
+    if (open_before_wait_) {
+      auto w = waited_lanes_.find(r.header.warp_id);
+      before_wait = r.header.active_mask & ~(w != waited_lanes_.end() ? w->second : 0);
+    }
     for (uint32_t m = r.header.active_mask; m != 0; m &= m - 1) {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(m));
-      Touch(*open_, r.addr[lane], r.header.access_size, write, strong, r.header.site_id);
-      // A read-modify-write reads too.
-      if (strong && write && (r.header.flags & protocol::kFlagLoad) != 0)
-        Touch(*open_, r.addr[lane], r.header.access_size, false, true, r.header.site_id);
+      for (Op* into : {&*open_, (before_wait >> lane & 1) ? &*open_before_wait_ : nullptr}) {
+        if (into == nullptr) continue;
+        Touch(*into, r.addr[lane], r.header.access_size, write, strong, r.header.site_id);
+        // A read-modify-write reads too.
+        if (strong && write && (r.header.flags & protocol::kFlagLoad) != 0)
+          Touch(*into, r.addr[lane], r.header.access_size, false, true, r.header.site_id);
+      }
     }
   }
 }
@@ -140,6 +158,19 @@ void StreamOrderCheck::EndLaunch(uint64_t launch_id) {
   if (!Collecting(launch_id)) return;
   Op op = std::move(*open_);
   open_.reset();
+  std::optional<Op> before_wait = std::move(open_before_wait_);
+  open_before_wait_.reset();
+  waited_lanes_.clear();
+  if (before_wait && !before_wait->lines.empty()) {
+    // The kernel it may overlap, while still retained.
+    for (const Op& earlier : retained_)
+      if (earlier.info.kind == transport::StreamOpKind::kKernel &&
+          earlier.info.launch_id == before_wait->info.programmatic_after) {
+        if (before_wait->truncated) ++truncated_;
+        Compare(earlier, *before_wait);
+        break;
+      }
+  }
   Complete(std::move(op));
 }
 

@@ -23,6 +23,11 @@
 // scope). At most kMaxRetained operations are retained (the oldest are
 // dropped: races between operations further apart are missed) and a
 // device-wide barrier drops them all.
+// A programmatic dependent launch (StreamOpInfo::programmatic_after) is
+// ordered after the kernel before it only for each thread's accesses after
+// its griddepcontrol.wait (kGridDepWait records): the accesses before are
+// also collected apart and compared with that kernel's (api
+// kBeforeGridDependencyWait on the later side).
 #ifndef BARRACUDA_HOST_DETECTOR_DAEMON_STREAM_ORDER_CHECK_H_
 #define BARRACUDA_HOST_DETECTOR_DAEMON_STREAM_ORDER_CHECK_H_
 
@@ -102,6 +107,10 @@ class StreamOrderCheck {
 
   std::deque<Op> retained_;
   std::optional<Op> open_;  // the kernel launch being collected
+  // A programmatic launch's accesses before its threads' griddepcontrol.wait,
+  // and per warp (RecordHeader::warp_id) the lanes that passed it.
+  std::optional<Op> open_before_wait_;
+  absl::flat_hash_map<uint32_t, uint32_t> waited_lanes_;
   std::vector<StreamOrderRace> races_;
   absl::flat_hash_map<std::string, size_t> race_index_;  // sides' key -> races_ index
   uint64_t truncated_ = 0;

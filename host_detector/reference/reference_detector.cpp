@@ -223,6 +223,7 @@ absl::Status ReferenceDetector::Process(const Record& r) {
         if (seen > clocks_[t].Get(CopiesOf(t))) clocks_[t].Set(CopiesOf(t), seen);
       }
       break;
+    case Op::kGridDepWait:  // orders nothing within the launch (stream-order check only)
     case Op::kCount: break;
   }
   // ENDINSN (paper Fig. 2): every warp-level memory instruction joins and

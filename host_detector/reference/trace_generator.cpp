@@ -370,6 +370,9 @@ class LaunchBuilder {
 
   void Exit(WarpGen& w) {
     const uint32_t active = Active(w);
+    // griddepcontrol.wait before some exits: a no-op for the analysis of the
+    // launch (chosen without the random stream, which the other shapes use).
+    if ((w.block + w.first_thread / 32) % 5 == 0) Append(w, Make(w, Op::kGridDepWait, active), active);
     const int uid = Append(w, Make(w, Op::kExit, active), active);
     block_exits_[w.block].push_back(uid);
     w.live &= ~active;

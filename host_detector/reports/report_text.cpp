@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "device_logger/stream_op_message.h"
 #include "host_detector/reports/memory_errors.h"
 #include "host_detector/reports/stream_order_races.h"
 #include "ptx_rewriter/instruction_modifiers.h"
@@ -354,8 +355,11 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
   };
   for (const ResolvedStreamOrderRace& r : races) {
     const bool nodes = IsGraphNode(r.earlier.op) && IsGraphNode(r.later.op);
+    const bool programmatic = r.later.op.api == transport::StreamOpInfo::kBeforeGridDependencyWait;
     const char* what = r.later.op.host ? "the host accessed memory an unfinished operation uses"
                        : nodes         ? "two nodes of a graph with no path of edges between them"
+                       : programmatic  ? "a programmatic dependent launch touched memory of the kernel before it "
+                                         "before waiting for it"
                                        : "operations of two streams with nothing ordering them";
     Line(out, ptx::Cat("Stream-order race #", r.ordinal, ": ", what, " [",
                        Plural(r.occurrences, "occurrence", "occurrences"), "]"));
@@ -370,7 +374,10 @@ uint64_t WriteStreamOrderRaces(const ReportContext& context, std::ostream& out) 
     Line(out, r.later.op.host ? "    Synchronise first: cudaStreamSynchronize of its stream, cudaEventSynchronize of an event "
                                 "recorded after it, or cudaDeviceSynchronize"
               : nodes ? "    Order them with an edge (cudaGraphAddDependencies), or capture them in one stream"
-                      : "    Order them with cudaEventRecord + cudaStreamWaitEvent, a synchronisation, or one stream");
+              : programmatic
+                  ? "    Move the access after cudaGridDependencySynchronize(), or launch without "
+                    "cudaLaunchAttributeProgrammaticStreamSerialization"
+                  : "    Order them with cudaEventRecord + cudaStreamWaitEvent, a synchronisation, or one stream");
     Line(out, "");
   }
   return races.size();

@@ -1,5 +1,6 @@
 #include "host_detector/reports/stream_order_races.h"
 
+#include "device_logger/stream_op_message.h"
 #include "ptx_rewriter/text_concat.h"
 
 namespace barracuda::reports {
@@ -16,7 +17,13 @@ std::string StreamSideHeadline(const ResolvedStreamOrderRace::Side& side) {
   const ReportContext::StreamOpSide& op = side.op;
   std::string what = ptx::Cat(op.strong ? "strong " : "", op.write ? "write" : "read", " by ");
   const std::string stream = StreamName(op.stream_id);
-  if (op.kernel) return what + ptx::Cat("kernel ", side.kernel, " (launch ", op.launch_id, ", ", stream, ")");
+  if (op.kernel) {
+    // A programmatic dependent launch's part before griddepcontrol.wait
+    // (cudaGridDependencySynchronize): it may overlap the kernel before it.
+    const bool before_wait = op.api == transport::StreamOpInfo::kBeforeGridDependencyWait;
+    return what + ptx::Cat("kernel ", side.kernel, " (launch ", op.launch_id, ", ", stream, ")",
+                           before_wait ? ", before its cudaGridDependencySynchronize (griddepcontrol.wait)" : "");
+  }
   if (op.host) return what + "the host (not synchronised with the first)";
   if (op.host_function) return what + ptx::Cat("a host function (", stream, ")");
   return what + ptx::Cat(op.api, " (", stream, ")");

@@ -3,7 +3,9 @@
 //   griddepcontrol.launch_dependents / .wait (programmatic dependent launch):
 //     launches on one stream run one after another here, so every
 //     prerequisite grid has completed and its memory is visible before a
-//     dependent grid starts: .wait has nothing to wait for;
+//     dependent grid starts: .wait has nothing to wait for. It is logged
+//     (kGridDepWait): on a GPU the launch's accesses before it may overlap
+//     the grid it depends on, which the daemon's stream-order check reports;
 //   setmaxnreg.{inc,dec}.sync.aligned.u32 N: registers are not a budget here;
 //   createpolicy.* d, ...: d gets an opaque cache policy (0) that only cache
 //     hint operands consume, and the emulator ignores those.
@@ -15,6 +17,13 @@ namespace {
 
 void Nothing(const Inst&, WarpCtx&, uint32_t) {}
 
+void GridDependencyWait(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (ctx.tracer == nullptr || exec == 0) return;
+  protocol::Record r = mem::MakeRecord(inst, ctx, exec, protocol::Space::kGlobal, 0, protocol::Op::kGridDepWait, 0,
+                                       protocol::Scope::kNone);
+  ctx.tracer->Emit(r);
+}
+
 void ZeroPolicy(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   uint64_t* d = ctx.Dst(inst.ops[0].ref);
   mem::ForLanes(exec, [&](uint32_t l) { d[l] = 0; });
@@ -25,6 +34,8 @@ void ZeroPolicy(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 absl::StatusOr<bool> SelectHintOp(const ptx::Instruction& ir, Inst& inst) {
   switch (ir.op) {
     case ptx::Opcode::kGriddepcontrol:
+      inst.fn = ir.HasModifier(".wait") ? &GridDependencyWait : &Nothing;
+      return true;
     case ptx::Opcode::kSetmaxnreg:
       inst.fn = &Nothing;
       return true;

@@ -223,7 +223,18 @@ cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool
   // footprint between its stream operation and its end).
   static std::mutex launch_mu;
   std::lock_guard<std::mutex> serial(launch_mu);
-  NoteKernelOp(config.stream_id, rt.NonBlocking(stream), rt.device().launches() + 1);
+  // A module whose kernels wait on grid dependencies (programmatic dependent
+  // launch) activates the stream order from its first launch: the kernel a
+  // programmatic launch overlaps is usually launched before it, on the same
+  // single stream that would otherwise leave the order inactive.
+  if (k->module != nullptr && k->module->waits_on_grid_dependencies < 0) {
+    k->module->waits_on_grid_dependencies = 0;
+    for (const emu::PtxSource& s : k->module->sources)
+      if (s.text.find("griddepcontrol.wait") != std::string::npos) k->module->waits_on_grid_dependencies = 1;
+    if (k->module->waits_on_grid_dependencies == 1 && rt.session_sink() != nullptr)
+      StreamOrder::Get().NoteStreamCreated();
+  }
+  NoteKernelOp(config.stream_id, rt.NonBlocking(stream), rt.device().launches() + 1, l.programmatic);
   if (StreamOpsTraced()) ArmHostAccessWatch(rt.device().function(index), args);
   const absl::Status status = rt.device().LaunchCluster(index, config, l.cluster, args);
   if (status.ok()) return cudaSuccess;
@@ -368,7 +379,7 @@ namespace {
 cudaError_t LaunchEx(const cudaLaunchConfig_t* config, const void* func, void** args, bool per_thread) {
   Runtime& rt = Runtime::Get();
   if (!config) return rt.Fail(cudaErrorInvalidValue);
-  bool cooperative = false;
+  bool cooperative = false, programmatic = false;
   barracuda::emu::Dim3 cluster;  // 1,1,1: the kernel's __cluster_dims__, if any
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
@@ -384,17 +395,21 @@ cudaError_t LaunchEx(const cudaLaunchConfig_t* config, const void* func, void** 
       case cudaLaunchAttributeIgnore:
       case cudaLaunchAttributeAccessPolicyWindow:
       case cudaLaunchAttributeSynchronizationPolicy:
-      case cudaLaunchAttributeProgrammaticStreamSerialization:
       case cudaLaunchAttributePriority: break;
+      // Runs after the previous kernel here too; the stream-order check
+      // treats its accesses before griddepcontrol.wait as unordered with it.
+      case cudaLaunchAttributeProgrammaticStreamSerialization:
+        programmatic = a.val.programmaticStreamSerializationAllowed != 0;
+        break;
       default:
         barracuda::cudart::PrintDiagnostic(absl::StrCat("cudaLaunchKernelExC: launch attribute ",
                                                         static_cast<int>(a.id), " is not supported by the emulator backend"));
         return rt.Fail(cudaErrorNotSupported);
     }
   }
-  return LaunchOrCapture(
-      KernelLaunch{FindKernel(func), config->gridDim, config->blockDim, config->dynamicSmemBytes, cooperative, cluster},
-      func, args, config->stream, per_thread);
+  KernelLaunch launch{FindKernel(func), config->gridDim, config->blockDim, config->dynamicSmemBytes, cooperative, cluster};
+  launch.programmatic = programmatic;
+  return LaunchOrCapture(launch, func, args, config->stream, per_thread);
 }
 }  // namespace
 

@@ -88,6 +88,9 @@ struct FatbinModule {
   cudaError_t load_error = cudaSuccess;
   std::string load_message;  // why the load failed: for the notes and the barracuda session
   uint32_t link_unit = 0;
+  // Whether its PTX waits on grid dependencies (griddepcontrol.wait, from
+  // cudaGridDependencySynchronize); -1: not looked yet (launch.cpp).
+  int waits_on_grid_dependencies = -1;
 };
 
 // The launch configuration pushed by <<<...>>> (per-thread stack).

@@ -180,6 +180,16 @@ void StreamOrder::EnqueueLocked(uint64_t stream_id, bool non_blocking, transport
   }
   Clock before = Before(stream_id, non_blocking);
   const bool legacy = stream_id == 0;
+  if (op.programmatic_after == kProgrammaticRequested) {
+    auto last = last_kernel_.find(stream_id);
+    op.programmatic_after = last != last_kernel_.end() ? last->second : 0;
+  }
+  // A legacy-stream operation waits for every blocking stream's work: a
+  // programmatic launch after it overlaps nothing of theirs.
+  if (legacy)
+    for (auto& [s, launch] : last_kernel_)
+      if (s != 0 && !non_blocking_[s]) launch = 0;
+  last_kernel_[stream_id] = op.kind == transport::StreamOpKind::kKernel ? op.launch_id : 0;
   Clock& mine = streams_[stream_id];
   const uint64_t tick = (mine.contains(stream_id) ? mine[stream_id] : 0) + 1;
   op.stream_id = stream_id;
@@ -222,6 +232,7 @@ void StreamOrder::HostWaitStream(uint64_t stream_id) {
     if (stream_id == 0)  // the legacy stream's work waited for every blocking stream's
       for (const auto& [s, clock] : streams_)
         if (!non_blocking_[s]) Join(host_, clock);
+    last_kernel_.erase(stream_id);  // it ended before anything the host issues next
     UpdateOutstanding();
   }
   SendAll(host_ops);
@@ -276,6 +287,7 @@ void StreamOrder::Barrier() {
     for (const auto& [s, clock] : streams_) Join(host_, clock);
     // Graph nodes' timelines are in the streams' clocks (EndGraph).
     for (auto& [s, clock] : streams_) clock = host_;
+    last_kernel_.clear();  // a later programmatic launch overlaps nothing before
     barrier_pending_ = true;
     outstanding_.clear();
     host_access::SetOutstanding(false);
@@ -291,6 +303,7 @@ void StreamOrder::Reset() {
     host_.clear();
     streams_.clear();
     events_.clear();
+    last_kernel_.clear();
     outstanding_.clear();
     barrier_pending_ = true;
     host_access::UnwatchAll();  // the arena is gone; registrations are dropped
@@ -356,12 +369,13 @@ void ForgetHostAccessibleMemory(uint64_t host) { host_access::Unwatch(host); }
 
 bool StreamOpsTraced() { return Runtime::Get().session_sink() != nullptr && StreamOrder::Get().active(); }
 
-void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id) {
+void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id, bool programmatic) {
   StreamOrder& order = StreamOrder::Get();
   if (!StreamOpsTraced()) return;
   transport::StreamOpInfo op;
   op.kind = transport::StreamOpKind::kKernel;
   op.launch_id = launch_id;
+  op.programmatic_after = programmatic ? StreamOrder::kProgrammaticRequested : 0;
   op.api = "kernel launch";
   static const bool at_exit = (std::atexit(FlushAtExit), true);
   (void)at_exit;

@@ -73,7 +73,10 @@ class StreamOrder {
   // lie in host-accessible memory, is outstanding until the host is ordered
   // after it: the memory it may use is watched (host_access_watch.h). A
   // cudaMemcpyAsync's DMA may read or write pinned host memory until then.
+  // A kernel op whose programmatic_after is kProgrammaticRequested gets the
+  // launch id of its stream's previous operation if that is a kernel, else 0.
   void Enqueue(uint64_t stream_id, bool non_blocking, transport::StreamOpInfo& op, bool host_waits = false);
+  static constexpr uint64_t kProgrammaticRequested = ~uint64_t{0};
   // Whether some kernel, copy or set is not ordered before the host (tests).
   bool Outstanding() const;
   void RecordEvent(const void* event, uint64_t stream_id, bool non_blocking);
@@ -146,6 +149,8 @@ class StreamOrder {
   absl::flat_hash_map<uint64_t, Clock> streams_;
   absl::flat_hash_map<uint64_t, bool> non_blocking_;
   absl::flat_hash_map<const void*, Clock> events_;
+  // stream -> the launch id of its last operation when that is a kernel
+  absl::flat_hash_map<uint64_t, uint64_t> last_kernel_;
 };
 
 // The program's frames that called the runtime, innermost first, outside this
@@ -171,7 +176,10 @@ bool StreamOpsTraced();
 // Session hooks: send the operation when a session traces and the order is
 // active. `host_waits`: a synchronous API call (the host waits for it before
 // it returns, so it is never outstanding).
-void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id);
+// `programmatic`: launched with programmatic stream serialisation; when the
+// stream's previous operation is a kernel, the op names it
+// (StreamOpInfo::programmatic_after).
+void NoteKernelOp(uint64_t stream_id, bool non_blocking, uint64_t launch_id, bool programmatic = false);
 void NoteMemoryOp(transport::StreamOpKind kind, const char* api, uint64_t stream_id, bool non_blocking,
                   std::vector<transport::StreamOpInfo::Range> ranges, bool host_waits = false);
 

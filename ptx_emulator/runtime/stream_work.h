@@ -33,6 +33,9 @@ struct KernelLaunch {
   size_t shared = 0;
   bool cooperative = false;
   emu::Dim3 cluster;  // 1,1,1: the kernel's __cluster_dims__, if any
+  // cudaLaunchAttributeProgrammaticStreamSerialization: may start before the
+  // previous kernel of its stream ends (stream_order.h, NoteKernelOp).
+  bool programmatic = false;
 };
 
 // launch.cpp. A host stub address or a cudaKernel_t, nullptr when neither.

@@ -103,6 +103,48 @@ TEST_CASE("StreamOrderCheck: reads, atomics and barriers are not races", "[daemo
   CHECK(check.races()[0].occurrences == 2);
 }
 
+TEST_CASE("StreamOrderCheck: a programmatic launch before its griddepcontrol.wait", "[daemon][stream-order]") {
+  StreamOrderCheck check;
+  // Kernel 1 writes 0x1000..0x107f; kernel 2 follows it on stream 16 with
+  // programmatic stream serialisation (ordered after it, as stream work is).
+  Kernel(check, Op(StreamOpKind::kKernel, 16, 1, {}, 1), {Access(protocol::Op::kWrite, 0x1000)});
+  StreamOpInfo second = Op(StreamOpKind::kKernel, 16, 2, {{16, 1}}, 2);
+  second.programmatic_after = 1;
+  protocol::Record wait{};
+  wait.header.op = static_cast<uint8_t>(protocol::Op::kGridDepWait);
+  wait.header.active_mask = 0x0000ffffu;  // lanes 0-15 of warp 0 waited
+  protocol::Record other_warp = Access(protocol::Op::kRead, 0x1000, 0, 9);
+  other_warp.header.warp_id = 1;
+  SECTION("reads after the wait are ordered") {
+    protocol::Record read = Access(protocol::Op::kRead, 0x1000, 0, 8);
+    read.header.active_mask = 0x0000ffffu;
+    Kernel(check, second, {wait, read});
+    CHECK(check.races().empty());
+  }
+  auto check_race = [&](uint32_t site) {
+    REQUIRE(check.races().size() == 1);  // one per pair of operations
+    const StreamOrderRace& r = check.races()[0];
+    CHECK(r.earlier.launch_id == 1);
+    CHECK(r.earlier.write);
+    CHECK(r.later.launch_id == 2);
+    CHECK(r.later.site == site);
+    CHECK(r.later.api == StreamOpInfo::kBeforeGridDependencyWait);
+  };
+  SECTION("lanes that did not wait race with kernel 1") {
+    Kernel(check, second, {wait, Access(protocol::Op::kRead, 0x1000, 0, 8)});  // lanes 16-31
+    check_race(8);
+  }
+  SECTION("a warp that did not wait races with kernel 1") {
+    Kernel(check, second, {wait, other_warp});
+    check_race(9);
+  }
+  SECTION("without the attribute, nothing") {
+    second.programmatic_after = 0;
+    Kernel(check, second, {other_warp});
+    CHECK(check.races().empty());
+  }
+}
+
 }  // namespace
 StreamOpInfo HostAccess(uint64_t tick, std::vector<std::pair<uint64_t, uint64_t>> before, uint64_t base, uint64_t size,
                         bool write, std::string where = "app+0x10") {
