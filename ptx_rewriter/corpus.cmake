@@ -20,6 +20,9 @@
 # 2026-11-30: the PTX of a suite or CUB corpus program that the build already
 # compiled with the same flags (programs/, programs-G/, corpus/ of
 # build/test_suite) is extracted from its executable instead (--built-dir).
+# 2026-11-30 (later): -G PTX only for a source's own target, and for a suite
+# program only when the build made its -G twin: 575 outputs, 218 nvcc jobs
+# (were 815 and 476; scripts/corpus_generate.py says why).
 if(NOT BARRACUDA_CUDA_TESTS)
   return()
 endif()
@@ -41,7 +44,8 @@ add_test(NAME corpus_generate
     --jobs ${_corpus_jobs}
     --built-dir ${CMAKE_BINARY_DIR}/test_suite --tool $<TARGET_FILE:barracuda-ptx>)
 set_tests_properties(corpus_generate PROPERTIES
-  FIXTURES_SETUP ptx_corpus LABELS corpus PROCESSORS ${_corpus_jobs} TIMEOUT 1800)
+  FIXTURES_SETUP ptx_corpus LABELS corpus PROCESSORS ${_corpus_jobs} TIMEOUT 1800
+  COST 1000)  # first: the corpus tests wait for it (test_suite/CMakeLists.txt: COST)
 
 foreach(group sm75-lineinfo sm75-G sm90-lineinfo sm90-G extracted)
   add_test(NAME corpus_check_${group}

@@ -42,7 +42,7 @@ add_test(NAME "suite: static cudart builds"
     --build ${CMAKE_BINARY_DIR} --barracuda $<TARGET_FILE:barracuda> --timeout 55 --jobs 2 --quiet
     --programs-dir ${CMAKE_CURRENT_BINARY_DIR}/programs-static)
 set_tests_properties("suite: static cudart builds" PROPERTIES LABELS suite TIMEOUT 900
-  ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+  ENVIRONMENT "BARRACUDA_EMU_WORKERS=1" COST 25)
 
 # The GPU backend's path on a machine without a GPU (issue 7): the whole suite
 # through `barracuda --backend=gpu --gpu-runtime=emulator`: the preloaded agent
@@ -79,5 +79,5 @@ if(TARGET barracuda_gpu)
   # backend), and past its 55 s when the two tests ran side by side.
   set_tests_properties("suite: gpu backend on the emulator"
     "suite: static cudart builds, gpu backend on the emulator" PROPERTIES LABELS "suite;gpu_emulated" TIMEOUT 600
-    RUN_SERIAL TRUE ENVIRONMENT "BARRACUDA_EMU_WORKERS=1")
+    RUN_SERIAL TRUE ENVIRONMENT "BARRACUDA_EMU_WORKERS=1" COST 65)
 endif()
