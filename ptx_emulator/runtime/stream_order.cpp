@@ -173,6 +173,7 @@ void StreamOrder::EnqueueLocked(uint64_t stream_id, bool non_blocking, transport
     op.tick = tick;
     op.before.assign(node->before.begin(), node->before.end());
     op.node_location = node->created_at;
+    op.programmatic_after = 0;  // a graph's order is its edges (programmatic ports are refused)
     op.after_barrier = barrier_pending_;
     barrier_pending_ = false;
     node->before[node->timeline] = tick;
