@@ -42,6 +42,26 @@ uint32_t DriverComputeCapability() {
 
 // The runtime could not load or run the kernel's code (the driver's JIT or
 // the emulator rejected it): the kernel did not run, so its races are unknown.
+// A fault while the kernel ran (the context is lost: later launches fail
+// too), as opposed to a launch the runtime refused before running anything
+// (701 out of resources, 720 cooperative launch too large, ...).
+bool DeviceFault(cudaError_t e) {
+  switch (static_cast<int>(e)) {
+    case 700:  // cudaErrorIllegalAddress
+    case 702:  // cudaErrorLaunchTimeout
+    case 710:  // cudaErrorAssert
+    case 714:  // cudaErrorHardwareStackError
+    case 715:  // cudaErrorIllegalInstruction
+    case 716:  // cudaErrorMisalignedAddress
+    case 717:  // cudaErrorInvalidAddressSpace
+    case 718:  // cudaErrorInvalidPc
+    case 719:  // cudaErrorLaunchFailure
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool CodeRejected(cudaError_t e) {
   return e == cudaErrorInvalidPtx || e == cudaErrorNotSupported || e == cudaErrorNoKernelImageForDevice ||
          e == cudaErrorInvalidKernelImage || e == cudaErrorUnsupportedPtxVersion;
@@ -356,13 +376,14 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
   producer_->CountLaunch(static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()));
   ToldIfNotRun(*k, launched);
-  // A fault (700-799: illegal or misaligned address, trap, assert, ...), from
-  // the launch itself (a synchronous runtime) or from running it: the kernel
-  // stopped part-way, so its analysis is incomplete (never "0 races" alone).
-  // The GPU does not say which thread or access; the emulator backend reports
-  // memory errors memcheck-style.
+  // A fault (illegal or misaligned address, trap, assert, ...: DeviceFault),
+  // from the launch itself (a synchronous runtime) or from running it: the
+  // kernel stopped part-way, so its analysis is incomplete (never "0 races"
+  // alone). The GPU does not say which thread or access; the emulator backend
+  // reports memory errors memcheck-style. A launch refused before it ran is a
+  // note (the program sees the error).
   const cudaError_t failed = launched != cudaSuccess ? launched : finished;
-  if (failed >= 700 && failed < 800) {
+  if (DeviceFault(failed)) {
     if (producer_ && !detached_)
       producer_->SendLaunchNotRun(static_cast<int32_t>(failed), k->name,
                                   absl::StrCat("launch ", launch_id, " faulted on the GPU: ",
@@ -375,6 +396,14 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
                       backend_->ErrorText(finished)));
   }
   return launched;
+}
+
+void Agent::OnGraphLaunch() {
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  if (detached_ || graph_launch_noted_) return;
+  graph_launch_noted_ = true;
+  Note("kernels run by CUDA graphs (cudaGraphLaunch) are not analysed by the GPU backend: run with --backend=emu "
+       "to check them");
 }
 
 cudaError_t Agent::ToldIfNotRun(const Kernel& k, cudaError_t launched) {

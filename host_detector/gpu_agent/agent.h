@@ -72,6 +72,9 @@ class Agent {
   void OnAllocation(const void* base, size_t size, transport::AllocationKind kind, const char* api);
   void OnFree(const void* base);
   cudaError_t DeviceReset(absl::FunctionRef<cudaError_t()> reset);
+  // cudaGraphLaunch / cuGraphLaunch: a graph's kernel nodes do not pass the
+  // launch hooks, so they are not analysed; said once, in the report's notes.
+  void OnGraphLaunch();
   void Detach(int32_t status);  // at exit
 
  private:
@@ -108,6 +111,7 @@ class Agent {
 
   Agent();
   void Note(const std::string& text);  // stderr + the report's diagnostics
+  bool graph_launch_noted_ = false;
   Module* ModuleOf(void** handle);
   Kernel* KernelOf(const void* function);
   Kernel* DriverKernelOf(const void* function);  // under mu_

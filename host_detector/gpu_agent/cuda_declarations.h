@@ -37,6 +37,7 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 b
                                              size_t shared_mem, cudaStream_t stream);
 cudaError_t cudaMallocAsync_ptsz(void** ptr, size_t size, cudaStream_t stream);
 cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream);
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t stream);
 }
 
 #endif  // BARRACUDA_HOST_DETECTOR_GPU_AGENT_CUDA_DECLARATIONS_H_

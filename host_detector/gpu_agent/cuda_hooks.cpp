@@ -158,6 +158,16 @@ BARRACUDA_TRACKED_FREE(cudaFreeAsync_ptsz, (void* p, cudaStream_t s), (p, s), p)
 
 // ---------------------------------------------------------------- device
 
+#define BARRACUDA_GRAPH_LAUNCH(name)                                                     \
+  BARRACUDA_AGENT_EXPORT cudaError_t name(cudaGraphExec_t exec, cudaStream_t stream) { \
+    REAL(name);                                                                       \
+    HookScope scope;                                                                  \
+    if (scope.outermost()) Agent::Get().OnGraphLaunch();                              \
+    return real(exec, stream);                                                        \
+  }
+BARRACUDA_GRAPH_LAUNCH(cudaGraphLaunch)
+BARRACUDA_GRAPH_LAUNCH(cudaGraphLaunch_ptsz)
+
 BARRACUDA_AGENT_EXPORT cudaError_t cudaDeviceReset() {
   REAL(cudaDeviceReset);
   HookScope scope;

@@ -255,6 +255,17 @@ BARRACUDA_DRIVER_COOPERATIVE_LAUNCH(cuLaunchCooperativeKernel_ptsz)
 BARRACUDA_DRIVER_CONFIG_LAUNCH(cuLaunchKernelEx)
 BARRACUDA_DRIVER_CONFIG_LAUNCH(cuLaunchKernelEx_ptsz)
 
+// A graph's kernel nodes do not pass the launch hooks (Agent::OnGraphLaunch).
+#define BARRACUDA_DRIVER_GRAPH_LAUNCH(name)                                       \
+  BARRACUDA_AGENT_EXPORT CUresult name(CUgraphExec exec, CUstream stream) {       \
+    REAL_DRIVER(name);                                                            \
+    HookScope scope;                                                              \
+    if (scope.outermost()) Agent::Get().OnGraphLaunch();                          \
+    return real(exec, stream);                                                    \
+  }
+BARRACUDA_DRIVER_GRAPH_LAUNCH(cuGraphLaunch)
+BARRACUDA_DRIVER_GRAPH_LAUNCH(cuGraphLaunch_ptsz)
+
 // ---------------------------------------------------------------- allocations
 
 #define BARRACUDA_DRIVER_ALLOCATION(name, params, args, pointer, size, kind)                                    \
@@ -371,6 +382,8 @@ const ProcAddressTable& Table() {
     add("cuLaunchCooperativeKernel_ptsz", &cuLaunchCooperativeKernel_ptsz, 9000);
     add("cuLaunchKernelEx", &cuLaunchKernelEx);
     add("cuLaunchKernelEx_ptsz", &cuLaunchKernelEx_ptsz, 11060);
+    add("cuGraphLaunch", &cuGraphLaunch);
+    add("cuGraphLaunch_ptsz", &cuGraphLaunch_ptsz, 10000);
     add("cuMemAlloc_v2", &cuMemAlloc_v2, 3020);
     add("cuMemAllocManaged", &cuMemAllocManaged);
     add("cuMemAllocPitch_v2", &cuMemAllocPitch_v2, 3020);
