@@ -99,9 +99,12 @@ void StreamOrderCheck::OnOp(transport::StreamOpInfo info) {
   if (op.info.kind == transport::StreamOpKind::kKernel) {
     if (open_) EndLaunch(open_->info.launch_id);  // its launch never ended (should not happen)
     if (op.info.programmatic_after != 0) {
-      open_before_wait_.emplace();
-      open_before_wait_->info = op.info;
-      open_before_wait_->info.api = std::string(transport::StreamOpInfo::kBeforeGridDependencyWait);
+      // Not emplace(): clang takes Op (default member initializers, nested
+      // in this class) as not default-constructible in std::optional's check.
+      Op before_wait;
+      before_wait.info = op.info;
+      before_wait.info.api = std::string(transport::StreamOpInfo::kBeforeGridDependencyWait);
+      open_before_wait_ = std::move(before_wait);
       waited_lanes_.clear();
     }
     open_ = std::move(op);
