@@ -25,7 +25,7 @@ using ptx::Type;
 // ------------------------------------------------------------------ handlers
 
 template <class Op>
-void Unary(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+void IntUnary(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   using T = typename Op::In;
   const uint64_t* a = ctx.Src(inst.ops[1].ref);
   uint64_t* d = ctx.Dst(inst.ops[0].ref);
@@ -33,7 +33,7 @@ void Unary(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 }
 
 template <class Op>
-void Binary(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+void IntBinary(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   using T = typename Op::In;
   const uint64_t* a = ctx.Src(inst.ops[1].ref);
   const uint64_t* b = ctx.Src(inst.ops[2].ref);
@@ -318,7 +318,7 @@ Handler PickCarryIO(bool in, bool out, Type t) {
 
 template <template <class> class Op>
 Handler PickBinary(Type t) {
-  return DispatchInt(t, [](auto tag) -> Handler { return &Binary<Op<decltype(tag)>>; });
+  return DispatchInt(t, [](auto tag) -> Handler { return &IntBinary<Op<decltype(tag)>>; });
 }
 template <template <class> class Op>
 Handler PickTernary(Type t) {
@@ -326,13 +326,13 @@ Handler PickTernary(Type t) {
 }
 template <template <class> class Op>
 Handler PickUnary(Type t) {
-  return DispatchInt(t, [](auto tag) -> Handler { return &Unary<Op<decltype(tag)>>; });
+  return DispatchInt(t, [](auto tag) -> Handler { return &IntUnary<Op<decltype(tag)>>; });
 }
 template <template <class> class Op, bool kTernary>
 Handler PickWide(Type t) {
   auto pick = [](auto tag) -> Handler {
     if constexpr (kTernary) return &Ternary<Op<decltype(tag)>>;
-    else return &Binary<Op<decltype(tag)>>;
+    else return &IntBinary<Op<decltype(tag)>>;
   };
   switch (t) {
     case Type::kU16: return pick(uint16_t{});
@@ -348,8 +348,8 @@ Handler PickMinMax(Type t) {
   return DispatchInt(t, [](auto tag) -> Handler {
     using T = decltype(tag);
     if constexpr (kRelu && !std::is_signed_v<T>) return nullptr;
-    else if constexpr (kMin) return &Binary<Min<T, kRelu>>;
-    else return &Binary<Max<T, kRelu>>;
+    else if constexpr (kMin) return &IntBinary<Min<T, kRelu>>;
+    else return &IntBinary<Max<T, kRelu>>;
   });
 }
 
@@ -384,7 +384,7 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
       if (auto s = need(3); !s.ok()) return s;
       if (packed) {
         if (info.sat || info.cc) return UnimplementedForm(ir, "packed form with .sat/.cc");
-        return add ? Handler{&Binary<X2<Add, uint16_t>>} : Handler{&Binary<X2<Sub, uint16_t>>};
+        return add ? Handler{&IntBinary<X2<Add, uint16_t>>} : Handler{&IntBinary<X2<Sub, uint16_t>>};
       }
       if (info.cc) {
         if (info.sat) return UnimplementedForm(ir, ".sat with .cc");
@@ -394,7 +394,7 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
       }
       if (info.sat) {
         if (t != Type::kS32) return UnimplementedForm(ir, ".sat is only defined for .s32");
-        return add ? Handler{&Binary<AddSat>} : Handler{&Binary<SubSat>};
+        return add ? Handler{&IntBinary<AddSat>} : Handler{&IntBinary<SubSat>};
       }
       if (Handler h = add ? PickBinary<Add>(t) : PickBinary<Sub>(t)) return h;
       return UnimplementedForm(ir, "unsupported type");
@@ -457,8 +457,8 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
       if (info.sat && !(mad && hi && t == Type::kS32)) return UnimplementedForm(ir, ".sat is only defined for mad24.hi.s32");
       const bool s = t == Type::kS32;
       if (!mad) {
-        if (s) return hi ? Handler{&Binary<Mul24Op<int32_t, true>>} : Handler{&Binary<Mul24Op<int32_t, false>>};
-        return hi ? Handler{&Binary<Mul24Op<uint32_t, true>>} : Handler{&Binary<Mul24Op<uint32_t, false>>};
+        if (s) return hi ? Handler{&IntBinary<Mul24Op<int32_t, true>>} : Handler{&IntBinary<Mul24Op<int32_t, false>>};
+        return hi ? Handler{&IntBinary<Mul24Op<uint32_t, true>>} : Handler{&IntBinary<Mul24Op<uint32_t, false>>};
       }
       if (info.sat) return Handler{&Ternary<Mad24Op<int32_t, true, true>>};
       if (s) return hi ? Handler{&Ternary<Mad24Op<int32_t, true, false>>} : Handler{&Ternary<Mad24Op<int32_t, false, false>>};
@@ -487,11 +487,11 @@ absl::StatusOr<Handler> SelectArith(const ptx::Instruction& ir, Inst& inst) {
       const bool mn = ir.op == Opcode::kMin;
       if (packed == 1) {
         if (relu) return UnimplementedForm(ir, ".relu is only defined for .s16x2");
-        return mn ? Handler{&Binary<X2<MinPlain, uint16_t>>} : Handler{&Binary<X2<MaxPlain, uint16_t>>};
+        return mn ? Handler{&IntBinary<X2<MinPlain, uint16_t>>} : Handler{&IntBinary<X2<MaxPlain, uint16_t>>};
       }
       if (packed == 2) {
-        if (relu) return mn ? Handler{&Binary<X2<MinRelu, int16_t>>} : Handler{&Binary<X2<MaxRelu, int16_t>>};
-        return mn ? Handler{&Binary<X2<MinPlain, int16_t>>} : Handler{&Binary<X2<MaxPlain, int16_t>>};
+        if (relu) return mn ? Handler{&IntBinary<X2<MinRelu, int16_t>>} : Handler{&IntBinary<X2<MaxRelu, int16_t>>};
+        return mn ? Handler{&IntBinary<X2<MinPlain, int16_t>>} : Handler{&IntBinary<X2<MaxPlain, int16_t>>};
       }
       Handler h = relu ? (mn ? PickMinMax<true, true>(t) : PickMinMax<false, true>(t))
                        : (mn ? PickMinMax<true, false>(t) : PickMinMax<false, false>(t));
