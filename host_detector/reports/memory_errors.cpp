@@ -1,5 +1,6 @@
 #include "host_detector/reports/memory_errors.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "host_detector/reports/report_text.h"
@@ -72,6 +73,11 @@ std::string MemoryErrorHeadline(const ResolvedMemoryError& e) {
 }
 
 std::string MemoryErrorAddressText(const ResolvedMemoryError& e) {
+  // Shared memory is freed only when its CTA exits: a neighbour of the cluster
+  // reached it through distributed shared memory afterwards.
+  if (e.info.space == MemorySpace::kShared && e.info.kind == MemoryErrorKind::kUseAfterFree)
+    return "is in the shared memory of a CTA of the cluster that has exited (cluster.sync() before a CTA exits keeps "
+           "it valid)";
   if (e.info.space == MemorySpace::kShared || e.info.space == MemorySpace::kLocal ||
       e.info.space == MemorySpace::kParam)
     return "";
@@ -90,6 +96,16 @@ std::string MemoryErrorAddressText(const ResolvedMemoryError& e) {
                     " bytes past its end");
   return ptx::Cat("is at offset ", offset, " of the ", alloc);
 }
+
+namespace {
+
+// Sites of two processes: each process has its own table.
+bool SameInstruction(const ptx::Site* a, const ptx::Site* b) {
+  if (a == nullptr || b == nullptr) return a == b;
+  return a->function == b->function && a->ptx_line == b->ptx_line && a->opcode == b->opcode;
+}
+
+}  // namespace
 
 std::vector<ResolvedMemoryError> ResolveMemoryErrors(const ReportContext& context) {
   std::vector<ResolvedMemoryError> out;
@@ -121,6 +137,21 @@ std::vector<ResolvedMemoryError> ResolveMemoryErrors(const ReportContext& contex
       const bool device = m.info.space == MemorySpace::kGlobal || m.info.space == MemorySpace::kConst ||
                           m.info.space == MemorySpace::kGeneric;
       if (device && m.info.kind != MemoryErrorKind::kInvalidAddress) e.nearest = NearestAllocation(p, m.info.address);
+      if (context.explored_schedules() > 1) {
+        // The same fault under another schedule is one bug seen again; which
+        // thread faulted first (and so the address) is the schedule's choice.
+        auto same = std::find_if(out.begin(), out.end(), [&](const ResolvedMemoryError& o) {
+          return o.info.kernel == m.info.kernel && o.info.kind == m.info.kind && o.info.space == m.info.space &&
+                 o.info.write == m.info.write && o.info.size == m.info.size && o.info.site == m.info.site &&
+                 SameInstruction(o.access.site, e.access.site);
+        });
+        if (same != out.end()) {
+          if (same->seen_in.back().process_id == m.pid) ++same->seen_in.back().count;
+          else same->seen_in.push_back({m.pid, 1});
+          continue;
+        }
+        e.seen_in.push_back({m.pid, 1});
+      }
       out.push_back(std::move(e));
     }
   }

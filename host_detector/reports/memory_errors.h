@@ -40,6 +40,10 @@ struct ResolvedMemoryError {
     bool freed = false;
   };
   std::optional<Nearest> nearest;
+  // Schedule exploration: the runs that showed this error (the same kernel,
+  // kind, operation, size and instruction), in run order; the entry's details
+  // are the first run's. One entry per run otherwise.
+  std::vector<ScheduleSighting> seen_in;
 };
 
 // memcheck's headline: "Invalid __global__ read of size 4 bytes", "Invalid __shared__ write of size 8 bytes".
@@ -47,10 +51,13 @@ std::string MemoryErrorHeadline(const ResolvedMemoryError& e);
 // As memcheck says it: "is 128 bytes before the nearest device allocation at
 // 0x.. of size 4096 bytes", "is 1 bytes after the nearest ..." (the byte just
 // past the end), "is at offset 16 of the freed device allocation ...", "is not
-// in any known allocation"; "" for shared/local/param accesses.
+// in any known allocation"; for shared memory only a cluster neighbour's
+// window after its CTA exited ("is in the shared memory of a CTA of the
+// cluster that has exited ..."), else "" for shared/local/param accesses.
 std::string MemoryErrorAddressText(const ResolvedMemoryError& e);
 
-// Every memory error of the context, in process order, then arrival order.
+// Every memory error of the context, in process order, then arrival order;
+// under schedule exploration one entry per distinct error, with its sightings.
 std::vector<ResolvedMemoryError> ResolveMemoryErrors(const ReportContext& context);
 
 }  // namespace barracuda::reports

@@ -279,6 +279,13 @@ struct ResolvedAllocation {
   bool freed = false;
 };
 
+// Schedule exploration (barracuda --schedules): one process (one schedule's
+// run) that showed a reported race or memory error, and how often.
+struct ScheduleSighting {
+  uint32_t process_id = 0;
+  uint64_t count = 0;
+};
+
 struct ResolvedRace {
   uint64_t ordinal = 0;  // 1-based position in the report, after filtering
   uint32_t process_id = 0;
@@ -298,10 +305,7 @@ struct ResolvedRace {
   ResolvedAccess later;                // the access that was being analysed ("second")
   // Schedule exploration: every process (schedule) whose run showed this race,
   // in run order, with its occurrences there; `process_id` is the first.
-  struct Sighting {
-    uint32_t process_id = 0;
-    uint64_t count = 0;
-  };
+  using Sighting = ScheduleSighting;
   std::vector<Sighting> seen_in;
   // GroupBySource (race_grouping.h): the kinds and classes the entry's
   // members showed (RAW and WAR of one statement pair are one entry: which

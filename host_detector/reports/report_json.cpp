@@ -72,28 +72,30 @@ json EndJson(const std::optional<ProcessEnd>& end) {
   return end->signaled ? json{{"signal", end->code}} : json{{"exit_status", end->code}};
 }
 
-json MemoryErrorJson(const ResolvedMemoryError& e) {
+json MemoryErrorJson(const ResolvedMemoryError& e, const ReportContext& context) {
   const transport::MemoryErrorInfo& m = e.info;
   json nearest = nullptr;
   if (e.nearest) {
     nearest = {{"base", Hex(e.nearest->base)}, {"size", e.nearest->size},   {"offset", e.nearest->offset},
                {"kind", e.nearest->kind},      {"label", e.nearest->label}, {"freed", e.nearest->freed}};
   }
-  return json{{"ordinal", e.ordinal},
-              {"process_id", e.process_id},
-              {"kind", transport::MemoryErrorKindName(m.kind)},
-              {"description", MemoryErrorHeadline(e)},
-              {"operation", m.write ? "write" : "read"},
-              {"space", transport::MemorySpaceName(m.space)},
-              {"size", m.size},
-              {"address", Hex(m.address)},
-              {"launch_id", m.launch_id},
-              {"kernel", e.kernel},
-              {"kernel_mangled", m.kernel},
-              {"cuda_error", e.cuda_error},
-              {"access", AccessJson(e.access)},
-              {"nearest_allocation", std::move(nearest)},
-              {"emulator_message", m.message}};
+  json j{{"ordinal", e.ordinal},
+         {"process_id", e.process_id},
+         {"kind", transport::MemoryErrorKindName(m.kind)},
+         {"description", MemoryErrorHeadline(e)},
+         {"operation", m.write ? "write" : "read"},
+         {"space", transport::MemorySpaceName(m.space)},
+         {"size", m.size},
+         {"address", Hex(m.address)},
+         {"launch_id", m.launch_id},
+         {"kernel", e.kernel},
+         {"kernel_mangled", m.kernel},
+         {"cuda_error", e.cuda_error},
+         {"access", AccessJson(e.access)},
+         {"nearest_allocation", std::move(nearest)},
+         {"emulator_message", m.message}};
+  if (context.explored_schedules() > 1) j["schedules"] = SightingsJson(e.seen_in, context);
+  return j;
 }
 
 json StreamSideJson(const ResolvedStreamOrderRace::Side& s) {
@@ -130,9 +132,9 @@ json StreamOrderRaceJson(const ResolvedStreamOrderRace& r) {
 }  // namespace
 
 // Schedule exploration: the schedules that showed the race.
-json SightingsJson(const ResolvedRace& r, const ReportContext& context) {
+json SightingsJson(std::span<const ScheduleSighting> seen_in, const ReportContext& context) {
   json out = json::array();
-  for (const ResolvedRace::Sighting& s : r.seen_in) {
+  for (const ScheduleSighting& s : seen_in) {
     const ProcessInfo* p = context.FindProcess(s.process_id);
     if (p == nullptr || !p->schedule) continue;
     json j = OneScheduleJson(*p->schedule);
@@ -212,7 +214,7 @@ json RaceJson(const ResolvedRace& r, const ReportContext& context) {
   if (r.space == protocol::Space::kShared && !detector::IsSyncMisuseKind(r.kind)) {
     race["shared_block"] = r.shared_block;
   }
-  if (context.explored_schedules() > 1) race["schedules"] = SightingsJson(r, context);
+  if (context.explored_schedules() > 1) race["schedules"] = SightingsJson(r.seen_in, context);
   // Grouped entries (race_grouping.h) carry their fingerprint and every PTX
   // site pair; an entry not grouped (tools, tests) is its own single pair.
   race["fingerprint"] = FingerprintOf(r);
@@ -285,7 +287,7 @@ json JsonReport(const ReportData& data, const ReportContext& context) {
   json races = json::array();
   for (const ResolvedRace& r : data.races) races.push_back(RaceJson(r, context));
   json memory_errors = json::array();
-  for (const ResolvedMemoryError& e : ResolveMemoryErrors(context)) memory_errors.push_back(MemoryErrorJson(e));
+  for (const ResolvedMemoryError& e : ResolveMemoryErrors(context)) memory_errors.push_back(MemoryErrorJson(e, context));
   summary["memory_errors"] = memory_errors.size();
   json stream_order = json::array();
   for (const ResolvedStreamOrderRace& r : ResolveStreamOrderRaces(context)) stream_order.push_back(StreamOrderRaceJson(r));

@@ -24,7 +24,7 @@ nlohmann::json ScheduleJson(const ReportContext& context);
 // schedules: [{number, policy, seed, processes, ends, races}]}, and a race's
 // [{number, policy, seed, process_id, count}] (REPORTS.md).
 nlohmann::json ExplorationJson(const ReportData& data, const ReportContext& context);
-nlohmann::json SightingsJson(const ResolvedRace& race, const ReportContext& context);
+nlohmann::json SightingsJson(std::span<const ScheduleSighting> seen_in, const ReportContext& context);
 // [{kind, class, count}]: what a grouped entry's members showed (race_grouping.h).
 nlohmann::json VariantsJson(const ResolvedRace& race);
 

@@ -148,7 +148,7 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
                            {"size", r.allocation->size},      {"kind", r.allocation->kind},
                            {"label", r.allocation->label},    {"freed", r.allocation->freed}};
   }
-  if (context.explored_schedules() > 1) props["schedules"] = SightingsJson(r, context);
+  if (context.explored_schedules() > 1) props["schedules"] = SightingsJson(r.seen_in, context);
   props["variants"] = VariantsJson(r);
   props["ptxSitePairs"] = r.site_pairs.empty() ? 1 : r.site_pairs.size();
   result["properties"] = std::move(props);
@@ -183,7 +183,7 @@ std::string MemoryRuleId(transport::MemoryErrorKind kind) {
   return ptx::Cat("memory-error/", transport::MemoryErrorKindName(kind));
 }
 
-json MemoryResultJson(const ResolvedMemoryError& e) {
+json MemoryResultJson(const ResolvedMemoryError& e, const ReportContext& context) {
   size_t rule = std::size(kRules);
   for (size_t i = 0; i < std::size(kMemoryRules); ++i)
     if (kMemoryRules[i].kind == e.info.kind) rule = std::size(kRules) + i;
@@ -204,6 +204,7 @@ json MemoryResultJson(const ResolvedMemoryError& e) {
                                   {"offset", e.nearest->offset},  {"kind", e.nearest->kind},
                                   {"label", e.nearest->label},    {"freed", e.nearest->freed}};
   }
+  if (context.explored_schedules() > 1) props["schedules"] = SightingsJson(e.seen_in, context);
   return json{{"ruleId", MemoryRuleId(e.info.kind)},
               {"ruleIndex", rule},
               {"level", "error"},
@@ -318,7 +319,8 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                             "touch the same device bytes and one writes them: on a GPU they may run at the same time.")},
                    {"defaultConfiguration", {{"level", "error"}}}});
   json results = json::array();
-  for (const ResolvedMemoryError& e : ResolveMemoryErrors(context)) results.push_back(MemoryResultJson(e));
+  const std::vector<ResolvedMemoryError> memory_errors = ResolveMemoryErrors(context);
+  for (const ResolvedMemoryError& e : memory_errors) results.push_back(MemoryResultJson(e, context));
   for (const ResolvedStreamOrderRace& r : ResolveStreamOrderRaces(context))
     results.push_back(StreamOrderResultJson(r, stream_rule));
   for (const ResolvedRace& r : data.races) results.push_back(ResultJson(r, context));
@@ -356,7 +358,7 @@ json SarifReport(const ReportData& data, const ReportContext& context) {
                     {"racesFound", data.found.races},
                     {"racesSuppressed", data.suppressed.races},
                     {"racesOmitted", data.omitted.races},
-                    {"memoryErrors", context.memory_errors().size()},
+                    {"memoryErrors", memory_errors.size()},
                     {"streamOrderRaces", context.stream_order_races().size()}};
   if (context.explored_schedules() > 1) run_props["exploration"] = ExplorationJson(data, context);
   json run = {{"tool",

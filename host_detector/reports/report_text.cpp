@@ -65,11 +65,11 @@ std::string NumbersText(const std::vector<uint32_t>& numbers) {
 }
 
 // "    Seen under 2 of 8 schedules: #2 (random, seed 1) 5x, #5 (...) 3x; replay: ..."
-void SightingsText(std::ostream& out, const ResolvedRace& r, const ReportContext& context) {
+void SightingsText(std::ostream& out, std::span<const ScheduleSighting> seen_in, const ReportContext& context) {
   std::string list;
   std::optional<Schedule> first;
   uint32_t seen = 0;
-  for (const ResolvedRace::Sighting& s : r.seen_in) {
+  for (const ScheduleSighting& s : seen_in) {
     const ProcessInfo* p = context.FindProcess(s.process_id);
     if (p == nullptr || !p->schedule) continue;
     if (!first) first = p->schedule;
@@ -332,6 +332,7 @@ uint64_t WriteMemoryErrors(const ReportContext& context, std::ostream& out) {
     Line(out, address);
     Line(out, ptx::Cat("    The launch failed with ", e.cuda_error,
                        "; the kernel's accesses after the fault were not analysed"));
+    if (context.explored_schedules() > 1) SightingsText(out, e.seen_in, context);
     Line(out, "");
   }
   return errors.size();
@@ -443,7 +444,7 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
       Line(out, sites);
     }
     if (!r.fingerprint.empty()) Line(out, ptx::Cat("    Fingerprint ", r.fingerprint));
-    if (context.explored_schedules() > 1) SightingsText(out, r, context);
+    if (context.explored_schedules() > 1) SightingsText(out, r.seen_in, context);
     Line(out, "");
   }
 

@@ -164,6 +164,8 @@ std::string ReportOutputPath(const std::string& file_name) {
   return (dir / file_name).string();
 }
 
+ptx::SiteTable RacySites() { return Sites(kRacyPtx, "racy.ptx"); }
+
 Fixture MakeFixture() {
   Fixture f;
   ReportContext& c = f.context;
@@ -172,7 +174,7 @@ Fixture MakeFixture() {
   c.SetProcessCommandLine(kPidA, {"./racy", "--size", "1024"});
   c.SetProcessCommandLine(kPidB, {"./reduce"});
 
-  const ptx::SiteTable racy = Sites(kRacyPtx, "racy.ptx");
+  const ptx::SiteTable racy = RacySites();
   const ptx::SiteTable plain = Sites(kNoLineInfoPtx, "nolineinfo.ptx");
   // Process B's module does not start at site 0: ids are program-wide.
   REQUIRE(c.AddModule(kPidA, 0, 0, "racy.ptx", racy).ok());

@@ -50,6 +50,10 @@ struct Fixture {
 // Builds the fixture (parses PTX, runs the detector); REQUIREs inside.
 Fixture MakeFixture();
 
+// Process A's module (racy.ptx), for a test that adds another run of the same
+// program (schedule exploration).
+ptx::SiteTable RacySites();
+
 // Program-wide id of the site in `function` whose opcode starts with `opcode`
 // (and, when line != 0, whose source line is `line`); fails the test if none.
 uint32_t SiteId(const ReportContext& context, uint32_t pid, std::string_view function,

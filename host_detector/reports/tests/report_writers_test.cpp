@@ -556,6 +556,66 @@ TEST_CASE("Memory errors: memcheck-style entries in text, JSON and SARIF", "[rep
   CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 15);
 }
 
+// barracuda --schedules: the runs' faults at one instruction are one entry
+// naming the schedules that showed it; another operation stays apart.
+TEST_CASE("Memory errors under schedule exploration: one entry per fault over the runs",
+          "[reports][memory-errors][schedules][report-files]") {
+  Fixture f = MakeFixture();
+  ReportContext& c = f.context;
+  constexpr uint32_t kPidC = 4244;  // a second run of process A's program
+  c.SetProcessCommandLine(kPidC, {"./racy", "--size", "1024"});
+  REQUIRE(c.AddModule(kPidC, 0, 0, "racy.ptx", RacySites()).ok());
+  c.AddKernelName(kPidC, 0, "_Z6racyRWPiS_");
+  c.AddAllocation(kPidC, Allocation{kBufBase, 1024, AllocationKind::kDevice, "d_buf"});
+  c.SetExploredSchedules(2);
+  c.SetProcessSchedule(kPidA, {"round-robin", 0, ""});
+  c.SetProcessSchedule(kPidB, {"round-robin", 0, ""});
+  c.SetProcessSchedule(kPidC, {"random", 1, ""});
+  transport::MemoryErrorInfo first;
+  first.cuda_error = 700;
+  first.kind = transport::MemoryErrorKind::kOutOfBounds;
+  first.space = transport::MemorySpace::kGlobal;
+  first.size = 4;
+  first.address = kBufBase - 128;
+  first.launch_id = 1;
+  first.site = SiteId(c, kPidA, "_Z6racyRWPiS_", "ld.global", 15);
+  first.thread[0] = 5;
+  first.kernel = "_Z6racyRWPiS_";
+  c.AddMemoryError(kPidA, first, "cudaErrorIllegalAddress");
+  transport::MemoryErrorInfo again = first;  // another thread faulted first there
+  again.site = SiteId(c, kPidC, "_Z6racyRWPiS_", "ld.global", 15);
+  again.thread[0] = 9;
+  again.address = kBufBase - 112;
+  c.AddMemoryError(kPidC, again, "cudaErrorIllegalAddress");
+  transport::MemoryErrorInfo store = again;
+  store.write = true;
+  c.AddMemoryError(kPidC, store, "cudaErrorIllegalAddress");
+
+  const std::vector<ResolvedMemoryError> errors = ResolveMemoryErrors(c);
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0].info.address == kBufBase - 128);  // the first run's details
+  REQUIRE(errors[0].seen_in.size() == 2);
+  CHECK(errors[0].seen_in[0].process_id == kPidA);
+  CHECK(errors[0].seen_in[1].process_id == kPidC);
+  CHECK(errors[1].info.write);
+  CHECK(errors[1].ordinal == 2);
+  REQUIRE(errors[1].seen_in.size() == 1);
+
+  // The memory errors alone (the fixture's races come from no exploration).
+  const ReportData d = FilterRaces(std::vector<ResolvedRace>{}, nullptr, std::nullopt);
+  WriteBoth(d, c, "memory_errors_schedules");
+  const std::string text = TextReport(d, c);
+  CHECK_THAT(text, Catch::Contains("Seen under 2 of 2 schedules: #1 (round-robin) 1x, #2 (random, seed 1) 1x"));
+  CHECK_THAT(text, Catch::Contains("; 2 memory errors"));
+  const json j = JsonReport(d, c);
+  REQUIRE(j["memory_errors"].size() == 2);
+  CHECK(j["memory_errors"][0]["schedules"].size() == 2);
+  CHECK(j["memory_errors"][0]["schedules"][1]["number"] == 2);
+  CHECK(j["memory_errors"][1]["schedules"].size() == 1);
+  const json s = SarifReport(d, c);
+  CHECK(s["runs"][0]["results"][0]["properties"]["schedules"].size() == 2);
+}
+
 // A cudaMemcpyAsync on stream 16 writing, called at /src/app.cu:27.
 ReportContext::StreamOpSide CopySide() {
   ReportContext::StreamOpSide copy;
