@@ -1,5 +1,6 @@
 #include "ptx_emulator/core/device.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -81,6 +82,15 @@ void Device::SetComputeCapability(uint32_t sm) {
   d.max_blocks_per_sm = l.blocks_per_sm;
   d.shared_per_block_optin = l.shared_optin_kib * 1024;
   d.shared_per_sm = l.shared_per_sm_kib * 1024;
+}
+
+uint32_t DeviceDescription::ResidentBlocksPerSm(uint32_t block_threads, uint64_t shared_bytes) const {
+  if (block_threads == 0 || block_threads > max_threads_per_block) return 0;
+  const uint32_t warp_threads = (block_threads + warp_size - 1) / warp_size * warp_size;
+  uint64_t blocks = std::min<uint64_t>(max_blocks_per_sm, max_threads_per_sm / warp_threads);
+  if (shared_bytes > shared_per_block_optin) return 0;
+  if (shared_bytes > 0) blocks = std::min<uint64_t>(blocks, shared_per_sm / shared_bytes);
+  return static_cast<uint32_t>(blocks);
 }
 
 Device::Device() : memory_(std::make_unique<DeviceMemory>()) {

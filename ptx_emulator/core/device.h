@@ -152,6 +152,13 @@ struct DeviceDescription {
   uint32_t regs_per_sm = 65536;
   uint32_t local_bytes_per_thread = 16 * 1024;  // local window per thread (stack + .local)
   uint64_t global_bytes = uint64_t{16} << 30;   // reported totalGlobalMem
+
+  // Blocks of `block_threads` threads using `shared_bytes` of shared memory
+  // (static and dynamic) that one SM holds at once: the occupancy API's
+  // answer, and how many blocks the deterministic rounds keep resident when
+  // the resident ones spin waiting for others (exec/deterministic_rounds.cpp).
+  // 0 when such a block does not fit at all.
+  uint32_t ResidentBlocksPerSm(uint32_t block_threads, uint64_t shared_bytes) const;
 };
 
 class Device {

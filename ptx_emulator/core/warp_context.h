@@ -72,6 +72,12 @@ struct ClusterWindows {
   uint32_t size = 1;                           // CTAs in the cluster
   uint8_t* base[kMaxClusterCtas] = {};         // shared window of each rank
   uint32_t block_linear[kMaxClusterCtas] = {};  // grid-linear block id of each rank
+  // Ranks whose CTA has exited. The emulator keeps every window until the
+  // whole cluster retires, but a program may not touch an exited CTA's shared
+  // memory (CUDA Programming Guide, "Distributed Shared Memory": a block must
+  // not exit before the cluster's accesses to its memory are done), so such
+  // an access faults as a use after free (ops/mem_access.cpp).
+  uint32_t exited = 0;
 };
 inline constexpr uint32_t kClusterWindowShift = 24;  // windows are < 16 MiB
 constexpr uint64_t ClusterSharedAddress(uint32_t rank, uint32_t offset) {
@@ -147,6 +153,14 @@ struct WarpCtx {
   // yet completed (core/async_copies.h); made at the warp's first cp.async.
   // exec/ completes a lane's copies when it exits.
   std::unique_ptr<AsyncCopies> async;
+
+  // ---- added by ops/ (mbarrier): test_wait / try_wait that found no lane's
+  // phase complete, counted until one finds a phase complete; the object
+  // (host address) and PTX line of the last. exec/ tells a warp that only
+  // spins on a phase from one that works between its waits (spin_watch.cpp).
+  uint64_t mbar_failed_waits = 0;
+  const uint8_t* mbar_wait_object = nullptr;
+  uint32_t mbar_wait_line = 0;
 };
 
 // Lanes of `mask` in ascending order: for (uint32_t m = mask; m; m &= m - 1) { lane = Lane(m); }

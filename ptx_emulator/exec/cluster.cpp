@@ -14,6 +14,7 @@ namespace barracuda::emu {
 
 void Cluster::Reset(uint32_t size, uint32_t wpb) {
   windows.size = size;
+  windows.exited = 0;
   warps_per_block = wpb;
   done_ctas = 0;
   phase = 0;

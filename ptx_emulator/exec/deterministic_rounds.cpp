@@ -62,6 +62,7 @@ void LaunchRunner::RunSlotTurn(Worker& slot, uint32_t quantum) {
     }
     if (!AfterTurn(slot, w, false)) return;
   }
+  slot.busy = !slot.queue.empty();
 }
 
 bool LaunchRunner::RunSerialOp(Worker& slot, Warp* w) {
@@ -69,8 +70,14 @@ bool LaunchRunner::RunSerialOp(Worker& slot, Warp* w) {
   w->serial_pending = false;
   w->serial_gate = false;
   w->store_buffer = nullptr;  // the serial phase sees device memory, committed
-  serial_phase_->Observe(*w, w->frame().fn->code[w->top().pc]);
+  const Inst& inst = w->frame().fn->code[w->top().pc];
+  serial_phase_->Observe(*w, inst);
+  // Only while a spin stall is suspected, and until one operation changed memory.
+  const bool probe_writes = watch_serial_writes_ && !serial_changed_memory_;
+  SerialWriteProbe probe;
+  if (probe_writes) probe.Take(*w, inst, device_.memory().begin(), device_.memory().end());
   RunCounted(slot, *w, 1);
+  if (probe_writes) serial_changed_memory_ = probe.Changed();
   ++serial_instructions_;
   w->serial_gate = true;
   w->store_buffer = slot.stores.get();
@@ -79,7 +86,8 @@ bool LaunchRunner::RunSerialOp(Worker& slot, Warp* w) {
   return AfterTurn(slot, w, false);
 }
 
-bool LaunchRunner::BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, uint64_t& next_unit) {
+bool LaunchRunner::BetweenRounds(std::vector<Worker>& all_slots, RecordSink* sink, uint64_t& next_unit) {
+  const std::span<Worker> slots(all_slots.data(), num_slots_);
   // The parallel phase's weak global stores reach device memory, in slot order.
   for (Worker& s : slots) s.stores->Commit();
   // The parallel phase's records: global stamps and the stream, in slot order.
@@ -107,6 +115,9 @@ bool LaunchRunner::BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, u
   for (const Worker& s : slots)
     if (stopped(s)) return false;
   if (!WatchGridBarrier(slots, next_unit)) return false;
+  const bool stalled = SpinStalled(slots, next_unit);
+  watch_serial_writes_ = stalled;
+  serial_changed_memory_ = false;
   // The serial phase: slot order, then the order the warps stopped in, as the
   // schedule policy orders and holds them (serial_phase.h: the order of
   // atomics and of flag hand-offs is what a schedule search must vary).
@@ -123,14 +134,36 @@ bool LaunchRunner::BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, u
     if (!RunSerialOp(*slot, w) && stopped(*slot)) return false;
   }
   bool any = !serial_held_.empty();  // a held operation runs next round
+  bool admitted = false;
   for (Worker& s : slots) {
-    if (s.resident.empty() && next_unit < total_units_) s.admit = next_unit++;
+    if (s.resident.empty() && next_unit < total_units_) s.admit = next_unit++, admitted = true;
     any |= !s.resident.empty() || s.admit != kNoUnit;
   }
+  CountStall(stalled && !admitted && serial_held_.empty());  // a hold ends by itself
+  watch_serial_writes_ = false;
+  Grow(all_slots, sink, next_unit);
   return any;
 }
 
-void LaunchRunner::ReportTimeout(const std::vector<Worker>& slots, double seconds) {
+void LaunchRunner::InitSlot(Worker& slot, uint32_t index, RecordSink* sink) {
+  slot.index = index;
+  slot.policy = MakeSchedulePolicy(device_.schedule(), index);
+  slot.stores = std::make_unique<PhaseStoreBuffer>(device_.memory().begin(), device_.memory().end());
+  if (sink != nullptr) {
+    slot.tracer = std::make_unique<Tracer>(sink, index % num_rings_, &device_.stamps_);
+    slot.tracer->SetBuffered(true);
+  }
+}
+
+void LaunchRunner::ReportTimeout(std::span<const Worker> slots, double seconds, uint64_t next_unit) {
+  // Blocks spinning on memory nobody changes while others wait for a slot the
+  // emulated GPU does not have: say so, since on a GPU the launch hangs too.
+  std::string fit;
+  if (spin_stall_score_ != 0 && next_unit < total_units_)
+    fit = absl::StrCat("; the resident blocks spin waiting while ", total_units_ - next_unit, " of the grid's ",
+                       total_units_, cluster_.count() == 1 ? " blocks" : " clusters",
+                       " have not started: the emulated GPU (", device_.description().sm_count,
+                       " SMs) holds ", max_slots_, " of them at once, and a grid that does not fit hangs on a GPU too");
   // Name the first resident block and where its first live warp is.
   for (const Worker& s : slots) {
     for (const Block* b : s.resident) {
@@ -141,32 +174,25 @@ void LaunchRunner::ReportTimeout(const std::vector<Worker>& slots, double second
         SetError(FaultStatus(FaultKind::kTimeout,
                              absl::StrCat("the launch ran longer than ", seconds,
                                           " s (--kernel-timeout): a wait that never ends? still running, e.g. ",
-                                          Coordinates(*b, &w, lane), " at pc ", w.cur_pc)));
+                                          Coordinates(*b, &w, lane), " at pc ", w.cur_pc, fit)));
         return;
       }
     }
   }
-  SetError(FaultStatus(FaultKind::kTimeout, absl::StrCat("the launch ran longer than ", seconds, " s")));
+  SetError(FaultStatus(FaultKind::kTimeout, absl::StrCat("the launch ran longer than ", seconds, " s", fit)));
 }
 
 void LaunchRunner::RunRounds(RecordSink* sink) {
   const ScheduleOptions& opts = device_.schedule();
   const uint32_t quantum = std::max<uint32_t>(1, opts.quantum);
   serial_phase_ = std::make_unique<SerialPhase>(opts, launch_id_, device_.serial_steps_);
-  std::vector<Worker> slots(num_slots_);
-  for (uint32_t i = 0; i < num_slots_; ++i) {
-    slots[i].index = i;
-    slots[i].policy = MakeSchedulePolicy(opts, i);
-    slots[i].stores = std::make_unique<PhaseStoreBuffer>(device_.memory().begin(), device_.memory().end());
-    if (sink != nullptr) {
-      slots[i].tracer = std::make_unique<Tracer>(sink, i % num_rings_, &device_.stamps_);
-      slots[i].tracer->SetBuffered(true);
-    }
-  }
-  const uint32_t threads = std::min(std::max<uint32_t>(1, opts.workers), num_slots_);
+  // Every slot the launch may grow to exists (a Worker is small until used),
+  // so growing never moves one; the first num_slots_ are in use.
+  std::vector<Worker> slots(max_slots_);
+  for (uint32_t i = 0; i < num_slots_; ++i) InitSlot(slots[i], i, sink);
+  const uint32_t threads = std::min(std::max<uint32_t>(1, opts.workers), max_slots_);
   uint64_t next_unit = 0;
-  for (Worker& s : slots)
-    if (next_unit < total_units_) s.admit = next_unit++;
+  for (uint32_t i = 0; i < num_slots_ && next_unit < total_units_; ++i) slots[i].admit = next_unit++;
 
   // Threads take slots in turn from one counter: a slot's turn depends only on
   // the slot, so which thread runs it changes nothing but the balance.
@@ -183,6 +209,7 @@ void LaunchRunner::RunRounds(RecordSink* sink) {
   const auto body = [&](uint32_t t) {
     for (;;) {
       const uint64_t t0 = stats ? now() : 0;
+      // num_slots_ changes only between the rounds (Grow), published by the barrier.
       for (uint32_t i = next_slot.fetch_add(1, std::memory_order_relaxed); i < num_slots_;
            i = next_slot.fetch_add(1, std::memory_order_relaxed))
         RunSlotTurn(slots[i], quantum);
@@ -193,7 +220,7 @@ void LaunchRunner::RunRounds(RecordSink* sink) {
         finished = !BetweenRounds(slots, sink, next_unit);
         if (!finished && opts.kernel_timeout_s > 0 &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > opts.kernel_timeout_s) {
-          ReportTimeout(slots, opts.kernel_timeout_s);
+          ReportTimeout(std::span<const Worker>(slots.data(), num_slots_), opts.kernel_timeout_s, next_unit);
           finished = true;
         }
         next_slot.store(0, std::memory_order_relaxed);  // published by the barrier

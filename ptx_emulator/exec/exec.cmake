@@ -12,6 +12,8 @@ target_sources(barracuda_emu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/deterministic_rounds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/serial_phase.cpp
   ${CMAKE_CURRENT_LIST_DIR}/grid_barrier_watch.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/resident_growth.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/spin_watch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simt_stack.cpp)
 
 barracuda_unit_test(emu_exec_tests

@@ -33,7 +33,7 @@ bool PendingOnWord(Warp& w, uint64_t lo, uint64_t hi) {
 
 }  // namespace
 
-bool LaunchRunner::WatchGridBarrier(std::vector<Worker>& slots, uint64_t admitted) {
+bool LaunchRunner::WatchGridBarrier(std::span<Worker> slots, uint64_t admitted) {
   if (grid_workspace_ == 0) return true;
   const uint64_t lo = grid_workspace_, hi = grid_workspace_ + 8;
   uint64_t word = 0;

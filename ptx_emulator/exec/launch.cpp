@@ -35,6 +35,7 @@
 #include "ptx_emulator/exec/launch_runner.h"
 #include "ptx_emulator/exec/run_queue.h"
 #include "ptx_emulator/exec/schedule_policy.h"
+#include "ptx_emulator/exec/spin_watch.h"
 #include "ptx_emulator/exec/testing_hooks.h"
 #include "ptx_emulator/exec/warp.h"
 
@@ -259,6 +260,8 @@ Block* LaunchRunner::Admit(Worker& worker, uint32_t linear) {
     w.events = 0;
     w.fault = Fault{};
     w.async.reset();  // a reused block object: the async copies of its last block are done
+    w.spin_turns = 0;
+    w.mbar_failed_waits = 0;
     w.state = WarpState::kRunnable;
     w.serial_gate = deterministic_;
     w.serial_pending = false;
@@ -369,7 +372,9 @@ void LaunchRunner::ReportDeadlock(const Block& blk) {
         absl::StrAppend(&what, " exited;");
         continue;
       }
-      if (w.wait_barrier == kClusterBarrierWaitId) {
+      if (SpinsOnMbarrier(w)) {
+        absl::StrAppend(&what, MbarrierSpinText(w, c), ";");
+      } else if (w.wait_barrier == kClusterBarrierWaitId) {
         absl::StrAppend(&what, " waits at barrier.cluster.wait (PTX line ", w.wait_line, ", pc ", w.cur_pc, "), ",
                         cluster_arrived, " of ", cluster_live, " threads of the cluster arrived;");
       } else {
@@ -418,7 +423,11 @@ void LaunchRunner::RunWorker(Worker& worker) {
 
 uint64_t LaunchRunner::RunCounted(Worker& worker, Warp& w, uint32_t budget) {
   const uint64_t executed_before = w.executed, threads_before = w.thread_executed;
+  const uint64_t failed_before = w.mbar_failed_waits;
   RunWarp(w, budget);
+  // Deterministic rounds only: there a poll of global memory stops the turn
+  // (serial_pending), so a spin turn is one on shared memory alone.
+  if (w.serial_gate) CountSpinTurn(w, w.executed - executed_before, failed_before);
   worker.warp_instructions += w.executed - executed_before;
   worker.thread_instructions += w.thread_executed - threads_before;
   return w.executed - executed_before;
@@ -435,13 +444,15 @@ bool LaunchRunner::AfterTurn(Worker& worker, Warp* w, bool report) {
   Cluster& c = *b->cluster;
   if (w->state == WarpState::kDone) {
     --b->runnable_warps;
-    if (++b->done_warps == warps_per_block_ && ++c.done_ctas == c.size()) {
+    // Its shared memory is gone for the rest of the cluster (DSMEM lifetime).
+    if (++b->done_warps == warps_per_block_) c.windows.exited |= 1u << b->cluster_rank;
+    if (b->done_warps == warps_per_block_ && ++c.done_ctas == c.size()) {
       for (uint32_t r = 0; r < c.size(); ++r) Retire(worker, c.ctas[r]);
       worker.free_clusters.push_back(&c);
       return true;
     }
   }
-  if (b->runnable_warps == 0 && c.Stuck()) {
+  if ((b->runnable_warps == 0 && c.Stuck()) || (w->spin_turns >= kSpinTurns && ClusterSpinsForever(c))) {
     if (report) ReportDeadlock(*b);
     else if (worker.deadlock == nullptr) worker.deadlock = b;
     return false;
@@ -476,6 +487,12 @@ absl::Status LaunchRunner::Run() {
                    ? static_cast<uint32_t>(total_units_)
                    : static_cast<uint32_t>(std::min<uint64_t>(std::max<uint32_t>(1, device_.schedule().resident_slots),
                                                               total_units_));
+  // What the emulated GPU holds of this kernel at once (the occupancy API's
+  // figure): blocks spinning on blocks beyond the first slots get them.
+  const DeviceDescription& d = device_.description();
+  const uint64_t fit_units = uint64_t{d.sm_count} * d.ResidentBlocksPerSm(threads_per_block_, shared_bytes_) /
+                             cluster_.count();
+  max_slots_ = std::max(num_slots_, static_cast<uint32_t>(std::min(fit_units, total_units_)));
   const uint32_t rings =
       deterministic_ ? std::min(std::max<uint32_t>(1, device_.schedule().record_streams), num_slots_) : num_workers_;
   num_rings_ = rings;

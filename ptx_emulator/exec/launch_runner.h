@@ -6,10 +6,12 @@
 
 #include <sys/mman.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,8 +53,19 @@ class LaunchRunner {
   void RunRounds(RecordSink* sink);
   void RunFreeWorkers(RecordSink* sink);
   // Thread 0 between two rounds: stamps, faults, serial phase, admission.
-  // False when the launch is over.
+  // False when the launch is over. `slots` holds max_slots_ workers, of which
+  // the first num_slots_ are in use.
   bool BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, uint64_t& next_unit);
+  void InitSlot(Worker& slot, uint32_t index, RecordSink* sink);
+  // Deterministic rounds (resident_growth.cpp): true when every resident
+  // block has been spinning on memory nobody changes for a while, while blocks
+  // wait for a slot; then more slots are put to use, up to max_slots_ (what
+  // the emulated GPU holds of this kernel at once), so a grid that fits on the
+  // GPU never waits on a block that is not resident.
+  bool SpinStalled(std::span<const Worker> active, uint64_t next_unit) const;
+  // After the serial phase: `stalled` when SpinStalled held and nothing retired.
+  void CountStall(bool stalled);
+  void Grow(std::vector<Worker>& slots, RecordSink* sink, uint64_t& next_unit);
   void RunSlotTurn(Worker& slot, uint32_t quantum);
   // Runs one stopped warp's serial instruction; false when the slot stopped.
   bool RunSerialOp(Worker& slot, Warp* w);
@@ -68,11 +81,11 @@ class LaunchRunner {
   void Retire(Worker& worker, Block* b);
   void ReportFault(const Warp& w);
   void ReportDeadlock(const Block& b);
-  void ReportTimeout(const std::vector<Worker>& slots, double seconds);
+  void ReportTimeout(std::span<const Worker> active, double seconds, uint64_t next_unit);
   // Cooperative launches, before a serial phase (grid_barrier_watch.cpp):
   // false (and a deadlock fault) once every resident warp has been stuck on
   // the unchanged grid workspace word for a while and some block exited.
-  bool WatchGridBarrier(std::vector<Worker>& slots, uint64_t admitted);
+  bool WatchGridBarrier(std::span<Worker> active, uint64_t admitted);
   void SetError(absl::Status status);
   std::string Coordinates(const Block& b, const Warp* w, uint32_t lane) const;
 
@@ -101,7 +114,11 @@ class LaunchRunner {
   std::mutex error_mu_;
   absl::Status error_;
   uint32_t num_workers_ = 1;
-  uint32_t num_slots_ = 1;     // deterministic rounds: resident slots
+  uint32_t num_slots_ = 1;     // deterministic rounds: resident slots in use
+  uint32_t max_slots_ = 1;     // ... and how many the launch may grow to
+  uint32_t spin_stall_score_ = 0;      // stalled rounds in a row, weighted (resident_growth.cpp)
+  bool watch_serial_writes_ = false;   // this serial phase: tell whether an operation changes memory
+  bool serial_changed_memory_ = false;  // ... and whether one did
   uint32_t num_rings_ = 1;     // record streams of the launch
   std::vector<std::pair<Worker*, Warp*>> serial_ops_;  // one serial phase
   std::vector<Warp*> serial_warps_;                     // the same warps, for the plan
@@ -112,6 +129,24 @@ class LaunchRunner {
 };
 
 inline constexpr uint64_t kNoUnit = ~uint64_t{0};
+
+// The device-memory bytes a serial instruction addresses, taken before it
+// runs, to tell whether it changed them (resident_growth.cpp). Addresses
+// outside device memory (a shared or local window, host memory) count as
+// changed: the watch then never adds slots, as before it existed.
+class SerialWriteProbe {
+ public:
+  void Take(const Warp& w, const Inst& in, uint64_t lo, uint64_t hi);
+  bool Changed() const;
+
+ private:
+  static constexpr uint32_t kBytes = 16;  // the widest atomic (b128 cas)
+  bool unknown_ = false;
+  uint32_t lanes_ = 0;
+  std::array<uint64_t, kLanes> address_{};
+  std::array<uint8_t, kLanes> size_{};
+  std::array<std::array<uint8_t, kBytes>, kLanes> bytes_{};
+};
 
 struct LaunchRunner::Worker {
   uint32_t index = 0;
@@ -131,6 +166,7 @@ struct LaunchRunner::Worker {
   // the order they stopped, and what ended its last turn.
   std::vector<Warp*> pending;
   uint64_t admit = kNoUnit;  // the unit the slot takes at the start of its next turn
+  bool busy = false;         // its last turn ended with warps still runnable (budget spent)
   std::unique_ptr<PhaseStoreBuffer> stores;  // weak global stores of the parallel phase
   const Warp* fault = nullptr;
   const Block* deadlock = nullptr;

@@ -124,6 +124,7 @@ struct Warp : WarpCtx {
   uint32_t wait_barrier = 0;      // kWaitingBarrier: barrier id and PTX line
   uint32_t wait_line = 0;
   uint64_t executed = 0;          // warp instructions run (drives %clock & co.)
+  uint32_t spin_turns = 0;        // consecutive turns spent spinning on an mbarrier phase (spin_watch.cpp)
   uint64_t thread_executed = 0;   // active lanes summed over those instructions (statistics)
   std::vector<uint64_t> sreg_table;  // [SpecialReg * 32 + lane]
 

@@ -8,7 +8,9 @@
 // compare-exchange on the 8 bytes, so arrivals from blocks of a cluster run
 // on other host threads stay atomic. try_wait does not suspend: it answers
 // like test_wait, and the program's retry loop spins (the scheduler ends the
-// warp's turn at its quantum, as for any spin loop).
+// warp's turn at its quantum, as for any spin loop). A failed wait counts in
+// WarpCtx::mbar_failed_waits: exec/spin_watch.h reports a phase that can
+// never complete as a deadlock.
 //
 // Records (host_detector/detector/SEMANTICS.md "mbarrier"): init and inval
 // are plain 8-byte writes of the object; an arrive is a release (or, .relaxed,
@@ -180,6 +182,13 @@ void MbarrierHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
       } else if (inst.ops[0].kind == Opnd::Kind::kValue) {
         uint64_t* d = ctx.Dst(inst.ops[0].ref);
         ForLanes(exec, [&](uint32_t l) { d[l] = (done >> l) & 1; });
+      }
+      if (done == 0 && exec != 0) {
+        ++ctx.mbar_failed_waits;
+        ctx.mbar_wait_object = ptr[Lane(exec)];
+        ctx.mbar_wait_line = inst.ptx_line;
+      } else {
+        ctx.mbar_failed_waits = 0;
       }
       if (trace && done != 0)
         mbar::EmitObjectRecord(inst, ctx, done, log, f.relaxed ? Op::kAtomic : Op::kAcquire, protocol::kFlagLoad,

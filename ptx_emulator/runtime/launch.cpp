@@ -43,13 +43,9 @@ uint32_t DynamicSharedLimit(const RegisteredKernel& k, const emu::Function& f, c
 
 // Resident blocks of `f` per SM for a block size and dynamic shared size.
 int ActiveBlocksPerSm(const emu::Function& f, const emu::DeviceDescription& d, int block_size, size_t dynamic_shared) {
-  if (block_size <= 0 || static_cast<uint32_t>(block_size) > std::min(d.max_threads_per_block, f.max_threads)) return 0;
-  const uint32_t warp_threads = (static_cast<uint32_t>(block_size) + d.warp_size - 1) / d.warp_size * d.warp_size;
-  uint64_t blocks = std::min<uint64_t>(d.max_blocks_per_sm, d.max_threads_per_sm / warp_threads);
-  const uint64_t shared = uint64_t{f.static_shared_bytes} + dynamic_shared;
-  if (shared > d.shared_per_block_optin) return 0;
-  if (shared > 0) blocks = std::min<uint64_t>(blocks, d.shared_per_sm / shared);
-  return static_cast<int>(blocks);
+  if (block_size <= 0 || static_cast<uint32_t>(block_size) > f.max_threads) return 0;
+  return static_cast<int>(
+      d.ResidentBlocksPerSm(static_cast<uint32_t>(block_size), uint64_t{f.static_shared_bytes} + dynamic_shared));
 }
 
 // The kernel's cluster directives as the occupancy queries need them.

@@ -785,6 +785,41 @@ TEST_CASE("try_wait loop: a consumer warp spins until a producer warp's arrivals
   }
 }
 
+// A phase that can never complete: the expected count is one more than the
+// producer warp's 32 arrivals. The consumer spins until the watch sees every
+// warp of the block exited or spinning (exec/spin_watch.h): a deadlock naming
+// the mbarrier and what its phase misses. A producer that works much longer
+// than the watch's threshold before arriving is not a deadlock.
+TEST_CASE("try_wait loop: a phase that cannot complete is a deadlock, a slow producer is not",
+          "[async][mbarrier]") {
+  std::string off_by_one = kProducerConsumer;
+  off_by_one.replace(off_by_one.find("[bar], 32;"), 10, "[bar], 33;");
+  KernelRunner r(WrapKernel("k", ".param .u64 k_out", off_by_one, "sm_90"));
+  r.device().schedule().kernel_timeout_s = 60;  // a regression fails instead of hanging
+  auto out = r.Alloc<uint32_t>(64);
+  const absl::Status s = r.Launch("k", {1, 1, 1}, {64, 1, 1}, out.device);
+  REQUIRE_FALSE(s.ok());
+  const std::string m(s.message());
+  INFO(m);
+  CHECK(m.find("no warp of the block can make progress") != std::string::npos);
+  CHECK(m.find("warp 0 spins on mbarrier test_wait/try_wait (PTX line") != std::string::npos);
+  CHECK(m.find("the mbarrier at shared offset 0, whose current phase still misses 1 of 33 arrivals and 0 "
+               "transaction bytes") != std::string::npos);
+  CHECK(m.find("warp 1 exited") != std::string::npos);
+
+  std::string slow = kProducerConsumer;
+  slow.replace(slow.find("%r5, 3000;"), 10, "%r5, 400000;");
+  KernelRunner slow_run(WrapKernel("k", ".param .u64 k_out", slow, "sm_90"));
+  slow_run.device().schedule().kernel_timeout_s = 60;
+  auto slow_out = slow_run.Alloc<uint32_t>(64);
+  const absl::Status ok = slow_run.Launch("k", {1, 1, 1}, {64, 1, 1}, slow_out.device);
+  INFO(ok.message());
+  REQUIRE(ok.ok());
+  const auto got = slow_run.Read(slow_out);
+  CHECK(got[0] == 7);
+  CHECK(got[32] > 1000);  // the consumer spun far past the watch's threshold meanwhile
+}
+
 // cp.async.mbarrier.arrive: with .noinc the arrive-on is one of the 32
 // expected arrivals; without it the count is unchanged and the lanes arrive
 // themselves. Either way the copies are complete when the phase is.

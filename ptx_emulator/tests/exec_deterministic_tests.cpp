@@ -213,6 +213,86 @@ TEST_CASE("deterministic rounds: a release/acquire hand-off and a spin-wait betw
   }
 }
 
+// Every block but the last waits for the last one: thread 0 spins on a
+// volatile load of `flag` until the last block stores 1, then the block
+// stores its id + 1. The last block starts only once enough slots are in use.
+const std::string kWaitForLast = WrapKernel("wait_for_last", ".param .u64 flag, .param .u64 out", R"(
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [flag];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %nctaid.x;
+  mov.u32 %r3, %tid.x;
+  setp.ne.u32 %p1, %r3, 0;
+  @%p1 bra done;
+  add.u32 %r4, %r1, 1;
+  setp.eq.u32 %p2, %r4, %r2;
+  @%p2 bra last;
+spin:
+  ld.volatile.global.u32 %r5, [%rd1];
+  setp.eq.u32 %p3, %r5, 0;
+  @%p3 bra spin;
+  bra record;
+last:
+  st.volatile.global.u32 [%rd1], 1;
+record:
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+done:
+  ret;
+)");
+
+// Blocks that spin on a block not yet resident get more slots, up to what the
+// emulated GPU holds (16 SMs x 32 blocks of 32 threads here): the launch
+// finishes, the same way with 1 and 2 workers.
+TEST_CASE("deterministic rounds: spinning blocks make room for the block they wait for", "[exec][determinism]") {
+  std::vector<protocol::Record> first;
+  for (uint32_t workers : {1u, 2u}) {
+    INFO("workers " << workers);
+    auto device = std::make_unique<Device>();
+    device->schedule().workers = workers;
+    device->schedule().resident_slots = 8;
+    device->schedule().kernel_timeout_s = 60;  // a regression fails instead of hanging
+    CollectingSink sink;
+    device->SetSink(&sink);
+    KernelRunner r(kWaitForLast, std::move(device));
+    constexpr uint32_t kBlocks = 100;
+    auto flag = r.Alloc<uint32_t>(1, {0});
+    auto out = r.Alloc<uint32_t>(kBlocks);
+    const absl::Status s = r.Launch("wait_for_last", {kBlocks, 1, 1}, {32, 1, 1}, flag.device, out.device);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    const std::vector<uint32_t> got = r.Read(out);
+    for (uint32_t b = 0; b < kBlocks; ++b) REQUIRE(got[b] == b + 1);
+    std::vector<protocol::Record> records =
+        Relative(sink.Flatten(0), r.device().memory().begin(), r.device().memory().end());
+    r.device().SetSink(nullptr);
+    if (workers == 1) first = std::move(records);
+    else CHECK(SameRecords(first, records));
+  }
+}
+
+// A grid larger than what the GPU holds hangs there too: the timeout says so.
+TEST_CASE("deterministic rounds: a grid that does not fit times out saying why", "[exec][determinism]") {
+  auto device = std::make_unique<Device>();
+  device->schedule().workers = 1;
+  device->schedule().kernel_timeout_s = 0.5;
+  KernelRunner r(kWaitForLast, std::move(device));
+  // 16 SMs x 2 blocks of 1024 threads: 32 resident, the 33rd never starts.
+  constexpr uint32_t kBlocks = 33;
+  auto flag = r.Alloc<uint32_t>(1, {0});
+  auto out = r.Alloc<uint32_t>(kBlocks);
+  const absl::Status s = r.Launch("wait_for_last", {kBlocks, 1, 1}, {1024, 1, 1}, flag.device, out.device);
+  REQUIRE_FALSE(s.ok());
+  INFO(s.message());
+  CHECK_THAT(std::string(s.message()), Catch::Contains("ran longer than 0.5 s"));
+  CHECK_THAT(std::string(s.message()),
+             Catch::Contains("1 of the grid's 33 blocks have not started: the emulated GPU (16 SMs) holds 32 of them"));
+}
+
 // 20 generic atom.add per thread on one word, then a plain store of the last
 // value: the word is in shared memory (param 0) or global memory (param 1).
 const std::string kGenericAtomics =
