@@ -100,10 +100,12 @@ uint8_t* KernelParam(WarpCtx& ctx, const Inst& inst, Space space, uint32_t lane,
 // Distributed shared memory of a CTA that has exited (ClusterWindows::exited):
 // reported as a shared-memory use after free, whether the address was
 // .shared::cluster or generic.
-bool ExitedNeighbour(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint64_t addr, uint32_t size, bool write,
+bool ExitedNeighbour(WarpCtx& ctx, const Inst& inst, uint32_t lane, uint32_t size, bool write,
                      const ClusterPlace& p) {
   if (ctx.cluster == nullptr || (ctx.cluster->exited >> p.rank & 1) == 0) return false;
-  RaiseIllegal(ctx, inst, Space::kShared, lane, addr, size, write,
+  // The .shared::cluster address, also for a generic one: a host address
+  // would differ from run to run, and reports must not.
+  RaiseIllegal(ctx, inst, Space::kShared, lane, ClusterSharedAddress(p.rank, p.offset), size, write,
                "the shared memory of cluster CTA rank " + std::to_string(p.rank) +
                    ", which has exited (a CTA's shared memory is valid for the cluster only while it runs: "
                    "cluster.sync() before it exits)",
@@ -121,7 +123,7 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
       if (!Within(addr, size, ctx.shared_bytes)) {
         // Another CTA's window of the cluster (a .shared::cluster address from mapa).
         if (ClusterPlace p; FindClusterShared(ctx, lane, addr, size, p)) {
-          if (ExitedNeighbour(ctx, inst, lane, addr, size, write, p)) return nullptr;
+          if (ExitedNeighbour(ctx, inst, lane, size, write, p)) return nullptr;
           where = Where::kShared;
           log = protocol::SharedAddress(ClusterBlock(ctx, p), p.offset);
           return ClusterHost(ctx, p);
@@ -182,7 +184,7 @@ uint8_t* Resolve(WarpCtx& ctx, const Inst& inst, Space space, bool frame, uint32
         return reinterpret_cast<uint8_t*>(addr);
       }
       if (ClusterPlace p; ctx.cluster != nullptr && ctx.cluster->size > 1 && FindClusterGeneric(ctx, lane, addr, size, p)) {
-        if (ExitedNeighbour(ctx, inst, lane, addr, size, write, p)) return nullptr;
+        if (ExitedNeighbour(ctx, inst, lane, size, write, p)) return nullptr;
         where = Where::kShared;  // distributed shared memory: a neighbour's window
         log = protocol::SharedAddress(ClusterBlock(ctx, p), p.offset);
         return ClusterHost(ctx, p);
