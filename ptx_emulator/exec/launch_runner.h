@@ -57,11 +57,12 @@ class LaunchRunner {
   // the first num_slots_ are in use.
   bool BetweenRounds(std::vector<Worker>& slots, RecordSink* sink, uint64_t& next_unit);
   void InitSlot(Worker& slot, uint32_t index, RecordSink* sink);
-  // Deterministic rounds (resident_growth.cpp): true when every resident
-  // block has been spinning on memory nobody changes for a while, while blocks
-  // wait for a slot; then more slots are put to use, up to max_slots_ (what
-  // the emulated GPU holds of this kernel at once), so a grid that fits on the
-  // GPU never waits on a block that is not resident.
+  // Deterministic rounds (resident_growth.cpp): true when this round every
+  // slot holds a block and no slot ended its turn with runnable warps, while
+  // blocks wait for a slot. CountStall scores such rounds in a row; at its
+  // threshold Grow puts more slots to use, up to max_slots_ (what the
+  // emulated GPU holds of this kernel at once), so a grid that fits on the GPU
+  // never waits on a block that is not resident.
   bool SpinStalled(std::span<const Worker> active, uint64_t next_unit) const;
   // After the serial phase: `stalled` when SpinStalled held and nothing retired.
   void CountStall(bool stalled);
@@ -133,7 +134,7 @@ inline constexpr uint64_t kNoUnit = ~uint64_t{0};
 // The device-memory bytes a serial instruction addresses, taken before it
 // runs, to tell whether it changed them (resident_growth.cpp). Addresses
 // outside device memory (a shared or local window, host memory) count as
-// changed: the watch then never adds slots, as before it existed.
+// changed: such a round scores as atomics that may be progress.
 class SerialWriteProbe {
  public:
   void Take(const Warp& w, const Inst& in, uint64_t lo, uint64_t hi);
