@@ -136,7 +136,7 @@ nlohmann::json MinimalJsonReport(const SessionResult& result, const ReportReques
     r["process"] = p.pid;
     r["kind"] = detector::RaceKindName(e.key.kind);
     r["class"] = detector::RaceClassName(ev.cls);
-    r["space"] = SpaceName(ev.space);
+    r["space"] = detector::IsSyncMisuseKind(e.key.kind) ? nlohmann::json(nullptr) : nlohmann::json(SpaceName(ev.space));
     r["count"] = e.count;
     r["launch"] = ev.launch_id;
     r["kernel"] = KernelOf(p, ev.kernel_name_id);

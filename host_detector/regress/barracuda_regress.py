@@ -205,7 +205,7 @@ def race_summary(race, schedules_run):
         return f'PTX {site.get("ptx_line", "?")}' if site else '?'
 
     seen = len(race.get('schedules') or []) if schedules_run > 1 else 1
-    return {'kernel': race['kernel']['name'], 'kind': '/'.join(kinds), 'space': race['space'],
+    return {'kernel': race['kernel']['name'], 'kind': '/'.join(kinds), 'space': race['space'] or '-',
             'where': f'{where(race["first"])} <-> {where(race["second"])}',
             'flaky': schedules_run > 1 and seen < schedules_run,
             'warning': all(k in WARNING_KINDS for k in kinds)}

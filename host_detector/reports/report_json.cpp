@@ -210,7 +210,10 @@ json RaceJson(const ResolvedRace& r, const ReportContext& context) {
                {"allocation", std::move(allocation)},
                {"first", AccessJson(r.earlier)},
                {"second", AccessJson(r.later)}};
+  // A barrier or warp-sync misuse is about an instruction, not memory: no
+  // address and no space (the record's space field means nothing there).
   if (!detector::IsSyncMisuseKind(r.kind)) race["address"] = Hex(r.address);
+  else race["space"] = nullptr;
   if (r.space == protocol::Space::kShared && !detector::IsSyncMisuseKind(r.kind)) {
     race["shared_block"] = r.shared_block;
   }

@@ -143,6 +143,7 @@ json ResultJson(const ResolvedRace& r, const ReportContext& context) {
                 {"launchId", r.launch_id},
                 {"kernel", r.kernel}};
   if (!detector::IsSyncMisuseKind(r.kind)) props["address"] = Hex(r.address);
+  else props["space"] = nullptr;  // an instruction's misuse, not a memory access
   if (r.allocation) {
     props["allocation"] = {{"base", Hex(r.allocation->base)}, {"offset", r.allocation->offset},
                            {"size", r.allocation->size},      {"kind", r.allocation->kind},

@@ -46,7 +46,7 @@ inline ReportView ViewOf(const nlohmann::json& j) {
     RaceView rv;
     rv.kind = r["kind"];
     rv.cls = r["class"];
-    rv.space = r["space"];
+    rv.space = r["space"].is_null() ? std::string("-") : r["space"].get<std::string>();
     if (full) {
       rv.kernel = r["kernel"]["name"];
       rv.process = r["process_id"];

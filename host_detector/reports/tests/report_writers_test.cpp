@@ -270,6 +270,7 @@ TEST_CASE("JSON: versioned document with every race", "[reports][json][report-fi
   const ResolvedRace& bar = RaceOf(d.races, kPidB, RaceKind::kBarrierDivergence);
   const json& b = j["races"][bar.ordinal - 1];
   CHECK(b["address"].is_null());
+  CHECK(b["space"].is_null());  // an instruction's misuse: no memory space
   CHECK(b["allocation"].is_null());
   CHECK(b["second"]["operation"] == "barrier");
   CHECK(b["second"]["site"]["source"].is_null());
@@ -445,6 +446,7 @@ TEST_CASE("SARIF: rules per race kind, first access as location, second as relat
   CHECK(bar["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "nolineinfo.ptx");
   CHECK(bar["locations"][0]["physicalLocation"]["region"]["startLine"] == bar_race.later.site->ptx_line);
   CHECK_FALSE(bar.contains("relatedLocations"));
+  CHECK(bar["properties"]["space"].is_null());
 
   // Grouped, the entries of one process have distinct fingerprints (the
   // fixture's two WAW pairs of process B are one statement pair: one entry).
