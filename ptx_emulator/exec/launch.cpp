@@ -124,10 +124,16 @@ absl::Status LaunchRunner::Validate() {
   if (total_blocks_ > 0xffffffffull)  // block ids are 32-bit in records (warp_id) and WarpCtx
     return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": ", total_blocks_,
                                                    " blocks exceed the emulator's limit of 2^32 - 1"));
-  if (config_.cooperative && total_blocks_ > uint64_t{d.sm_count} * d.max_blocks_per_sm)
+  // What the occupancy API answers for this kernel (threads, shared memory),
+  // as the runtime's cudaErrorCooperativeLaunchTooLarge: not the SM's block
+  // limit alone, which a large block or much shared memory never reaches.
+  if (const uint64_t resident =
+          uint64_t{d.sm_count} * d.ResidentBlocksPerSm(static_cast<uint32_t>(b.count()), shared);
+      config_.cooperative && total_blocks_ > resident)
     return absl::InvalidArgumentError(absl::StrCat("cooperative launch of ", kernel_->name, ": ", total_blocks_,
-                                                   " blocks cannot be resident at once (at most ",
-                                                   d.sm_count * d.max_blocks_per_sm, ")"));
+                                                   " blocks cannot be resident at once (at most ", resident,
+                                                   " of ", b.count(), " threads and ", shared,
+                                                   " bytes of shared memory)"));
   if (!kernel_->params.empty() && args_ == nullptr)
     return absl::InvalidArgumentError(absl::StrCat("launch of ", kernel_->name, ": missing arguments"));
   threads_per_block_ = static_cast<uint32_t>(b.count());

@@ -863,5 +863,23 @@ TEST_CASE("cooperative launch: spin-waits across blocks make progress", "[exec][
   }
 }
 
+TEST_CASE("cooperative launch: refused past what the occupancy API says is resident", "[exec][schedule]") {
+  // 1024-thread blocks: the SM holds max_threads_per_sm / 1024 of them, far
+  // fewer than its block limit, as cudaOccupancyMaxActiveBlocksPerMultiprocessor says.
+  Rig rig;
+  Builder b("k");
+  b.Exit();
+  const uint32_t k = InstallFunctionForTesting(rig.device, b.Take());
+  const DeviceDescription& d = rig.device.description();
+  const uint32_t resident = d.sm_count * d.ResidentBlocksPerSm(1024, 0);
+  REQUIRE(resident < d.sm_count * d.max_blocks_per_sm);
+  CHECK(rig.device.Launch(k, LaunchConfig{{resident, 1, 1}, {1024, 1, 1}, 0, 0, true}, nullptr).ok());
+  const absl::Status too_many = rig.device.Launch(k, LaunchConfig{{resident + 1, 1, 1}, {1024, 1, 1}, 0, 0, true}, nullptr);
+  CHECK(absl::IsInvalidArgument(too_many));
+  CHECK(std::string(too_many.message()).find("cannot be resident at once") != std::string::npos);
+  // Not cooperative: the same grid runs (blocks start as others retire).
+  CHECK(rig.device.Launch(k, LaunchConfig{{resident + 1, 1, 1}, {1024, 1, 1}, 0, 0, false}, nullptr).ok());
+}
+
 }  // namespace
 }  // namespace barracuda::emu
