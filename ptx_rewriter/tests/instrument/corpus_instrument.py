@@ -4,7 +4,9 @@
 For each file of the group in the manifest written by scripts/corpus_generate.py:
   barracuda-ptx instrument FILE --stats -o OUT
   ptxas -arch=sm_XX -c OUT -o /dev/null     (the logger functions are .extern)
-or, with --logger LOGGER.ptx, the logger merged and a full (non -c) ptxas.
+or, with --logger LOGGER.ptx, the logger merged and, for every --full-every'th
+file (default 4: the logger is the same in every file and assembling it takes
+most of ptxas's time), a full (non -c) ptxas; the others -c.
 and sums the --stats counts (static instructions, instrumented before and after
 pruning: the paper's Figure 9) over the group.
 
@@ -30,6 +32,8 @@ def main():
     ap.add_argument("--ptxas", required=True)
     ap.add_argument("--out-dir", required=True)
     ap.add_argument("--logger", help="merge this logger PTX and assemble without -c")
+    ap.add_argument("--full-every", type=int, default=4,
+                    help="with --logger: assemble every N-th file in full, the others with -c (1: all)")
     args = ap.parse_args()
     try:
         with open(args.manifest, encoding="utf-8") as f:
@@ -44,7 +48,8 @@ def main():
     os.makedirs(args.out_dir, exist_ok=True)
     totals = {}
     failures = []
-    for e in entries:
+    full_linked = 0
+    for index, e in enumerate(entries):
         path = e["output"]
         out = os.path.join(args.out_dir, e["source"].replace("/", "_")[:-3] + ".ptx")
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -61,14 +66,17 @@ def main():
             continue
         for name, value in STAT_RE.findall(p.stderr):
             totals[name.strip()] = totals.get(name.strip(), 0) + int(value)
-        compile_only = [] if args.logger and not rdc else ["-c"]
+        full = args.logger and not rdc and index % max(1, args.full_every) == 0
+        full_linked += bool(full)
+        compile_only = [] if full else ["-c"]
         q = subprocess.run([args.ptxas, f"-arch={target}"] + compile_only + [out, "-o", os.devnull],
                            capture_output=True, text=True)
         if q.returncode != 0:
             failures.append(f"{path}: ptxas -arch={target} {' '.join(compile_only)} {out}: exit {q.returncode}\n{q.stderr[-2000:]}")
             continue
         os.remove(out)
-    print(f"group {args.group}: {len(entries)} files, {len(failures)} failed")
+    print(f"group {args.group}: {len(entries)} files ({full_linked} assembled with the logger in full), "
+          f"{len(failures)} failed")
     for k, v in totals.items():
         print(f"  {k}: {v}")
     s = totals.get("static instructions", 0)
