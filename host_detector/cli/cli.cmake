@@ -73,8 +73,16 @@ if(BARRACUDA_CUDA_TESTS)
   set(_flags_device_launch ${_flags_good} -rdc=true -lcudadevrt)
   # Host debug information: the stream-order reports name the host call's line.
   set(_flags_stream_order ${_flags_good} -g)
+  # host_library: a CUDA host library (cuRAND) with its own copy of NVIDIA's
+  # runtime, whose kernels cannot run on the emulator: an incomplete run.
+  set(_cli_more_programs "")
+  find_library(BARRACUDA_CURAND_LIBRARY curand HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64 NO_CACHE)
+  if(BARRACUDA_CURAND_LIBRARY)
+    set(_flags_host_library ${_flags_good} -lcurand)
+    list(APPEND _cli_more_programs host_library)
+  endif()
   foreach(_prog racy_then_crash same_value_flag wgmma_kernel bad_registers faulting_kernel ticket_order
-          memory_errors stream_order device_launch)
+          memory_errors stream_order device_launch ${_cli_more_programs})
     if(DEFINED _flags_${_prog})
       set(_flags ${_flags_${_prog}})
     else()
@@ -139,6 +147,9 @@ if(BARRACUDA_CUDA_TESTS)
   add_custom_target(cli_test_programs DEPENDS ${_cli_programs})
   add_dependencies(cli_tests cli_test_programs)
   target_compile_definitions(cli_tests PRIVATE BARRACUDA_CLI_CUDA_PROGRAMS="${_cli_out}")
+  if(BARRACUDA_CURAND_LIBRARY)
+    target_compile_definitions(cli_tests PRIVATE BARRACUDA_CLI_HOST_LIBRARY=1)
+  endif()
 endif()
 
 # Every JSON / SARIF report the daemon writes in the [report-files] runs is

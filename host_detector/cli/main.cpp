@@ -53,7 +53,8 @@ Exit status:
   the app's own status (128+N when it was killed by signal N), or
   --error-exitcode N when races or memory errors were found (default 1; 0 keeps the app's status);
   118 analysis incomplete: a kernel did not run (the emulator could not load its
-      module or does not implement an instruction it uses) or faulted other than by
+      module or does not implement an instruction it uses, or it belongs to a CUDA
+      library with its own runtime, such as cuBLAS) or faulted other than by
       a memory error (trap, assert, deadlock, timeout); wins over races found;
       a memory error (out of bounds, use after free, misaligned, ...) is an error
       like a race: --error-exitcode, with the report's memcheck-style entry;

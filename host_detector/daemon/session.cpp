@@ -705,6 +705,13 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
     }
     for (const NotRunKernel& k : res.not_run) {
       const bool faulted = KernelFaulted(k.cuda_error);
+      if (!faulted && k.mangled.size() > 2 && k.mangled.front() == '(' && k.mangled.back() == ')') {
+        // Kernels the emulator learnt of outside a launch ("(the kernels of
+        // libcublas.so.13)"): no launch count to give.
+        incomplete_.push_back(Cat(who, ": ", k.mangled.substr(1, k.mangled.size() - 2), " did not run (",
+                                  CudaErrorName(k.cuda_error), "): ", k.reason));
+        continue;
+      }
       incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), faulted ? " faulted (" : " did not run (",
                                 k.launches, k.launches == 1 ? " launch" : " launches", " failed with ",
                                 CudaErrorName(k.cuda_error), "): ", k.reason,

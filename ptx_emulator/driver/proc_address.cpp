@@ -8,10 +8,14 @@
 // _ptds form where one is exported. Every exported name resolves, a stub
 // included (it says "not supported" when called, as a GPU-less driver would
 // fail it); anything else is CUDA_ERROR_NOT_FOUND.
+#include <link.h>
+
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "ptx_emulator/driver/driver_api.h"
@@ -128,19 +132,91 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cu
   return barracuda::cuda_driver::Lookup(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 
+// Defined by the replacement runtime (runtime/session_notes.cpp): kernels
+// that cannot run, told to the barracuda session.
+extern "C" void __barracudaEmuNoteNotRun(int cuda_error, const char* what, const char* reason);
+
+namespace barracuda::cuda_driver {
+namespace {
+
+// The loaded object whose segments hold `address`: its file name, and
+// whether it is the main program (dl_iterate_phdr lists that one first).
+struct CallerObject {
+  std::string name;  // base name; "" when not found
+  bool main_program = false;
+};
+CallerObject ObjectOf(const void* address) {
+  struct Search {
+    uintptr_t address;
+    int index = 0;
+    CallerObject found;
+  } search{reinterpret_cast<uintptr_t>(address), 0, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* s = static_cast<Search*>(data);
+        const int index = s->index++;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD) continue;
+          const uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+          if (s->address < begin || s->address >= begin + ph.p_memsz) continue;
+          std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+          const size_t slash = path.rfind('/');
+          s->found.name = slash == std::string::npos ? path : path.substr(slash + 1);
+          s->found.main_program = index == 0;
+          return 1;
+        }
+        return 0;
+      },
+      &search);
+  return search.found;
+}
+
+}  // namespace
+}  // namespace barracuda::cuda_driver
+
 // NVIDIA's private tables (used by its own runtime and tools) are not
 // emulated: the replacement runtime never asks for them. NVIDIA's runtime
-// does, first thing: a program linked with the static runtime (nvcc's
-// default) run with LD_LIBRARY_PATH alone then fails its first CUDA call with
-// "operation not supported"; say why, once.
+// does, first thing. Two callers: a program linked with the static runtime
+// (nvcc's default) run with LD_LIBRARY_PATH alone, whose first CUDA call
+// then fails with "operation not supported" (under `barracuda` that runtime
+// is taken over and never gets here); or a library that carries its own copy
+// of the runtime (cuBLAS, cuFFT, cuRAND, cuSPARSE, cuDNN, NCCL, ...): nothing
+// it launches can reach the emulator, so its kernels are told to the session
+// as not run (the analysis is incomplete, never "0 races" about kernels that
+// did not run). Said once per calling object.
 CUresult cuGetExportTable(const void** ppExportTable, const CUuuid*) {
-  static std::once_flag once;
-  std::call_once(once, [] {
+  using namespace barracuda::cuda_driver;
+  const void* caller = __builtin_return_address(0);
+  static std::mutex mu;
+  static std::set<std::string> told;
+  const CallerObject found = ObjectOf(caller);
+  const bool program = found.main_program;
+  const std::string object = program ? std::string("the program") : found.name;
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    first = told.insert(object).second;
+  }
+  if (first && program) {
     std::fprintf(stderr,
                  "barracuda emulator: NVIDIA's CUDA runtime asked for its private driver tables, which the emulator "
                  "does not have: this program links the CUDA runtime statically (nvcc's default). Run it under "
                  "barracuda (barracuda ./app), which takes that runtime over, or build it with -cudart shared.\n");
-  });
+    // Under barracuda the runtime was not taken over (a session exists only there).
+    __barracudaEmuNoteNotRun(801 /* cudaErrorNotSupported */, "(the kernels of the program)",
+                             "its statically linked CUDA runtime was not taken over by barracuda and asked for a "
+                             "GPU driver's private tables: its CUDA calls fail (build it with -cudart shared)");
+  } else if (first) {
+    const std::string name = object.empty() ? std::string("a library of the program") : object;
+    const std::string reason =
+        "it carries its own copy of NVIDIA's CUDA runtime, which needs a GPU driver's private tables: its CUDA "
+        "calls fail (cudaErrorNotSupported or the library's own error status), so nothing it launches runs on "
+        "the emulator or is analysed";
+    std::fprintf(stderr, "barracuda emulator: %s: %s\n", name.c_str(), reason.c_str());
+    __barracudaEmuNoteNotRun(801 /* cudaErrorNotSupported */, ("(the kernels of " + name + ")").c_str(),
+                             (name + ": " + reason).c_str());
+  }
   if (ppExportTable) *ppExportTable = nullptr;
   return CUDA_ERROR_NOT_SUPPORTED;
 }

@@ -907,6 +907,33 @@ TEST_CASE("barracuda: a kernel that launches kernels is refused by name and the 
   CHECK_THAT(r.err, Catch::Contains("analysis INCOMPLETE"));
 }
 
+#ifdef BARRACUDA_CLI_HOST_LIBRARY
+// cuRAND carries its own copy of NVIDIA's runtime, which asks the driver for
+// its private tables: nothing the library launches reaches the emulator. The
+// run is incomplete and names the library; the program's own kernel runs.
+TEST_CASE("barracuda: a CUDA host library with its own runtime makes the run incomplete",
+          "[cli][e2e][not-run][report-files]") {
+  const std::string json = ReportPath("host_library") + ".json";
+  Result r = Barracuda({"--report-json", json, std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/host_library"});
+  INFO(r.err);
+  CHECK(r.status == kExitKernelNotRun);
+  CHECK_THAT(r.out, Catch::Contains("own kernel: ok"));
+  CHECK_THAT(r.out, Catch::Contains("curandCreateGenerator: "));
+  CHECK_FALSE(Catch::Contains("curandCreateGenerator: 0").match(r.out));  // the library's call failed
+  CHECK_THAT(r.err, Catch::Contains("libcurand.so"));
+  CHECK_THAT(r.err, Catch::Contains("its own copy of NVIDIA's CUDA runtime"));
+  CHECK_THAT(r.err, Catch::Contains("0 races; analysis INCOMPLETE"));
+  std::ifstream in(json);
+  REQUIRE(in.good());
+  const nlohmann::json report = nlohmann::json::parse(in);
+  CHECK(report["run"]["complete"] == false);
+  REQUIRE(report["run"]["incomplete_reasons"].size() == 1);
+  CHECK_THAT(report["run"]["incomplete_reasons"][0].get<std::string>(),
+             Catch::Contains("the kernels of libcurand.so"));
+  std::remove(json.c_str());
+}
+#endif
+
 TEST_CASE("barracuda: a clean CUDA program is complete and exits 0", "[cli][e2e][not-run]") {
   Result r = Barracuda({"--report-json", "-", std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/tiny_good"});
   INFO(r.err);
