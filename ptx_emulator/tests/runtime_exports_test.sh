@@ -39,13 +39,15 @@ for name in __cudaRegisterFatBinary __cudaRegisterFunction __cudaLaunchKernel __
     fail=1
   fi
 done
-# Nothing else leaks out (the emulator, abseil, libstdc++ stay private).
-extra=$(nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | LC_ALL=C sort -u |
-        LC_ALL=C comm -23 - "$list" | wc -l)
+# Nothing else leaks out (the emulator, abseil, libstdc++ stay private), but
+# the private entry points of barracuda's own libcuda.so.1 (__barracuda*,
+# generate_runtime_tables.py's PRIVATE_EXPORTS).
+extra=$(nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | grep -v '^__barracuda' |
+        LC_ALL=C sort -u | LC_ALL=C comm -23 - "$list" | wc -l)
 if [ "$extra" -ne 0 ]; then
   echo "FAIL: $extra exported symbols that the real runtime does not export, e.g.:"
-  nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | LC_ALL=C sort -u |
-    LC_ALL=C comm -23 - "$list" | head -10
+  nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | grep -v '^__barracuda' |
+    LC_ALL=C sort -u | LC_ALL=C comm -23 - "$list" | head -10
   fail=1
 fi
 if [ -n "$unimplemented" ]; then
