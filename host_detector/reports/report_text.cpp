@@ -226,15 +226,18 @@ bool HasVariantKind(const ResolvedRace& r, RaceKind kind) {
   return std::any_of(r.variants.begin(), r.variants.end(), [&](const ResolvedRace::Variant& v) { return v.kind == kind; });
 }
 
-// The entry's classes, in class order ("intra-block, divergence"); its own class before grouping.
+// The entry's classes: the example's first (the pair printed below is of that
+// class), then those of its other occurrences ("intra-block; other occurrences
+// intra-warp, divergence"), in class order. A plain list read as the example's
+// class (an "intra-warp" heading over a pair from two warps).
 std::string ClassesText(const ResolvedRace& r) {
-  std::vector<detector::RaceClass> classes;
+  std::vector<detector::RaceClass> others;
   for (const ResolvedRace::Variant& v : r.variants)
-    if (std::find(classes.begin(), classes.end(), v.cls) == classes.end()) classes.push_back(v.cls);
-  if (classes.empty()) classes.push_back(r.cls);
-  std::sort(classes.begin(), classes.end());
-  std::string out;
-  for (detector::RaceClass c : classes) out += ptx::Cat(out.empty() ? "" : ", ", detector::RaceClassName(c));
+    if (v.cls != r.cls && std::find(others.begin(), others.end(), v.cls) == others.end()) others.push_back(v.cls);
+  std::sort(others.begin(), others.end());
+  std::string out = detector::RaceClassName(r.cls);
+  for (size_t i = 0; i < others.size(); ++i)
+    out += ptx::Cat(i == 0 ? "; other occurrences " : ", ", detector::RaceClassName(others[i]));
   return out;
 }
 

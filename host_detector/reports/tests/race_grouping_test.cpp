@@ -11,6 +11,7 @@
 
 #include "host_detector/reports/race_fingerprint.h"
 #include "host_detector/reports/race_grouping.h"
+#include "host_detector/reports/report_text.h"
 
 namespace barracuda::reports {
 namespace {
@@ -132,6 +133,11 @@ TEST_CASE("Grouping: one entry per statement pair, kinds and classes as variants
   CHECK(bug.variants[2].count == 7);
   REQUIRE(bug.seen_in.size() == 1);
   CHECK(bug.seen_in[0].count == 12);
+  // The heading names the example's class first (its pair is intra-block),
+  // then the other occurrences' classes.
+  CHECK(RaceKindsAndClassesText(bug) ==
+        "read-after-write (RAW) and write-after-read (WAR) race (intra-block; other occurrences divergence)");
+  CHECK(RaceKindsAndClassesText(out[1]) == "write-after-write (WAW) race (intra-block)");
   CHECK(out[1].kind == RaceKind::kWriteAfterWrite);
   CHECK(out[2].earlier.site_id == 3);
   CHECK(out[3].space == protocol::Space::kGlobal);
