@@ -24,7 +24,7 @@ README = HERE / 'README.md'
 NOTES = {
     'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group), 3d-5d im2col loads, multicast (.multicast::cluster) of bulk and TMA loads, cp.reduce.async.bulk and cp.reduce.async.bulk.tensor (tile, bulk_group; not f16/bf16 min/max); not TMA im2col::w/im2col_no_offs/gather4/scatter4',
     'cvt': 'every int/float pair, f16x2/bf16x2/tf32, fp8: .rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2,bf16x2} and .rn{.relu}.f16x2.{e4m3x2,e5m2x2}; fp6/fp4: .rn.satfinite{.relu}.{e2m3x2,e3m2x2,e2m1x2}.f32 and .rn{.relu}.f16x2.{e2m3x2,e3m2x2,e2m1x2}; scale factors: .{rz,rp}{.satfinite}.ue8m0x2.{f32,bf16x2} and .rn.bf16x2.ue8m0x2 (bit for bit as cuda_fp6/fp4/fp8.hpp host code, runtime/fp_mx_convert); not stochastic rounding (.rs, the x4 forms)',
-    'call': 'not calls into the CUDA device runtime (libcudadevrt: dynamic parallelism): the launch fails with cudaErrorNotSupported naming the function',
+    'call': 'the CUDA device runtime (libcudadevrt, dynamic parallelism) as builtins: device-side launches (__cudaCDP2GetParameterBufferV2 / LaunchDeviceV2), streams, cudaGetLastError/PeekAtLastError, cudaGetDevice; its other entries (device-side events, async copies, ...) fault when reached (cudaErrorNotSupported, naming the function)',
     'mbarrier': 'all operations, CTA and cluster scope',
     'fence': 'fence.proxy.async orders proxies only (a proxy-fence record); other fence.proxy kinds act as fences',
     'st': 'st.async (cluster shared memory, mbarrier complete_tx) too',

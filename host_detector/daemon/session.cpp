@@ -705,6 +705,12 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
     }
     for (const NotRunKernel& k : res.not_run) {
       const bool faulted = KernelFaulted(k.cuda_error);
+      if (k.cuda_error == 0) {
+        // It ran, but nothing watched it (the GPU backend could not instrument it).
+        incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), " was not analysed (", k.launches,
+                                  k.launches == 1 ? " launch" : " launches", "): ", k.reason));
+        continue;
+      }
       if (!faulted && k.mangled.size() > 2 && k.mangled.front() == '(' && k.mangled.back() == ')') {
         // Kernels the emulator learnt of outside a launch ("(the kernels of
         // libcublas.so.13)"): no launch count to give.

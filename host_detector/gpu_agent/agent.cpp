@@ -321,19 +321,21 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
   if (!k->module->skip_reason.empty()) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, " is not analysed: ", k->module->skip_reason));
     k->skip_noted = true;
-    return ToldIfNotRun(*k, launch());
+    return ToldIfUnanalysed(*k, launch(), k->module->skip_reason);
   }
   if (backend_->Capturing(shape.stream)) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, ": launches captured into CUDA graphs are not analysed"));
     k->skip_noted = true;
-    return launch();
+    return ToldIfUnanalysed(*k, launch(),
+                            "captured into a CUDA graph, whose launches the GPU backend does not analyse (use "
+                            "--backend=emu)");
   }
   absl::Status ready = EnsureQueues();
   if (ready.ok()) ready = k->module->driver ? PrepareDriverModule(*k->module) : PrepareModule(*k->module);
   if (!ready.ok()) {
     if (!k->skip_noted) Note(absl::StrCat("kernel ", k->name, " is not analysed: ", ready.message()));
     k->skip_noted = true;
-    return ToldIfNotRun(*k, launch());  // the module's load failed: the launch does too
+    return ToldIfUnanalysed(*k, launch(), std::string(ready.message()));  // the module's load failed: the launch does too
   }
   if (k->name_id == UINT32_MAX) {
     k->name_id = next_name_id_++;
@@ -412,6 +414,15 @@ cudaError_t Agent::ToldIfNotRun(const Kernel& k, cudaError_t launched) {
                                 absl::StrCat("the CUDA ", k.module->driver ? "driver" : "runtime",
                                              " rejected its code: ", backend_->ErrorText(launched)));
   return launched;
+}
+
+// A launch of a kernel the agent could not instrument: when it ran, it ran
+// unwatched, so no verdict about it (the report is incomplete, never
+// "0 races" about a kernel nobody watched); cudaSuccess tells the daemon it ran.
+cudaError_t Agent::ToldIfUnanalysed(const Kernel& k, cudaError_t launched, const std::string& why) {
+  if (launched == cudaSuccess && producer_ && !detached_)
+    producer_->SendLaunchNotRun(0, k.name, absl::StrCat("it ran uninstrumented: ", why));
+  return ToldIfNotRun(k, launched);
 }
 
 void Agent::OnAllocation(const void* base, size_t size, transport::AllocationKind kind, const char* api) {

@@ -124,6 +124,7 @@ class Agent {
   // (module not loadable, unsupported instruction) the kernel did not run and
   // the session is told (kLaunchNotRun: the analysis is incomplete).
   cudaError_t ToldIfNotRun(const Kernel& k, cudaError_t launched);
+  cudaError_t ToldIfUnanalysed(const Kernel& k, cudaError_t launched, const std::string& why);
   absl::Status EnsureQueues();   // under launch_mu_
   absl::Status PrepareModule(Module& m);  // under launch_mu_
   uint64_t StreamId(cudaStream_t stream);

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "ptx_emulator/core/device_memory.h"
 #include "ptx_emulator/core/exec_form.h"
+#include "ptx_emulator/core/device_launches.h"
 #include "ptx_emulator/core/record_sink.h"
 #include "ptx_emulator/core/warp_context.h"
 #include "ptx_rewriter/ir.h"
@@ -216,6 +217,10 @@ class Device {
   void SetSink(RecordSink* sink) { sink_ = sink; }
   RecordSink* sink() const { return sink_; }
   uint64_t launches() const { return launch_counter_; }
+  // Grids launched from device code (dynamic parallelism), for the runtime
+  // to run after the launching grid (device_launches.h). Written by the
+  // device-runtime builtins of running warps, which see the device as const.
+  DeviceLaunches& device_launches() const { return device_launches_; }
 
   // Work done so far (all launches), for BARRACUDA_EMU_STATS and benchmarks.
   struct Statistics {
@@ -237,6 +242,7 @@ class Device {
   DeviceDescription description_;
   ScheduleOptions schedule_;
   RecordSink* sink_ = nullptr;
+  mutable DeviceLaunches device_launches_;
   mutable std::mutex load_mu_;
   std::deque<std::unique_ptr<LoadedModule>> modules_;
   std::deque<std::unique_ptr<Function>> functions_;

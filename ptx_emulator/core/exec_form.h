@@ -104,7 +104,17 @@ struct Opnd {
 inline constexpr uint32_t kNoPred = 0xffffffffu;
 
 // Extern functions with no PTX body that the emulator implements itself.
-enum class Builtin : uint8_t { kNone, kVprintf, kAssertFail, kMalloc, kFree, kGraphSetConditional };
+enum class Builtin : uint8_t {
+  kNone, kVprintf, kAssertFail, kMalloc, kFree, kGraphSetConditional,
+  // The CUDA device runtime (dynamic parallelism, core/device_launches.h):
+  kCdpGetParameterBuffer,  // __cudaCDP2GetParameterBufferV2(func, grid, block, shared)
+  kCdpLaunchDevice,        // __cudaCDP2LaunchDeviceV2[_ptsz](buffer, stream)
+  kCdpNoError,             // __cudaCDP2GetLastError / PeekAtLastError: cudaSuccess
+  kCdpGetDevice,           // __cudaCDP2GetDevice(int*): device 0
+  kCdpStreamCreate,        // __cudaCDP2StreamCreateWithFlags(stream*, flags): a handle
+  kCdpStreamDestroy,       // __cudaCDP2StreamDestroy(stream): cudaSuccess
+  kDeviceRuntimeUnsupported,  // any other device-runtime entry: a fault naming the call when reached
+};
 
 // A function symbol used as a value (`mov.u64 %rd, f;` for indirect calls) is
 // this tag | function index: never a valid data address.
@@ -186,6 +196,7 @@ struct Function {
     std::vector<uint32_t> arg_sizes;
     std::vector<uint32_t> ret_offsets; // caller-frame offsets of the return .param symbols
     std::vector<uint32_t> ret_sizes;
+    std::string callee_name;  // kDeviceRuntimeUnsupported: the function, for its fault
   };
   std::vector<CallSite> call_sites;
 };

@@ -615,11 +615,16 @@ absl::Status Decoder::DecodeCall(const ptx::Instruction& ir, Inst& inst) {
         callee.index = 0xffffffffu;  // no PTX body: see CallSite::builtin
         break;
       case LinkedSymbol::Kind::kUnresolved:
-        if (IsDeviceRuntimeFunction(target->text))
-          return absl::UnimplementedError(ptx::Cat(
-              "dynamic parallelism (kernels launching kernels through the CUDA device runtime, "
-              "libcudadevrt) is not supported by the emulator backend: `",
-              target->text, "` called at ", m_.name, ":", ir.pos.line, " has no definition here"));
+        if (IsDeviceRuntimeFunction(target->text)) {
+          // A device-runtime entry the emulator does not implement (device-side
+          // events, async copies, ...; the launches are builtins): loading
+          // succeeds, reaching the call faults naming it (cudaErrorNotSupported).
+          cs.builtin = Builtin::kDeviceRuntimeUnsupported;
+          cs.callee_name = target->text;
+          callee.kind = Opnd::Kind::kFunction;
+          callee.index = 0xffffffffu;
+          break;
+        }
         return Error(ir.pos.line, ptx::Cat("unresolved function `", target->text, "` (declared at ",
                                                 s->declared_at, "): no definition in the link unit"));
       default:

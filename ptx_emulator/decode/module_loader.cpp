@@ -22,6 +22,15 @@ Builtin LookupBuiltin(std::string_view name) {
   if (name == "malloc") return Builtin::kMalloc;
   if (name == "free") return Builtin::kFree;
   if (name == "cudaGraphSetConditional") return Builtin::kGraphSetConditional;
+  // Dynamic parallelism: the entry points nvcc's device launches call
+  // (core/device_launches.h). They win over libcudadevrt's PTX definitions,
+  // which reach the GPU driver through syscalls the emulator does not have.
+  if (name == "__cudaCDP2GetParameterBufferV2") return Builtin::kCdpGetParameterBuffer;
+  if (name == "__cudaCDP2LaunchDeviceV2" || name == "__cudaCDP2LaunchDeviceV2_ptsz") return Builtin::kCdpLaunchDevice;
+  if (name == "__cudaCDP2GetLastError" || name == "__cudaCDP2PeekAtLastError") return Builtin::kCdpNoError;
+  if (name == "__cudaCDP2GetDevice") return Builtin::kCdpGetDevice;
+  if (name == "__cudaCDP2StreamCreateWithFlags") return Builtin::kCdpStreamCreate;
+  if (name == "__cudaCDP2StreamDestroy") return Builtin::kCdpStreamDestroy;
   return Builtin::kNone;
 }
 
@@ -164,7 +173,11 @@ absl::StatusOr<uint32_t> ModuleLoader::Load(std::vector<PtxSource> sources) {
     for (const ptx::Function* f : std::as_const(*pm.loaded->ir).Functions()) {
       if (f->has_body || pm.symbols.contains(f->name)) continue;
       LinkedSymbol s;
-      if (auto it = exported_functions.find(f->name); it != exported_functions.end()) {
+      const Builtin builtin = LookupBuiltin(f->name);
+      const bool device_runtime = builtin >= Builtin::kCdpGetParameterBuffer;  // over libcudadevrt's bodies
+      if (device_runtime) {
+        s = LinkedSymbol{LinkedSymbol::Kind::kBuiltin, 0, builtin, ""};
+      } else if (auto it = exported_functions.find(f->name); it != exported_functions.end()) {
         s = LinkedSymbol{LinkedSymbol::Kind::kFunction, it->second, Builtin::kNone, ""};
       } else if (Builtin b = LookupBuiltin(f->name); b != Builtin::kNone) {
         s = LinkedSymbol{LinkedSymbol::Kind::kBuiltin, 0, b, ""};

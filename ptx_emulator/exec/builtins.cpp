@@ -1,12 +1,15 @@
 // Extern functions the emulator provides: vprintf (device printf),
 // __assertfail (device assert), malloc and free (device heap),
-// cudaGraphSetConditional (graph_conditions.h).
+// cudaGraphSetConditional (graph_conditions.h), and the CUDA device
+// runtime's launches (dynamic parallelism: core/device_launches.h).
 //
 // Arguments are read from the caller's frame at the call site's argument
 // offsets, one lane at a time; return values are written to its return
 // offsets. printf output of one warp instruction is built for every lane in
 // lane order and written to stdout in one piece (a GPU flushes its printf
 // buffer at kernel end; per-warp granularity keeps lanes' lines together).
+#include <array>
+#include <atomic>
 #include <bit>
 #include <cctype>
 #include <cinttypes>
@@ -231,6 +234,93 @@ void GraphSetConditional(Warp& w, const Inst& inst, const Function::CallSite& cs
   }
 }
 
+// ---- the CUDA device runtime (dynamic parallelism, core/device_launches.h)
+
+// A 12-byte dim3 argument.
+std::array<uint32_t, 3> ReadDim3(Warp& w, const Function::CallSite& cs, uint32_t lane, size_t i) {
+  std::array<uint32_t, 3> d{1, 1, 1};
+  if (i < cs.arg_offsets.size()) std::memcpy(d.data(), ArgSlot(w, cs, lane, i), sizeof d);
+  return d;
+}
+
+// __cudaCDP2GetParameterBufferV2(func, grid, block, shared): a buffer of the
+// kernel's parameter size; null (the device runtime's failure) for a value
+// that is not a kernel of the device.
+void CdpGetParameterBuffer(Warp& w, const Function::CallSite& cs, uint32_t exec) {
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t func = ReadArg(w, cs, l, 0);
+    const uint64_t index = func & ~kFunctionPointerTag;
+    uint64_t buffer = 0;
+    if ((func & kFunctionPointerTag) == kFunctionPointerTag && index < w.device->function_count() &&
+        w.device->function(static_cast<uint32_t>(index)).is_entry) {
+      const Function& child = w.device->function(static_cast<uint32_t>(index));
+      // 64-byte aligned, as the device runtime's buffers (a parameter may ask it).
+      auto p = w.memory->Allocate(std::max<uint32_t>(child.param_buffer_bytes, 8), DeviceMemory::Kind::kDevice);
+      if (p.ok()) {
+        buffer = reinterpret_cast<uint64_t>(*p);
+        DeviceLaunch pending;
+        pending.kernel = static_cast<uint32_t>(index);
+        pending.grid = ReadDim3(w, cs, l, 1);
+        pending.block = ReadDim3(w, cs, l, 2);
+        pending.shared_bytes = static_cast<uint32_t>(ReadArg(w, cs, l, 3));
+        pending.params.resize(child.param_buffer_bytes);
+        w.device->device_launches().NoteBuffer(buffer, std::move(pending));
+      }
+    }
+    WriteReturn(w, cs, l, buffer);
+  }
+}
+
+// __cudaCDP2LaunchDeviceV2(buffer, stream): the child is recorded with its
+// parameters as they are now; 0 (cudaSuccess), or cudaErrorInvalidValue for a
+// buffer the device runtime did not hand out.
+void CdpLaunchDevice(Warp& w, const Function::CallSite& cs, uint32_t exec) {
+  const uint64_t ntid_x = Sreg(w, SpecialReg::kNtidX, 0), ntid_y = Sreg(w, SpecialReg::kNtidY, 0);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t buffer = ReadArg(w, cs, l, 0);
+    const uint64_t thread = Sreg(w, SpecialReg::kTidX, l) +
+                            ntid_x * (Sreg(w, SpecialReg::kTidY, l) + ntid_y * Sreg(w, SpecialReg::kTidZ, l));
+    const bool ok = buffer != 0 && w.memory->InRange(buffer, 1) &&
+                    w.device->device_launches().Launch(buffer, ReadArg(w, cs, l, 1),
+                                                       reinterpret_cast<const uint8_t*>(buffer), w.block->linear,
+                                                       static_cast<uint32_t>(thread), w.device->launches());
+    WriteReturn(w, cs, l, ok ? 0 : 1 /* cudaErrorInvalidValue */);
+  }
+}
+
+// Device-side streams: a handle per creation (the children run in launch
+// order whatever stream they name: an execution every stream allows).
+void CdpStreamCreate(Warp& w, const Function::CallSite& cs, uint32_t exec) {
+  static std::atomic<uint64_t> next{1};
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t out = ReadArg(w, cs, l, 0);
+    uint32_t status = 1;  // cudaErrorInvalidValue
+    if (out != 0 && w.memory->InRange(out, 8)) {
+      const uint64_t handle = next.fetch_add(1) << 4;
+      std::memcpy(reinterpret_cast<void*>(out), &handle, 8);
+      status = 0;
+    }
+    WriteReturn(w, cs, l, status);
+  }
+}
+
+void CdpGetDevice(Warp& w, const Function::CallSite& cs, uint32_t exec) {
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t out = ReadArg(w, cs, l, 0);
+    const bool ok = out != 0 && Readable(w, out);
+    if (ok) std::memset(reinterpret_cast<void*>(out), 0, 4);
+    WriteReturn(w, cs, l, ok ? 0 : 1);
+  }
+}
+
+void Returns(Warp& w, const Function::CallSite& cs, uint32_t exec, uint64_t v) {
+  for (uint32_t m = exec; m; m &= m - 1) WriteReturn(w, cs, Lane(m), v);
+}
+
 }  // namespace
 
 void RunBuiltin(Warp& w, const Inst& inst, const Function::CallSite& cs, uint32_t exec) {
@@ -245,6 +335,18 @@ void RunBuiltin(Warp& w, const Inst& inst, const Function::CallSite& cs, uint32_
     case Builtin::kMalloc: Malloc(w, cs, exec); break;
     case Builtin::kFree: Free(w, cs, exec); break;
     case Builtin::kGraphSetConditional: GraphSetConditional(w, inst, cs, exec); break;
+    case Builtin::kCdpGetParameterBuffer: CdpGetParameterBuffer(w, cs, exec); break;
+    case Builtin::kCdpLaunchDevice: CdpLaunchDevice(w, cs, exec); break;
+    case Builtin::kCdpNoError: Returns(w, cs, exec, 0); break;
+    case Builtin::kCdpGetDevice: CdpGetDevice(w, cs, exec); break;
+    case Builtin::kCdpStreamCreate: CdpStreamCreate(w, cs, exec); break;
+    case Builtin::kCdpStreamDestroy: Returns(w, cs, exec, 0); break;
+    case Builtin::kDeviceRuntimeUnsupported:
+      w.Raise(FaultKind::kUnsupported, inst, static_cast<uint32_t>(std::countr_zero(exec)), 0,
+              "dynamic parallelism: the CUDA device runtime's `" + cs.callee_name +
+                  "` is not supported by the emulator backend (device-side launches, streams, "
+                  "cudaGetLastError and cudaGetDevice are)");
+      break;
     case Builtin::kNone: break;
   }
 }

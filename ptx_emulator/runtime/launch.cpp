@@ -197,6 +197,65 @@ static void ArmHostAccessWatch(const emu::Function& f, void* const* args) {
   host_access::ArmReferenced(words.data(), words.size());
 }
 
+// Dynamic parallelism: the grids that the launch's kernels (and theirs, in
+// turn) launched from device code, run now that it ended
+// (core/device_launches.h), on its stream, in launcher order. A child that
+// cannot run, or faults, is told to the session as a parent's would be; an
+// invalid configuration fails that child only (on a GPU the device-side
+// launch would have returned the error to its launcher).
+static cudaError_t RunDeviceLaunches(Runtime& rt, const emu::LaunchConfig& parent, bool non_blocking) {
+  emu::DeviceLaunches& queue = rt.device().device_launches();
+  cudaError_t result = cudaSuccess;
+  for (std::vector<emu::DeviceLaunch> batch = queue.Take(); !batch.empty(); batch = queue.Take()) {
+    // Once per process, in the report: what the analysis of such grids covers.
+    static std::once_flag told;
+    std::call_once(told, [&] {
+      if (emu::ShmRecordSink* sink = rt.session_sink())
+        sink->OnDiagnostic(
+            "dynamic parallelism: grids launched from device code run after the grid that launched them and are "
+            "analysed as launches of their own (races inside each such grid, and with later work, are "
+            "reported); races between a grid and the grids it launched, or between those grids, are not checked");
+    });
+    for (emu::DeviceLaunch& c : batch) {
+      const emu::Function& f = rt.device().function(c.kernel);
+      emu::LaunchConfig config = parent;
+      config.grid = {c.grid[0], c.grid[1], c.grid[2]};
+      config.block = {c.block[0], c.block[1], c.block[2]};
+      config.dynamic_shared_bytes = c.shared_bytes;
+      config.cooperative = false;
+      std::vector<void*> args(f.params.size());
+      for (size_t i = 0; i < f.params.size(); ++i)
+        args[i] = f.params[i].offset < c.params.size() ? c.params.data() + f.params[i].offset : nullptr;
+      absl::Status status;
+      if (result == cudaSuccess) {
+        NoteKernelOp(config.stream_id, non_blocking, rt.device().launches() + 1);
+        status = rt.device().LaunchCluster(c.kernel, config, {1, 1, 1}, args.data());
+      }
+      (void)rt.device().memory().Free(reinterpret_cast<void*>(c.buffer));
+      if (status.ok() || result != cudaSuccess) continue;
+      bool sticky = false;
+      const cudaError_t e = LaunchErrorFromStatus(status, &sticky);
+      const std::string what = absl::StrCat("kernel ", Demangled(f.name), " (launched from device code)");
+      std::fprintf(stderr, "barracuda emulator: %s %s: %s (%s)\n", what.c_str(),
+                   sticky ? "faulted" : "did not run", std::string(status.message()).c_str(), cudaGetErrorName(e));
+      emu::ShmRecordSink* sink = rt.session_sink();
+      if (sticky) {
+        if (const auto& fault = rt.device().last_fault();
+            sink != nullptr && fault && fault->fault.memory != emu::MemoryError::kNone)
+          sink->OnMemoryError(MemoryErrorOf(*fault, e, f.name, std::string(status.message())));
+        else if (sink != nullptr)
+          sink->OnLaunchNotRun(static_cast<int32_t>(e), f.name, std::string(status.message()));
+        rt.SetSticky(e);
+        result = e;  // later children are not run: the context is lost, as on a GPU
+      } else if (e == cudaErrorNotSupported && sink != nullptr) {
+        sink->OnLaunchNotRun(static_cast<int32_t>(e), f.name, std::string(status.message()));
+      }
+    }
+  }
+  for (uint64_t b : queue.TakeUnlaunchedBuffers()) (void)rt.device().memory().Free(reinterpret_cast<void*>(b));
+  return result;
+}
+
 cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool per_thread) {
   host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
@@ -233,7 +292,10 @@ cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool
   NoteKernelOp(config.stream_id, rt.NonBlocking(stream), rt.device().launches() + 1, l.programmatic);
   if (StreamOpsTraced()) ArmHostAccessWatch(rt.device().function(index), args);
   const absl::Status status = rt.device().LaunchCluster(index, config, l.cluster, args);
-  if (status.ok()) return cudaSuccess;
+  if (status.ok()) {
+    const cudaError_t children = RunDeviceLaunches(rt, config, rt.NonBlocking(stream));
+    return children == cudaSuccess ? cudaSuccess : rt.Fail(children);
+  }
   bool sticky = false;
   const cudaError_t e = LaunchErrorFromStatus(status, &sticky);
   // Not implemented by the emulator (a cluster too large, an instruction

@@ -369,6 +369,97 @@ W0:
   CHECK_THAT(m, Catch::Contains("warp 1 waits at barrier 1 (PTX line 13"));
 }
 
+TEST_CASE("dynamic parallelism: device-side launches are recorded, other device-runtime calls fault",
+          "[exec][e2e][builtin][cdp]") {
+  // Each thread 0 of a block asks for a parameter buffer of `child` and
+  // launches it with its block index: the launches are recorded in launcher
+  // order, with the parameters the parent stored.
+  const std::string decls = R"(
+.extern .func (.param .b64 rv) __cudaCDP2GetParameterBufferV2(.param .b64 f, .param .align 4 .b8 g[12],
+    .param .align 4 .b8 b[12], .param .b32 s);
+.extern .func (.param .b32 rv) __cudaCDP2LaunchDeviceV2(.param .b64 p, .param .b64 st);
+.extern .func (.param .b32 rv) __cuda_syscall_cnpv2EventCreate(.param .b64 p0, .param .b32 p1);
+.visible .entry child(.param .u32 child_p0) { ret; }
+)";
+  KernelRunner r(WrapKernel("k", "", R"(
+  .reg .pred %p<3>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u64 %rd1, child;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd1;
+  .param .align 4 .b8 param1[12];
+  st.param.b32 [param1], 2;
+  st.param.b32 [param1+4], 1;
+  st.param.b32 [param1+8], 1;
+  .param .align 4 .b8 param2[12];
+  st.param.b32 [param2], 64;
+  st.param.b32 [param2+4], 1;
+  st.param.b32 [param2+8], 1;
+  .param .b32 param3;
+  st.param.b32 [param3], 0;
+  .param .b64 retval0;
+  call.uni (retval0), __cudaCDP2GetParameterBufferV2, (param0, param1, param2, param3);
+  ld.param.b64 %rd2, [retval0];
+  }
+  setp.eq.u64 %p2, %rd2, 0;
+  @%p2 trap;
+  mov.u32 %r2, %ctaid.x;
+  st.u32 [%rd2], %r2;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd2;
+  .param .b64 param1;
+  st.param.b64 [param1], 0;
+  .param .b32 retval0;
+  call.uni (retval0), __cudaCDP2LaunchDeviceV2, (param0, param1);
+  ld.param.b32 %r3, [retval0];
+  }
+  setp.ne.u32 %p2, %r3, 0;
+  @%p2 trap;
+DONE:
+  ret;
+)", "sm_75", decls),
+                 OneWorker());
+  REQUIRE(r.Launch("k", {3, 1, 1}, {32, 1, 1}).ok());
+  std::vector<DeviceLaunch> launched = r.device().device_launches().Take();
+  REQUIRE(launched.size() == 3);
+  for (uint32_t b = 0; b < 3; ++b) {
+    INFO(b);
+    CHECK(launched[b].launcher_block == b);
+    CHECK(launched[b].grid == std::array<uint32_t, 3>{2, 1, 1});
+    CHECK(launched[b].block == std::array<uint32_t, 3>{64, 1, 1});
+    REQUIRE(launched[b].params.size() == 4);
+    uint32_t p0 = 0;
+    std::memcpy(&p0, launched[b].params.data(), 4);
+    CHECK(p0 == b);
+    CHECK(r.device().function(launched[b].kernel).name == "child");
+  }
+  for (const DeviceLaunch& l : launched) (void)r.device().memory().Free(reinterpret_cast<void*>(l.buffer));
+
+  KernelRunner events(WrapKernel("k", "", R"(
+  .reg .b32 %r<2>;
+  {
+  .param .b64 p0;
+  st.param.b64 [p0], 0;
+  .param .b32 p1;
+  st.param.b32 [p1], 0;
+  .param .b32 retval0;
+  call.uni (retval0), __cuda_syscall_cnpv2EventCreate, (p0, p1);
+  ld.param.b32 %r1, [retval0];
+  }
+  ret;
+)", "sm_75", decls),
+                      OneWorker());
+  const absl::Status s = events.Launch("k", {1, 1, 1}, {32, 1, 1});
+  CHECK(FaultKindOf(s) == FaultKind::kUnsupported);
+  CHECK_THAT(std::string(s.message()), Catch::Contains("`__cuda_syscall_cnpv2EventCreate` is not supported"));
+}
+
 TEST_CASE("trap, __assertfail and vprintf", "[exec][e2e][builtin]") {
   SECTION("trap") {
     KernelRunner r(WrapKernel("k", "", R"(
