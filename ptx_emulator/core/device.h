@@ -173,7 +173,11 @@ class Device {
   // Parses, links and decodes one link unit (one module without -rdc, every
   // module of the link with -rdc), allocates and initialises its globals.
   // Returns the link unit id. Errors name the module, PTX line and instruction.
-  absl::StatusOr<uint32_t> LoadLinkUnit(std::vector<PtxSource> sources);
+  // fault_unsupported_when_reached: an instruction the emulator does not
+  // implement fails the load (false: tests of the decoder) or faults the
+  // launch that reaches it (true: the runtime, so that a module's other
+  // kernels run; decode/function_decoder.h).
+  absl::StatusOr<uint32_t> LoadLinkUnit(std::vector<PtxSource> sources, bool fault_unsupported_when_reached = false);
   // The .entry `name` of a link unit: its function index.
   absl::StatusOr<uint32_t> FindKernel(uint32_t link_unit, std::string_view name) const;
   absl::StatusOr<GlobalVariable> FindVariable(uint32_t link_unit, std::string_view name) const;

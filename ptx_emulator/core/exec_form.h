@@ -199,6 +199,9 @@ struct Function {
     std::string callee_name;  // kDeviceRuntimeUnsupported: the function, for its fault
   };
   std::vector<CallSite> call_sites;
+  // Instructions the emulator does not implement, decoded as a fault when
+  // reached (Inst::aux = index here): the decoder's message naming it.
+  std::vector<std::string> unsupported;
 };
 
 // A kernel's thread-block-cluster directives (sm_90): .reqnctapercluster

@@ -5,8 +5,8 @@
 
 namespace barracuda::emu {
 
-absl::StatusOr<uint32_t> Device::LoadLinkUnit(std::vector<PtxSource> sources) {
-  return ModuleLoader(*this).Load(std::move(sources));
+absl::StatusOr<uint32_t> Device::LoadLinkUnit(std::vector<PtxSource> sources, bool fault_unsupported_when_reached) {
+  return ModuleLoader(*this).Load(std::move(sources), fault_unsupported_when_reached);
 }
 
 absl::StatusOr<uint32_t> Device::FindKernel(uint32_t link_unit, std::string_view name) const {

@@ -129,6 +129,7 @@ class Decoder {
   absl::Status LayoutFrame();
   absl::Status Declare(const ptx::VarDecl& decl);
   absl::Status DecodeInstruction(size_t stmt, const ptx::Instruction& ir);
+  void DecodeAsUnsupported(size_t stmt, const ptx::Instruction& ir, absl::string_view message);
   absl::Status DecodeCall(const ptx::Instruction& ir, Inst& inst);
   absl::StatusOr<Opnd> DecodeOperand(const Operand& o, size_t position, const ptx::Instruction& ir, Inst& inst);
   absl::StatusOr<Opnd> DecodeAddress(const Operand& o, const ptx::Instruction& ir);
@@ -764,6 +765,35 @@ absl::Status Decoder::DecodeInstruction(size_t stmt, const ptx::Instruction& ir)
   return absl::OkStatus();
 }
 
+// Reaching an instruction the emulator does not implement faults
+// (FaultKind::kUnsupported: the launch fails with cudaErrorNotSupported and
+// the run is incomplete), naming it. Decoded this way rather than refusing
+// the module, so that the module's kernels that never run it still run.
+void UnsupportedInstruction(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (exec == 0) return;
+  const std::string& what = inst.aux < ctx.function->unsupported.size() ? ctx.function->unsupported[inst.aux]
+                                                                          : std::string("unsupported PTX instruction");
+  ctx.Raise(FaultKind::kUnsupported, inst, static_cast<uint32_t>(std::countr_zero(exec)), 0, what);
+}
+
+void Decoder::DecodeAsUnsupported(size_t stmt, const ptx::Instruction& ir, absl::string_view message) {
+  Inst inst;
+  inst.opcode = ir.op;
+  inst.info = ir.info;
+  inst.ptx_line = ir.pos.line;
+  inst.source = &ir;
+  inst.site = site_of_statement_[stmt];
+  if (ir.guard.present())  // lanes whose guard is false do not reach it
+    if (const Binding* b = Lookup(ir.guard.reg); b != nullptr && b->kind == Binding::Kind::kPredicate) {
+      inst.guard = b->value;
+      inst.guard_negated = ir.guard.negated;
+    }
+  inst.fn = &UnsupportedInstruction;
+  inst.aux = static_cast<uint32_t>(out_.unsupported.size());
+  out_.unsupported.emplace_back(message);
+  out_.code.push_back(inst);
+}
+
 absl::Status Decoder::Run() {
   out_.name = f_.name;
   out_.is_entry = f_.is_entry;
@@ -791,7 +821,10 @@ absl::Status Decoder::Run() {
     } else if (const auto* v = std::get_if<ptx::VarDecl>(&s)) {
       if (auto st = Declare(*v); !st.ok()) return st;
     } else if (const auto* ir = std::get_if<ptx::Instruction>(&s)) {
-      if (auto st = DecodeInstruction(i, *ir); !st.ok()) return st;
+      if (auto st = DecodeInstruction(i, *ir); !st.ok()) {
+        if (st.code() != absl::StatusCode::kUnimplemented || !m_.fault_unsupported_when_reached) return st;
+        DecodeAsUnsupported(i, *ir, st.message());
+      }
     }
   }
 

@@ -41,6 +41,10 @@ struct ModuleContext {
   uint32_t site_base = 0;
   // Per function name: (statement index, local site id), from BuildSiteTable.
   const absl::flat_hash_map<std::string, std::vector<std::pair<size_t, uint32_t>>>* sites = nullptr;
+  // An instruction the emulator does not implement: false, the load fails
+  // (kUnimplemented, naming it); true, it is decoded as a fault when reached,
+  // so the unit's kernels that never run it run (the runtime's choice).
+  bool fault_unsupported_when_reached = false;
 };
 
 // Fills `out` (name, module and is_entry already may be set by the caller).

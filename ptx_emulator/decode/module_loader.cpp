@@ -101,7 +101,7 @@ class AllocationGuard {
 
 }  // namespace
 
-absl::StatusOr<uint32_t> ModuleLoader::Load(std::vector<PtxSource> sources) {
+absl::StatusOr<uint32_t> ModuleLoader::Load(std::vector<PtxSource> sources, bool fault_unsupported_when_reached) {
   Device& dev = device_;
   std::lock_guard<std::mutex> lock(dev.load_mu_);
   if (sources.empty()) return absl::InvalidArgumentError("empty link unit: no PTX modules");
@@ -409,6 +409,7 @@ absl::StatusOr<uint32_t> ModuleLoader::Load(std::vector<PtxSource> sources) {
     ctx.reserved_shared_bytes = reserved_bytes;
     ctx.site_base = pm.loaded->site_base;
     ctx.sites = &pm.sites;
+    ctx.fault_unsupported_when_reached = fault_unsupported_when_reached;
     for (const auto& [f, index] : pm.functions) {
       auto fn = std::make_unique<Function>();
       if (auto s = DecodeFunction(ctx, *f, selectors_, *fn); !s.ok()) return s;

@@ -23,7 +23,7 @@ class ModuleLoader {
       : device_(device), selectors_(selectors) {}
 
   // Device::LoadLinkUnit: the new link unit's id.
-  absl::StatusOr<uint32_t> Load(std::vector<PtxSource> sources);
+  absl::StatusOr<uint32_t> Load(std::vector<PtxSource> sources, bool fault_unsupported_when_reached = false);
 
  private:
   Device& device_;

@@ -154,6 +154,32 @@ struct SetH {
 };
 template <class K, CmpOp C> using SetInt = SetH<K, C, 0xffffffffu>;
 template <class K, CmpOp C> using SetF32 = SetH<K, C, 0x3f800000u>;
+// Half-precision destinations (cuda_fp16.hpp's hsin, hexp, __hisnan use them):
+// all ones for .u16/.s16, 1.0 for .f16 / .bf16.
+template <class K, CmpOp C> using SetInt16 = SetH<K, C, 0xffffu>;
+template <class K, CmpOp C> using SetF16 = SetH<K, C, 0x3c00u>;
+template <class K, CmpOp C> using SetBf16 = SetH<K, C, 0x3f80u>;
+// set.CmpOp{.BoolOp}.f16x2.f16x2 / .bf16x2.bf16x2: each half compared and
+// combined with c on its own, 1.0 or 0.0 in that half.
+template <class K, CmpOp C, uint32_t kTrue>
+struct SetX2H {
+  static void Run(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+    const uint64_t* a = ctx.Src(inst.ops[1].ref);
+    const uint64_t* b = ctx.Src(inst.ops[2].ref);
+    uint32_t lo = MaskLanes(exec, [&](uint32_t l) { return Compare<C>(K::Get(a[l]), K::Get(b[l])); });
+    uint32_t hi = MaskLanes(exec, [&](uint32_t l) { return Compare<C>(K::Get(a[l] >> 16), K::Get(b[l] >> 16)); });
+    const BoolOp op = inst.info.bool_op;
+    if (op != BoolOp::kNone) {
+      const uint32_t c = PredMask(inst.ops[3], ctx);
+      lo = Combine(op, lo, c);
+      hi = Combine(op, hi, c);
+    }
+    uint64_t* d = ctx.Dst(inst.ops[0].ref);
+    ForLanes(exec, [&](uint32_t l) { d[l] = (((lo >> l) & 1) ? kTrue : 0u) | (((hi >> l) & 1) ? kTrue << 16 : 0u); });
+  }
+};
+template <class K, CmpOp C> using SetF16X2 = SetX2H<K, C, 0x3c00u>;
+template <class K, CmpOp C> using SetBf16X2 = SetX2H<K, C, 0x3f80u>;
 
 template <template <class, CmpOp> class H, class K>
 Handler ByCmp(CmpOp c) {
@@ -232,7 +258,13 @@ absl::StatusOr<bool> SelectCompareOp(const ptx::Instruction& ir, Inst& inst) {
     const Type dt = info.type(), st = info.type2();
     if (dt == Type::kU32 || dt == Type::kS32) h = ByType<SetInt>(st, info.ftz, info.cmp);
     else if (dt == Type::kF32) h = ByType<SetF32>(st, info.ftz, info.cmp);
-    else return UnimplementedForm(ir, "destination type must be .u32, .s32 or .f32");
+    else if (dt == Type::kU16 || dt == Type::kS16) h = ByType<SetInt16>(st, info.ftz, info.cmp);
+    else if (dt == Type::kF16) h = ByType<SetF16>(st, info.ftz, info.cmp);
+    else if (dt == Type::kBf16) h = ByType<SetBf16>(st, info.ftz, info.cmp);
+    else if (dt == Type::kF16x2 && st == Type::kF16x2)
+      h = info.ftz ? ByCmp<SetF16X2, F16Kind<true>>(info.cmp) : ByCmp<SetF16X2, F16Kind<false>>(info.cmp);
+    else if (dt == Type::kBf16x2 && st == Type::kBf16x2) h = ByCmp<SetBf16X2, Bf16Kind>(info.cmp);
+    else return UnimplementedForm(ir, "destination type must be .u32, .s32, .f32, .u16, .s16, .f16, .bf16 or x2 with its source");
   }
   if (h == nullptr) return UnimplementedForm(ir, "unsupported type/comparison combination");
   inst.fn = h;

@@ -336,7 +336,7 @@ cudaError_t Runtime::EnsureLoaded(FatbinModule* m, bool quiet) {
                                    "-gencode arch=compute_75,code=[sm_75,compute_75] (or -arch=compute_75); a "
                                    "closed library's kernels cannot be analysed on the emulator."));
   }
-  auto unit = device_->LoadLinkUnit(m->sources);
+  auto unit = device_->LoadLinkUnit(m->sources, /*fault_unsupported_when_reached=*/true);
   if (!unit.ok()) {
     // An instruction or feature the emulator does not implement is the
     // emulator's limitation (cudaErrorNotSupported, as for unimplemented API

@@ -369,6 +369,37 @@ W0:
   CHECK_THAT(m, Catch::Contains("warp 1 waits at barrier 1 (PTX line 13"));
 }
 
+TEST_CASE("an instruction the emulator does not implement faults where it is reached, not at load",
+          "[exec][e2e][unsupported]") {
+  // Lanes 0-3 take the branch to the unsupported instruction (stochastic-
+  // rounding cvt.rs); with n = 0 nobody reaches it and the kernel runs.
+  const std::string ptx = WrapKernel("k", ".param .u32 n", R"(
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<3>;
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+  mov.f32 %f1, 0f3f800000;
+  mov.f32 %f2, 0f40000000;
+  mov.u32 %r3, 7;
+  cvt.rs.f16x2.f32 %r4, %f1, %f2, %r3;
+DONE:
+  ret;
+)");
+  Device strict;  // the decoder's default: the load fails naming it
+  const auto refused = strict.LoadLinkUnit({PtxSource{ptx, "k.ptx"}});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == absl::StatusCode::kUnimplemented);
+  KernelRunner r(ptx, OneWorker(), /*fault_unsupported_when_reached=*/true);  // the runtime's choice
+  CHECK(r.Launch("k", {1, 1, 1}, {32, 1, 1}, uint32_t{0}).ok());
+  const absl::Status s = r.Launch("k", {1, 1, 1}, {32, 1, 1}, uint32_t{4});
+  CHECK(FaultKindOf(s) == FaultKind::kUnsupported);
+  CHECK_THAT(std::string(s.message()), Catch::Contains("cvt.rs"));
+  CHECK_THAT(std::string(s.message()), Catch::Contains("thread (0,0,0)"));
+}
+
 TEST_CASE("dynamic parallelism: device-side launches are recorded, other device-runtime calls fault",
           "[exec][e2e][builtin][cdp]") {
   // Each thread 0 of a block asks for a parameter buffer of `child` and

@@ -285,8 +285,41 @@ TEST_CASE("set: integer and float results", "[compare]") {
   for (uint32_t l = 0; l < kLanes; ++l) CHECK(comb.Reg("%d", l) == ((l >= 16 && l % 2 == 0) ? 0xffffffffu : 0u));
 }
 
+// The half-precision destinations of set (PTX "Half Precision Comparison
+// Instructions"): 1.0 (f16 0x3c00, bf16 0x3f80) or all ones (u16), per half
+// for the x2 forms; cuda_fp16.hpp's hsin/hexp/__hisnan use them.
+TEST_CASE("set: half-precision destinations", "[compare]") {
+  struct S {
+    const char* ptx;
+    uint64_t a, b, want;
+  };
+  const S cases[] = {
+      {"set.eq.f16.f16 %d, %a, %b;", 0x3c00, 0x3c00, 0x3c00},    // 1.0 == 1.0
+      {"set.eq.f16.f16 %d, %a, %b;", 0x3c00, 0x4000, 0},         // 1.0 == 2.0
+      {"set.nan.f16.f16 %d, %a, %b;", 0x7e00, 0x3c00, 0x3c00},   // NaN
+      {"set.lt.u16.f16 %d, %a, %b;", 0x3c00, 0x4000, 0xffff},    // 1.0 < 2.0
+      {"set.gt.f16.f32 %d, %a, %b;", 0x40000000, 0x3f800000, 0x3c00},  // 2.0f > 1.0f
+      {"set.lt.bf16.bf16 %d, %a, %b;", 0x3f80, 0x4000, 0x3f80},  // 1.0 < 2.0
+      {"set.eq.f16x2.f16x2 %d, %a, %b;", 0x3c004000, 0x3c003c00, 0x3c000000},  // hi equal, lo not
+      {"set.ne.bf16x2.bf16x2 %d, %a, %b;", 0x3f804000, 0x3f803f80, 0x00003f80},
+  };
+  for (const S& s : cases) {
+    INFO(s.ptx << " a=" << s.a << " b=" << s.b);
+    OneInst x(s.ptx);
+    REQUIRE(x.ok());
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      x.Reg("%a", l) = s.a;
+      x.Reg("%b", l) = s.b;
+      x.Reg("%d", l) = 77;
+    }
+    x.Run(0x7fffffff);
+    CHECK(x.Reg("%d", 0) == s.want);
+    CHECK(x.Reg("%d", 31) == 77);
+  }
+}
+
 TEST_CASE("setp/set selection errors", "[compare][select]") {
-  for (const char* text : {"setp.equ.s32 %p0, %a, %b;", "setp.lo.f32 %p0, %a, %b;", "set.lt.f16.f32 %d, %a, %b;",
+  for (const char* text : {"setp.equ.s32 %p0, %a, %b;", "setp.lo.f32 %p0, %a, %b;", "set.lt.f16x2.f32 %d, %a, %b;",
                            "setp.lt.f16x2 %p0, %a, %b;", "setp.lt.s32 %d, %a, %b;"}) {
     OneInst x(text);
     INFO(text << " -> " << x.status());

@@ -40,9 +40,11 @@ class KernelRunner {
  public:
   // Loads the module; throws std::runtime_error with the loader's message on failure
   // (tests print it).
-  explicit KernelRunner(const std::string& ptx, std::unique_ptr<Device> device = std::make_unique<Device>())
+  // fault_unsupported_when_reached: as the runtime loads (Device::LoadLinkUnit).
+  explicit KernelRunner(const std::string& ptx, std::unique_ptr<Device> device = std::make_unique<Device>(),
+                        bool fault_unsupported_when_reached = false)
       : device_(std::move(device)) {
-    auto unit = device_->LoadLinkUnit({PtxSource{ptx, "test.ptx"}});
+    auto unit = device_->LoadLinkUnit({PtxSource{ptx, "test.ptx"}}, fault_unsupported_when_reached);
     if (!unit.ok()) throw std::runtime_error(std::string(unit.status().message()));
     unit_ = *unit;
   }
