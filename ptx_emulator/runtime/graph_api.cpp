@@ -401,8 +401,14 @@ CUDART_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, vo
 CUDART_EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams* params) {
   return rt::GetParams(node, cudaGraphNodeTypeKernel, params != nullptr, [&](GraphNode& n) {
     const rt::KernelLaunch& l = n.kernel.launch;
+    // A launch captured from <<<>>> names its kernel by its cudaKernel_t
+    // (CUDA 13's __cudaLaunchKernel); programs compare func with the kernel's
+    // host function (llama.cpp finds its nodes so): that is what is returned.
+    const void* func = n.kernel.func;
+    if (rt::RegisteredKernel* k = rt::Runtime::Get().KernelByHandle(func); k != nullptr && k->host_function != nullptr)
+      func = k->host_function;
     // kernelParams points at the node's own copies of the values.
-    *params = cudaKernelNodeParams{const_cast<void*>(n.kernel.func), l.grid, l.block,
+    *params = cudaKernelNodeParams{const_cast<void*>(func), l.grid, l.block,
                                    static_cast<unsigned>(l.shared), n.kernel.args.pointers(), nullptr};
   });
 }

@@ -162,6 +162,11 @@ TEST_CASE("graphs: capture of launches, memset and memcpy, launched twice", "[ru
   REQUIRE(cudaGraphKernelNodeGetParams(nodes[3], &p) == cudaSuccess);
   CHECK(*static_cast<uint32_t*>(p.kernelParams[1]) == 3);
   CHECK(p.blockDim.x == kN);
+  // Captured from __cudaLaunchKernel (nvcc's <<<>>>): func is still the host
+  // function, which programs compare against to find their nodes.
+  cudaKernelNodeParams by_handle{};
+  REQUIRE(cudaGraphKernelNodeGetParams(nodes[2], &by_handle) == cudaSuccess);
+  CHECK(by_handle.func == Axpb());
 
   cudaGraphExec_t exec = nullptr;
   REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
