@@ -244,6 +244,14 @@ std::string ClassesText(const ResolvedRace& r) {
 }  // namespace
 
 std::string UnacquiredReleaseHint(const ResolvedRace& r) {
+  // An asynchronous copy's destination read before its completion was
+  // observed: the fix is the wait, not a fence (probe: a cuda::pipeline read
+  // before consumer_wait was told to make its read an acquire).
+  if (r.earlier.async && !r.later.async)
+    return "Missing wait: the asynchronous copy that wrote this was not waited for before the access (its "
+           "completion is observed by cp.async.wait_group / wait_all, cuda::pipeline::consumer_wait, "
+           "cooperative_groups::wait, or the mbarrier / cuda::barrier phase its copy completes); wait for it "
+           "first.";
   // The fix differs with where the writer is: another block needs a
   // device-scope acquire (a block-scope fence that followed the read does not
   // order it); a thread of the same block, an acquire or the completed wait.

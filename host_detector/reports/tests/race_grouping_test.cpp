@@ -138,6 +138,11 @@ TEST_CASE("Grouping: one entry per statement pair, kinds and classes as variants
   CHECK(RaceKindsAndClassesText(bug) ==
         "read-after-write (RAW) and write-after-read (WAR) race (intra-block; other occurrences divergence)");
   CHECK(RaceKindsAndClassesText(out[1]) == "write-after-write (WAW) race (intra-block)");
+  // The hint for a read of an asynchronous copy's destination names the wait.
+  ResolvedRace async_read = out[0];
+  async_read.earlier.async = true;
+  CHECK_THAT(UnacquiredReleaseHint(async_read), Catch::StartsWith("Missing wait: the asynchronous copy"));
+  CHECK_THAT(UnacquiredReleaseHint(out[0]), Catch::StartsWith("Missing acquire"));
   CHECK(out[1].kind == RaceKind::kWriteAfterWrite);
   CHECK(out[2].earlier.site_id == 3);
   CHECK(out[3].space == protocol::Space::kGlobal);
