@@ -76,7 +76,9 @@ class DeviceLaunches {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<DeviceLaunch> out = std::move(queued_);
     queued_.clear();
-    std::stable_sort(out.begin(), out.end(), [](const DeviceLaunch& a, const DeviceLaunch& b) {
+    // A total key (a thread's launches are numbered): std::sort, not
+    // stable_sort (libstdc++ 12's warns under clang 19).
+    std::sort(out.begin(), out.end(), [](const DeviceLaunch& a, const DeviceLaunch& b) {
       return std::tie(a.parent_launch, a.launcher_block, a.launcher_thread, a.launcher_sequence) <
              std::tie(b.parent_launch, b.launcher_block, b.launcher_thread, b.launcher_sequence);
     });

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ptx_rewriter/text_concat.h"
+#include "ptx_emulator/core/warp_context.h"
 #include "ptx_emulator/decode/special_registers.h"
 #include "ptx_rewriter/cfg.h"
 #include "ptx_rewriter/reconvergence.h"

@@ -256,6 +256,13 @@ static cudaError_t RunDeviceLaunches(Runtime& rt, const emu::LaunchConfig& paren
   return result;
 }
 
+// The grids a failed launch recorded, and its parameter buffers: forgotten.
+static void DropDeviceLaunches(Runtime& rt) {
+  emu::DeviceLaunches& queue = rt.device().device_launches();
+  for (const emu::DeviceLaunch& c : queue.Take()) (void)rt.device().memory().Free(reinterpret_cast<void*>(c.buffer));
+  for (uint64_t b : queue.TakeUnlaunchedBuffers()) (void)rt.device().memory().Free(reinterpret_cast<void*>(b));
+}
+
 cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool per_thread) {
   host_access::Pause pause;  // the emulator and the runtime touch watched memory freely
   Runtime& rt = Runtime::Get();
@@ -296,6 +303,7 @@ cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool
     const cudaError_t children = RunDeviceLaunches(rt, config, rt.NonBlocking(stream));
     return children == cudaSuccess ? cudaSuccess : rt.Fail(children);
   }
+  DropDeviceLaunches(rt);  // a grid that did not end launches nothing (else the next launch would run them)
   bool sticky = false;
   const cudaError_t e = LaunchErrorFromStatus(status, &sticky);
   // Not implemented by the emulator (a cluster too large, an instruction

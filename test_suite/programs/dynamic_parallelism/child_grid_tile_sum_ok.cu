@@ -13,6 +13,7 @@
 // thread launches the child (<<<>>> in device code: CUDA's device runtime,
 // -rdc=true -lcudadevrt), which writes its slice's sum; the host checks every
 // sum. The children run after their parent (one of the executions CDP allows).
+// barracuda-corpus: flags -rdc=true
 #include <cstdio>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
