@@ -129,6 +129,7 @@ class Decoder {
   void MapStatements();
   absl::Status LayoutFrame();
   absl::Status Declare(const ptx::VarDecl& decl);
+  Inst InstOf(size_t stmt, const ptx::Instruction& ir) const;
   absl::Status DecodeInstruction(size_t stmt, const ptx::Instruction& ir);
   void DecodeAsUnsupported(size_t stmt, const ptx::Instruction& ir, absl::string_view message);
   absl::Status DecodeCall(const ptx::Instruction& ir, Inst& inst);
@@ -667,13 +668,19 @@ absl::Status Decoder::Select(const ptx::Instruction& ir, Inst& inst) const {
   return Unsupported(ir);
 }
 
-absl::Status Decoder::DecodeInstruction(size_t stmt, const ptx::Instruction& ir) {
+// The fields every decoded instruction takes from its statement.
+Inst Decoder::InstOf(size_t stmt, const ptx::Instruction& ir) const {
   Inst inst;
   inst.opcode = ir.op;
   inst.info = ir.info;
   inst.ptx_line = ir.pos.line;
   inst.source = &ir;
   inst.site = site_of_statement_[stmt];
+  return inst;
+}
+
+absl::Status Decoder::DecodeInstruction(size_t stmt, const ptx::Instruction& ir) {
+  Inst inst = InstOf(stmt, ir);
   if (ir.opaque || ir.op == ptx::Opcode::kUnknown) return Unsupported(ir);
   if (ir.guard.present()) {
     const Binding* b = Lookup(ir.guard.reg);
@@ -778,12 +785,7 @@ void UnsupportedInstruction(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 }
 
 void Decoder::DecodeAsUnsupported(size_t stmt, const ptx::Instruction& ir, absl::string_view message) {
-  Inst inst;
-  inst.opcode = ir.op;
-  inst.info = ir.info;
-  inst.ptx_line = ir.pos.line;
-  inst.source = &ir;
-  inst.site = site_of_statement_[stmt];
+  Inst inst = InstOf(stmt, ir);
   if (ir.guard.present())  // lanes whose guard is false do not reach it
     if (const Binding* b = Lookup(ir.guard.reg); b != nullptr && b->kind == Binding::Kind::kPredicate) {
       inst.guard = b->value;

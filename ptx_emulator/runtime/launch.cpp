@@ -197,6 +197,18 @@ static void ArmHostAccessWatch(const emu::Function& f, void* const* args) {
   host_access::ArmReferenced(words.data(), words.size());
 }
 
+// A fault inside a kernel, told to the session in the structured form: a
+// memory error of the program (memcheck: reported as an error, the launch's
+// analysis stops at it) or a launch that did not run to its end.
+static void TellFault(Runtime& rt, const std::string& kernel, cudaError_t e, const absl::Status& status) {
+  emu::ShmRecordSink* sink = rt.session_sink();
+  if (sink == nullptr) return;
+  if (const auto& f = rt.device().last_fault(); f && f->fault.memory != emu::MemoryError::kNone)
+    sink->OnMemoryError(MemoryErrorOf(*f, e, kernel, std::string(status.message())));
+  else
+    sink->OnLaunchNotRun(static_cast<int32_t>(e), kernel, std::string(status.message()));
+}
+
 // Dynamic parallelism: the grids that the launch's kernels (and theirs, in
 // turn) launched from device code, run now that it ended
 // (core/device_launches.h), on its stream, in launcher order. A child that
@@ -240,11 +252,7 @@ static cudaError_t RunDeviceLaunches(Runtime& rt, const emu::LaunchConfig& paren
                    sticky ? "faulted" : "did not run", std::string(status.message()).c_str(), cudaGetErrorName(e));
       emu::ShmRecordSink* sink = rt.session_sink();
       if (sticky) {
-        if (const auto& fault = rt.device().last_fault();
-            sink != nullptr && fault && fault->fault.memory != emu::MemoryError::kNone)
-          sink->OnMemoryError(MemoryErrorOf(*fault, e, f.name, std::string(status.message())));
-        else if (sink != nullptr)
-          sink->OnLaunchNotRun(static_cast<int32_t>(e), f.name, std::string(status.message()));
+        TellFault(rt, f.name, e, status);
         rt.SetSticky(e);
         result = e;  // later children are not run: the context is lost, as on a GPU
       } else if (e == cudaErrorNotSupported && sink != nullptr) {
@@ -316,13 +324,7 @@ cudaError_t Launch(const KernelLaunch& l, void** args, cudaStream_t stream, bool
     // is reported incomplete with the kernel named; stderr has the note.
     std::fprintf(stderr, "barracuda emulator: kernel %s faulted: %s (%s)\n", Demangled(k->name).c_str(),
                  std::string(status.message()).c_str(), cudaGetErrorName(e));
-    if (const auto& f = rt.device().last_fault(); f && f->fault.memory != emu::MemoryError::kNone) {
-      // A memory error of the program (memcheck): reported as an error, the
-      // launch's analysis stops at it.
-      sink->OnMemoryError(MemoryErrorOf(*f, e, k->name, std::string(status.message())));
-    } else {
-      sink->OnLaunchNotRun(static_cast<int32_t>(e), k->name, std::string(status.message()));
-    }
+    TellFault(rt, k->name, e, status);
   } else {
     PrintDiagnostic(absl::StrCat("kernel ", k->name, " failed: ", status.message(), " (", cudaGetErrorName(e), ")"));
   }
