@@ -365,7 +365,9 @@ __device__ __forceinline__ uint32_t* RmwLock(gq::QueueSet* set, uint64_t address
       space == static_cast<uint32_t>(abi::InstSpace::kSharedRecord) ||
       (space == static_cast<uint32_t>(abi::InstSpace::kGeneric) && __isShared(reinterpret_cast<const void*>(address))))
     return nullptr;
-  const auto slot = static_cast<uint32_t>(((address >> 2) * 0x9E3779B97F4A7C15ull) >> 40) % set->rmw_lock_count;
+  // One lock per aligned 16 bytes: a vector atomic (atom.global.add.v4.f32,
+  // aligned to its size) and a scalar atomic on any of its elements share it.
+  const auto slot = static_cast<uint32_t>(((address >> 4) * 0x9E3779B97F4A7C15ull) >> 40) % set->rmw_lock_count;
   return reinterpret_cast<uint32_t*>(set->rmw_locks) + slot;
 }
 

@@ -112,6 +112,43 @@ TEST_CASE("logger: accesses in every space and shape, same-value stores", "[logg
   CHECK(shared > 0);
 }
 
+// Vector atomics (sm_90): one atomic record per element at the element's
+// address, as the emulator logs them; the stamp lock of the first element
+// covers the vector (logger.cu RmwLock: 16-byte lock granules).
+TEST_CASE("logger: vector atomics log every element", "[logger]") {
+  const std::string ptx = R"(.version 8.1
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf, .param .u32 n)
+{
+  .reg .b32 %r<20>;
+  .reg .b16 %rs<10>;
+  .reg .f32 %f<10>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [buf];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  cvt.rn.f32.u32 %f1, %r1;
+  mov.f32 %f2, 0f3F800000;
+  atom.global.add.v4.f32 {%f5, %f6, %f7, %f8}, [%rd2], {%f1, %f2, %f1, %f2};
+  red.global.add.v2.f32 [%rd2+16], {%f1, %f2};
+  and.b32 %r2, %r1, 3;
+  shl.b32 %r3, %r2, 3;
+  cvt.u64.u32 %rd3, %r3;
+  add.s64 %rd4, %rd2, %rd3;
+  mov.b32 %r4, 0x3c003c00;
+  red.global.max.noftz.v2.f16x2 [%rd4+64], {%r4, %r4};
+  cvt.u16.u32 %rs1, %r1;
+  atom.global.add.noftz.v8.bf16 {%rs2, %rs3, %rs4, %rs5, %rs6, %rs7, %rs8, %rs9}, [%rd2+128], {%rs1, %rs1, %rs1, %rs1, %rs1, %rs1, %rs1, %rs1};
+  atom.global.add.f32 %f9, [%rd2+4], %f1;
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {2, 1, 1}, {48, 1, 1}, 4096, 0)});
+  // 4 + 2 + 2 + 8 + 1 element records per warp instruction.
+  CHECK(CountOp(o.logger, proto::Op::kAtomic) == 17u * 4);
+}
+
 TEST_CASE("logger: synchronisation, barriers, warp primitives, predication", "[logger]") {
   const std::string ptx = std::string(kHeader) + R"(
 .visible .entry k(.param .u64 buf, .param .u32 n)

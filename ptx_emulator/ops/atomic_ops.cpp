@@ -9,6 +9,13 @@
 // and flushes subnormal inputs and results to sign-preserving zero; f64 add
 // and .noftz f16/bf16(x2) adds keep subnormals; f32/f64 min/max return the
 // non-NaN operand when one is NaN. d receives the old value (zero-extended).
+//
+// Vector forms (sm_90: atom.global.add.v4.f32, atom.global.max.noftz.v8.bf16,
+// red.global.add.noftz.v2.f16x2 & co.; CUDA's atomicAdd(float4*, float4)):
+// the PTX ISA makes each element an atomic operation of its own, not the
+// vector, so each element is one host read-modify-write and one record of the
+// element's size, as a vector load is. f16/bf16 min/max (vector forms and
+// cp.reduce.async.bulk) return one of the operands exactly.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -58,6 +65,21 @@ F MinMaxFloat(F a, F b, bool is_max) {
   return is_max ? std::max(a, b) : std::min(a, b);
 }
 
+// add, min or max of two f16/bf16 values (bits). min/max pick one operand, so
+// its bits are returned unchanged.
+template <AtomOp OP>
+uint16_t HalfOp(uint16_t a, uint16_t b, bool bf16) {
+  if constexpr (OP == AtomOp::kAdd) {
+    return AddHalf(a, b, bf16);
+  } else {
+    static_assert(OP == AtomOp::kMin || OP == AtomOp::kMax);
+    const float x = bf16 ? fp::Bf16ToF32(a) : fp::F16ToF32(a);
+    const float y = bf16 ? fp::Bf16ToF32(b) : fp::F16ToF32(b);
+    const float m = MinMaxFloat(x, y, OP == AtomOp::kMax);
+    return std::bit_cast<uint32_t>(m) == std::bit_cast<uint32_t>(x) ? a : b;
+  }
+}
+
 // The new value of a location holding `old` (bits) after operation OP with b, c.
 template <AtomOp OP, typename T>
 typename Repr<T>::Bits Apply(typename Repr<T>::Bits old, typename Repr<T>::Bits b, typename Repr<T>::Bits c) {
@@ -77,13 +99,11 @@ typename Repr<T>::Bits Apply(typename Repr<T>::Bits old, typename Repr<T>::Bits 
   } else if constexpr (OP == AtomOp::kDec) {
     return (old == 0 || old > b) ? b : static_cast<B>(old - 1);
   } else if constexpr (std::is_same_v<T, F16Tag> || std::is_same_v<T, Bf16Tag>) {
-    static_assert(OP == AtomOp::kAdd);
-    return AddHalf(old, b, std::is_same_v<T, Bf16Tag>);
+    return HalfOp<OP>(old, b, std::is_same_v<T, Bf16Tag>);
   } else if constexpr (std::is_same_v<T, F16x2Tag> || std::is_same_v<T, Bf16x2Tag>) {
-    static_assert(OP == AtomOp::kAdd);
     constexpr bool kBf = std::is_same_v<T, Bf16x2Tag>;
-    const uint32_t lo = AddHalf(static_cast<uint16_t>(old), static_cast<uint16_t>(b), kBf);
-    const uint32_t hi = AddHalf(static_cast<uint16_t>(old >> 16), static_cast<uint16_t>(b >> 16), kBf);
+    const uint32_t lo = HalfOp<OP>(static_cast<uint16_t>(old), static_cast<uint16_t>(b), kBf);
+    const uint32_t hi = HalfOp<OP>(static_cast<uint16_t>(old >> 16), static_cast<uint16_t>(b >> 16), kBf);
     return lo | hi << 16;
   } else if constexpr (std::is_floating_point_v<T>) {
     const T x = std::bit_cast<T>(old), y = std::bit_cast<T>(b);
@@ -129,12 +149,17 @@ typename Repr<T>::Bits Rmw(uint8_t* p, typename Repr<T>::Bits b, typename Repr<T
   }
 }
 
-// atom (kResult: ops = d, [a], b[, c]) and red (ops = [a], b).
+// atom (kResult: ops = d, [a], b[, c]) and red (ops = [a], b); d and b are
+// vectors of n elements in the vector forms (n = 1 otherwise).
 template <AtomOp OP, typename T, bool kResult>
 void Atomic(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   using B = typename Repr<T>::Bits;
   constexpr uint32_t kSize = sizeof(B);
+  constexpr uint32_t kMaxElements = 8;
   const int a_index = kResult ? 1 : 0;
+  const Opnd& b_op = inst.ops[a_index + 1];
+  const uint32_t n = b_op.kind == Opnd::Kind::kVector ? b_op.count : 1;
+  const uint32_t total = kSize * n;  // a vector is aligned to its whole size, as ld.vN is
   const AddressOperand a = MakeAddress(inst.ops[a_index], ctx);
   const Space space = static_cast<Space>(inst.imm);
   const uint8_t op = AccessOp(inst.aux);
@@ -145,14 +170,14 @@ void Atomic(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   ForLanes(exec, [&](uint32_t l) {
     if (!ok) return;
     const uint64_t addr = SpaceAddress(space, a.At(l));
-    if (addr % kSize != 0) {
-      RaiseMisaligned(ctx, inst, l, addr, kSize, space, /*write=*/true);
+    if (addr % total != 0) {
+      RaiseMisaligned(ctx, inst, l, addr, total, space, /*write=*/true);
       ok = false;
       return;
     }
     Where where;
     uint64_t log;
-    ptr[l] = Resolve(ctx, inst, space, a.frame, l, addr, kSize, true, where, log);
+    ptr[l] = Resolve(ctx, inst, space, a.frame, l, addr, total, true, where, log);
     if (ptr[l] == nullptr) {
       ok = false;
       return;
@@ -160,27 +185,39 @@ void Atomic(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     if (trace) acc.Add(l, where, log);
   });
   if (!ok) return;
-  const uint64_t* bv = ctx.Src(inst.ops[a_index + 1].ref);
-  const uint64_t* cv = OP == AtomOp::kCas ? ctx.Src(inst.ops[a_index + 2].ref) : bv;
-  uint64_t* d = kResult ? ctx.Dst(inst.ops[0].ref) : nullptr;
+  const ValueRef* b_refs = mem::ValueRefs(b_op, ctx);
+  const uint64_t* bv[kMaxElements];
+  for (uint32_t k = 0; k < n; ++k) bv[k] = ctx.Src(b_refs[k]);
+  const uint64_t* cv = OP == AtomOp::kCas ? ctx.Src(inst.ops[a_index + 2].ref) : bv[0];
+  uint64_t* d[kMaxElements] = {};
+  if constexpr (kResult) {
+    const ValueRef* d_refs = mem::ValueRefs(inst.ops[0], ctx);
+    for (uint32_t k = 0; k < n; ++k) d[k] = ctx.Dst(d_refs[k]);
+  }
   auto run = [&] {
     ForLanes(exec, [&](uint32_t l) {
-      const B old = Rmw<OP, T>(ptr[l], static_cast<B>(bv[l]), static_cast<B>(cv[l]));
-      if constexpr (kResult) d[l] = old;
+      // A lane reads all of b before writing d (the two may share registers).
+      B old[kMaxElements];
+      for (uint32_t k = 0; k < n; ++k)
+        old[k] = Rmw<OP, T>(ptr[l] + kSize * k, static_cast<B>(bv[k][l]), static_cast<B>(cv[l]));
+      if constexpr (kResult)
+        for (uint32_t k = 0; k < n; ++k) d[k][l] = old[k];
     });
   };
   if (!trace) {
     run();
     return;
   }
-  protocol::Record records[2];
+  protocol::Record records[2 * kMaxElements];
   int count = 0;
-  for (int s = 0; s < 2; ++s) {
-    const uint32_t mask = s == 0 ? acc.global_mask : acc.shared_mask;
-    if (mask == 0) continue;
-    protocol::Record& r = records[count++];
-    r = MakeRecord(inst, ctx, mask, s == 0 ? protocol::Space::kGlobal : protocol::Space::kShared, kSize);
-    for (uint32_t m = mask; m; m &= m - 1) r.addr[Lane(m)] = acc.log[Lane(m)];
+  for (uint32_t k = 0; k < n; ++k) {
+    for (int s = 0; s < 2; ++s) {
+      const uint32_t mask = s == 0 ? acc.global_mask : acc.shared_mask;
+      if (mask == 0) continue;
+      protocol::Record& r = records[count++];
+      r = MakeRecord(inst, ctx, mask, s == 0 ? protocol::Space::kGlobal : protocol::Space::kShared, kSize);
+      for (uint32_t m = mask; m; m &= m - 1) r.addr[Lane(m)] = acc.log[Lane(m)] + uint64_t{kSize} * k;
+    }
   }
   if (IsStrong(op)) {
     // Stamp and read-modify-write together (see ReleaseMutex); every atomic is
@@ -206,7 +243,12 @@ Handler ForType(AtomOp op, bool result) {
   using ptx::AtomOp;
   if constexpr (std::is_same_v<T, F16Tag> || std::is_same_v<T, Bf16Tag> || std::is_same_v<T, F16x2Tag> ||
                 std::is_same_v<T, Bf16x2Tag>) {
-    return op == AtomOp::kAdd ? Pick<AtomOp::kAdd, T>(result) : nullptr;
+    switch (op) {  // min/max: the vector forms' .noftz min and max
+      case AtomOp::kAdd: return Pick<AtomOp::kAdd, T>(result);
+      case AtomOp::kMin: return Pick<AtomOp::kMin, T>(result);
+      case AtomOp::kMax: return Pick<AtomOp::kMax, T>(result);
+      default: return nullptr;
+    }
   } else if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
       case AtomOp::kAdd: return Pick<AtomOp::kAdd, T>(result);
@@ -245,7 +287,12 @@ void ReduceElement(uint8_t* dst, const uint8_t* src) {
 template <typename T>
 ElementReduce ReduceFor(AtomOp op) {
   if constexpr (std::is_same_v<T, F16Tag> || std::is_same_v<T, Bf16Tag>) {
-    return op == AtomOp::kAdd ? &ReduceElement<AtomOp::kAdd, T> : nullptr;
+    switch (op) {
+      case AtomOp::kAdd: return &ReduceElement<AtomOp::kAdd, T>;
+      case AtomOp::kMin: return &ReduceElement<AtomOp::kMin, T>;
+      case AtomOp::kMax: return &ReduceElement<AtomOp::kMax, T>;
+      default: return nullptr;
+    }
   } else if constexpr (std::is_floating_point_v<T>) {
     return op == AtomOp::kAdd ? &ReduceElement<AtomOp::kAdd, T> : nullptr;
   } else {
@@ -288,17 +335,33 @@ absl::StatusOr<bool> SelectAtomicOp(const ptx::Instruction& ir, Inst& inst) {
   const Space space = SpaceOf(m.space);
   if (space != Space::kGeneric && space != Space::kGlobal && space != Space::kShared)
     return mem::UnimplementedForm(ir, "atomics address global, shared or generic memory only");
-  if (m.vector_width != 1) return mem::UnimplementedForm(ir, "vector atomics are not implemented");
   if (m.num_types != 1) return mem::UnimplementedForm(ir, "exactly one type modifier expected");
   const bool cas = m.atom_op == AtomOp::kCas;
   const size_t need = (result ? 3 : 2) + (cas ? 1 : 0);
   if (inst.num_ops < need) return mem::UnimplementedForm(ir, "missing operands");
   const int a_index = result ? 1 : 0;
   if (inst.ops[a_index].kind != Opnd::Kind::kAddress) return mem::UnimplementedForm(ir, "address operand expected");
-  for (size_t i = a_index + 1; i < need; ++i)
-    if (inst.ops[i].kind != Opnd::Kind::kValue) return mem::UnimplementedForm(ir, "value operand expected");
-  if (result && inst.ops[0].kind != Opnd::Kind::kValue && inst.ops[0].kind != Opnd::Kind::kSink)
-    return mem::UnimplementedForm(ir, "destination register expected");
+  const uint32_t width = m.vector_width;
+  if (width != 1) {
+    // PTX ISA, atom: .v2/.v4 of .f32 (add) and of .f16x2/.bf16x2, .v2/.v4/.v8
+    // of .f16/.bf16 (add, min, max); global memory (or a generic address of it).
+    const ptx::Type t = m.type();
+    const bool f32 = t == ptx::Type::kF32, packed = t == ptx::Type::kF16x2 || t == ptx::Type::kBf16x2,
+               half = t == ptx::Type::kF16 || t == ptx::Type::kBf16;
+    const bool op_ok = m.atom_op == AtomOp::kAdd || (!f32 && (m.atom_op == AtomOp::kMin || m.atom_op == AtomOp::kMax));
+    if (!(f32 || packed || half) || !op_ok || (width != 2 && width != 4 && !(half && width == 8)))
+      return mem::UnimplementedForm(ir, "no such vector atomic (PTX has .v2/.v4 f32 add, f16x2/bf16x2 and "
+                                        ".v2/.v4/.v8 f16/bf16 add/min/max)");
+    if (space == Space::kShared) return mem::UnimplementedForm(ir, "vector atomics address global memory only");
+    if (inst.ops[a_index + 1].kind != Opnd::Kind::kVector || inst.ops[a_index + 1].count != width ||
+        (result && (inst.ops[0].kind != Opnd::Kind::kVector || inst.ops[0].count != width)))
+      return mem::UnimplementedForm(ir, "vector operands must match the .vN modifier");
+  } else {
+    for (size_t i = a_index + 1; i < need; ++i)
+      if (inst.ops[i].kind != Opnd::Kind::kValue) return mem::UnimplementedForm(ir, "value operand expected");
+    if (result && inst.ops[0].kind != Opnd::Kind::kValue && inst.ops[0].kind != Opnd::Kind::kSink)
+      return mem::UnimplementedForm(ir, "destination register expected");
+  }
   Handler h = nullptr;
   switch (m.type()) {
     case ptx::Type::kB32:

@@ -218,7 +218,7 @@ using emu::UnimplementedForm;  // core/handlers.h
 absl::StatusOr<bool> SelectAtomicOp(const ptx::Instruction& ir, Inst& inst);   // atomic_ops.cpp
 // One element of a bulk reduction (cp.reduce.async.bulk): *dst = op(*dst,
 // *src) as an atomic read-modify-write on the host, with atom's numerics;
-// nullptr where the emulator has no such atomic (f16/bf16 min and max).
+// nullptr for an operation the element type does not have (f32 and f64: add only).
 using ElementReduce = void (*)(uint8_t* dst, const uint8_t* src);
 ElementReduce SelectElementReduce(ptx::AtomOp op, ptx::Type type);  // atomic_ops.cpp
 absl::StatusOr<bool> SelectAddressOp(const ptx::Instruction& ir, Inst& inst);  // address_ops.cpp

@@ -416,6 +416,75 @@ TEST_CASE("atom floating-point adds", "[memory][atom]") {
   }
 }
 
+TEST_CASE("vector atomics: each element its own atomic, one record per element", "[memory][atom]") {
+  WarpHarness h;
+  auto* g = h.Global<float>(256);  // bytes;
+  h.SetAll(17, Addr(g));
+  for (uint32_t k = 0; k < 4; ++k) h.SetAll(33 + k, std::bit_cast<uint32_t>(0.5f * static_cast<float>(k + 1)));
+  h.Trace(true);
+  // atomicAdd(float4*, float4) from a full warp to one address.
+  h.Run("atom.global.add.v4.f32 {%f5, %f6, %f7, %f8}, [%rd1], {%f1, %f2, %f3, %f4};", kFullMask,
+        Aux(Op::kAtomic, Scope::kGpu, 6));
+  for (uint32_t k = 0; k < 4; ++k) {
+    CHECK(g[k] == 32 * 0.5f * static_cast<float>(k + 1));
+    CHECK(std::bit_cast<float>(static_cast<uint32_t>(h.R(37 + k, 0))) == 0.0f);  // lane 0 first
+    CHECK(std::bit_cast<float>(static_cast<uint32_t>(h.R(37 + k, 31))) == 31 * 0.5f * static_cast<float>(k + 1));
+  }
+  REQUIRE(h.Records().size() == 4);
+  for (uint32_t k = 0; k < 4; ++k) {
+    CHECK(protocol::OpOf(h.Records()[k].header) == Op::kAtomic);
+    CHECK(h.Records()[k].header.access_size == 4);
+    CHECK(h.Records()[k].addr[5] == Addr(g) + 4 * k);
+  }
+  // red with the b operand read by every element; v2.f32 at an 8-byte boundary.
+  h.SetAll(18, Addr(g + 8));
+  h.Run("red.global.add.v2.f32 [%rd2], {%f1, %f2};", 0x3);
+  CHECK(g[8] == 1.0f);
+  CHECK(g[9] == 2.0f);
+  // f16 and bf16 min/max per element, the chosen operand's bits unchanged.
+  auto* hw = reinterpret_cast<uint16_t*>(g + 16);
+  const uint16_t init[8] = {0x3c00, 0xbc00, 0x0000, 0x7e00, 0x4000, 0x8000, 0x3800, 0x4400};  // 1 -1 +0 NaN 2 -0 .5 4
+  std::memcpy(hw, init, sizeof init);
+  const uint16_t b[8] = {0x4000, 0x3c00, 0x8000, 0x3c00, 0x3c00, 0x0000, 0x7e00, 0x4200};  // 2 1 -0 1 1 +0 NaN 3
+  for (uint32_t k = 0; k < 8; ++k) h.SetAll(49 + k, b[k]);
+  h.SetAll(19, Addr(hw));
+  h.Run("atom.global.max.noftz.v8.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd3], "
+        "{%rs1, %rs2, %rs3, %rs4, %rs5, %rs6, %rs7, %rs8};",
+        1);
+  const uint16_t want_max[8] = {0x4000, 0x3c00, 0x0000, 0x3c00, 0x4000, 0x0000, 0x3800, 0x4400};
+  for (uint32_t k = 0; k < 8; ++k) {
+    CHECK(hw[k] == want_max[k]);
+    CHECK(h.R(9 + k, 0) == init[k]);
+  }
+  std::memcpy(hw, init, sizeof init);
+  h.Run("red.global.min.noftz.v4.f16x2 [%rd3], {%r1, %r2, %r3, %r4};", 1);  // %r1..4 are zero: +0 pairs
+  const uint16_t want_min[8] = {0x0000, 0xbc00, 0x0000, 0x0000, 0x0000, 0x8000, 0x0000, 0x0000};
+  for (uint32_t k = 0; k < 8; ++k) CHECK(hw[k] == want_min[k]);
+  // bf16 add in a .v2 vector: 1 + 1 = 2 in each element.
+  hw[0] = hw[1] = 0x3f80;
+  h.SetAll(49, 0x3f80);
+  h.SetAll(50, 0x3f80);
+  h.Run("red.global.add.noftz.v2.bf16 [%rd3], {%rs1, %rs2};", 1);
+  CHECK(hw[0] == 0x4000);
+  CHECK(hw[1] == 0x4000);
+  // A vector is aligned to its whole size.
+  h.SetAll(18, Addr(g + 2));
+  h.Run("red.global.add.v4.f32 [%rd2], {%f1, %f2, %f3, %f4};", 1);
+  CHECK(h.ctx.fault.kind == FaultKind::kMisalignedAddress);
+}
+
+TEST_CASE("vector atomics that PTX does not have are refused", "[memory][select]") {
+  WarpHarness h;
+  CHECK(absl::IsUnimplemented(h.Build("atom.global.add.v2.u32 {%r1, %r2}, [%rd2], {%r3, %r4};").status()));
+  CHECK(absl::IsUnimplemented(h.Build("atom.global.max.v2.f32 {%f1, %f2}, [%rd2], {%f3, %f4};").status()));
+  CHECK(absl::IsUnimplemented(h.Build("atom.global.add.v8.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2], "
+                                      "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};")
+                                  .status()));
+  CHECK(absl::IsUnimplemented(h.Build("atom.shared.add.v2.f32 {%f1, %f2}, [%r2], {%f3, %f4};").status()));
+  CHECK(absl::IsUnimplemented(h.Build("atom.global.add.v4.f32 {%f1, %f2}, [%rd2], {%f3, %f4, %f5, %f6};").status()));
+  CHECK(h.Build("red.global.add.noftz.v4.bf16x2 [%rd2], {%r1, %r2, %r3, %r4};").ok());
+}
+
 TEST_CASE("atomics on shared and generic addresses, and red", "[memory][atom]") {
   WarpHarness h;
   h.Trace(true);

@@ -240,7 +240,12 @@ absl::Status FunctionRewriter::Access(const Instruction& in, size_t stmt, std::s
   uint32_t elements = 1;
   if (data != nullptr && data->kind == Operand::Kind::kVector)
     elements = static_cast<uint32_t>(data->elements.size());
-  if (in.op == Opcode::kAtom || in.op == Opcode::kRed) elements = 1;  // vector atomics log their first element
+  if (in.op == Opcode::kAtom || in.op == Opcode::kRed) {
+    // Vector atomics (sm_90, atom.global.add.v4.f32): one record per element,
+    // each its own atomic, as the emulator logs them.
+    const Operand* b = addr_index + 1 < in.operands.size() ? &in.operands[addr_index + 1] : nullptr;
+    elements = b != nullptr && b->kind == Operand::Kind::kVector ? static_cast<uint32_t>(b->elements.size()) : 1;
+  }
   auto address = AddressText(in, *addr);
   if (!address.ok()) return address.status();
   const uint32_t desc = abi::PackDesc(ProtocolOp(c.kind), ProtocolFlags(c), static_cast<uint8_t>(size),
@@ -276,6 +281,8 @@ absl::Status FunctionRewriter::Access(const Instruction& in, size_t stmt, std::s
     const std::string space = Cat(static_cast<uint32_t>(*InstSpaceOf(in.info.space)));
     before += snippet::Call(abi::kRmwLock, {Arg{64, std::string(snippet::kAddr)}, Arg{32, space}});
     before += calls;
+    // kAddr back at the first element (vector atomics): the unlock names it.
+    if (elements > 1) before += Cat("sub.s64 ", snippet::kAddr, ", ", snippet::kAddr, ", ", (elements - 1) * size, ";\n");
     after += snippet::Call(abi::kRmwUnlock, {Arg{64, std::string(snippet::kAddr)}, Arg{32, space}});
     return absl::OkStatus();
   }
