@@ -22,13 +22,14 @@ README = HERE / 'README.md'
 # error naming the form: the launch fails with cudaErrorNotSupported and the
 # run is incomplete), and why some opcodes are not implemented at all.
 NOTES = {
-    'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group), 3d-5d im2col loads, multicast (.multicast::cluster) of bulk and TMA loads, cp.reduce.async.bulk and cp.reduce.async.bulk.tensor (tile, bulk_group; not f16/bf16 min/max); not TMA im2col::w/im2col_no_offs/gather4/scatter4',
+    'cp': 'cp.async (ca/cg), commit_group, wait_group, wait_all, cp.async.mbarrier.arrive, cp.async.bulk global to shared with mbarrier::complete_tx and shared to global with bulk groups (commit_group, wait_group[.read]), cp.async.bulk.prefetch, cp.async.bulk.tensor 1d-5d tile loads (mbarrier) and stores (bulk_group), 3d-5d im2col loads, multicast (.multicast::cluster) of bulk and TMA loads, cp.reduce.async.bulk and cp.reduce.async.bulk.tensor (tile, bulk_group); not TMA im2col::w/im2col_no_offs/gather4/scatter4',
     'cvt': 'every int/float pair, f16x2/bf16x2/tf32, fp8: .rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2,bf16x2} and .rn{.relu}.f16x2.{e4m3x2,e5m2x2}; fp6/fp4: .rn.satfinite{.relu}.{e2m3x2,e3m2x2,e2m1x2}.f32 and .rn{.relu}.f16x2.{e2m3x2,e3m2x2,e2m1x2}; scale factors: .{rz,rp}{.satfinite}.ue8m0x2.{f32,bf16x2} and .rn.bf16x2.ue8m0x2 (bit for bit as cuda_fp6/fp4/fp8.hpp host code, runtime/fp_mx_convert); not stochastic rounding (.rs, the x4 forms)',
     'call': 'the CUDA device runtime (libcudadevrt, dynamic parallelism) as builtins: device-side launches (__cudaCDP2GetParameterBufferV2 / LaunchDeviceV2), streams, cudaGetLastError/PeekAtLastError, cudaGetDevice; its other entries (device-side events, async copies, ...) fault when reached (cudaErrorNotSupported, naming the function)',
     'mbarrier': 'all operations, CTA and cluster scope',
     'fence': 'fence.proxy.async orders proxies only (a proxy-fence record); other fence.proxy kinds act as fences',
     'st': 'st.async (cluster shared memory, mbarrier complete_tx) too',
-    'red': 'red.async (cluster shared memory, mbarrier complete_tx) too',
+    'atom': 'vector forms of sm_90 (`.v2/.v4.f32` add, `.v2/.v4` f16x2/bf16x2 and `.v2/.v4/.v8` f16/bf16 add/min/max; CUDA\'s `atomicAdd(float4*, float4)`): each element its own atomic',
+    'red': 'red.async (cluster shared memory, mbarrier complete_tx) and the vector forms (as `atom`) too',
     'wmma': 'f16/bf16/tf32/s8/u8/f64 shapes; not .s4/.u4/.b1',
     'mma': 'm8n8k4, m16n8k8, m16n8k16, m16n8k4, m16n8k32, m8n8k16 (f16, bf16, tf32, s8/u8, f64, e4m3/e5m2 with f32 or f16 accumulators); not mma.sp, fp6/fp4, .kind, block scale',
     'ldmatrix': 'm8n8 .x1/.x2/.x4 [.trans] .b16; not .m16n16/.m8n16/.b8',

@@ -182,6 +182,10 @@ struct Function {
   uint32_t param_buffer_bytes = 0;       // .entry: total parameter buffer size
   uint32_t static_shared_bytes = 0;      // .entry: extent of the .shared variables it reaches (decode/README.md)
   uint32_t max_threads = 1024;           // .entry: from .maxntid/.reqntid, else 1024
+  // A .func whose body is a bar.warp.sync of its one 4-byte parameter (loaded
+  // from .param, then ret): -G builds' __syncwarp(mask). A divergent call to it
+  // waits in the caller's frame like the instruction (exec/control_ops.cpp).
+  bool warp_sync_wrapper = false;
   const ptx::Function* source = nullptr;
 
   // brx.idx tables: the instruction's ops[1] is Opnd::kLabel with index = first

@@ -57,8 +57,12 @@ absl::StatusOr<bool> SelectConversionOp(const ptx::Instruction& ir, Inst& inst);
 // ops/memory_ops.cpp, ops/atomic_ops.cpp, ops/address_ops.cpp: ld ldu st atom red
 //   cvta isspacep prefetch prefetchu fence membar applypriority discard
 absl::StatusOr<bool> SelectMemoryOp(const ptx::Instruction& ir, Inst& inst);
-// ops/warp_ops.cpp: shfl vote match redux activemask elect bar.warp.sync
+// ops/warp_ops.cpp: shfl vote match redux activemask elect
 absl::StatusOr<bool> SelectWarpOp(const ptx::Instruction& ir, Inst& inst);
+// ops/warp_ops.cpp: bar.warp.sync's kWarpSync record per group of lanes naming
+// one mask (selected by SelectControlOp as exec/barriers.cpp's handler, which
+// calls this once the members on other paths arrived).
+void WarpSyncRecord(const Inst& inst, WarpCtx& ctx, uint32_t exec);
 // ops/async_copy_ops.cpp: cp.async (ca/cg), commit_group, wait_group, wait_all,
 //   cp.async.mbarrier.arrive; ops/mbarrier_ops.cpp: mbarrier.*
 absl::StatusOr<bool> SelectAsyncCopyOp(const ptx::Instruction& ir, Inst& inst);
@@ -71,7 +75,7 @@ absl::StatusOr<bool> SelectTensorOp(const ptx::Instruction& ir, Inst& inst);
 // ops/texture_ops.cpp: tex tld4 txq suld sust suq on texture/surface objects
 absl::StatusOr<bool> SelectTextureOp(const ptx::Instruction& ir, Inst& inst);
 // exec/control_ops.cpp: bra brx call ret exit trap brkpt bar barrier
-//   (sync/arrive/red, not bar.warp.sync) nanosleep pmevent
+//   (sync/arrive/red, bar.warp.sync) nanosleep pmevent
 absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst);
 
 // The families in the order the decoder tries them.

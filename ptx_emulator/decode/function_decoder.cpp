@@ -118,6 +118,8 @@ class Decoder {
   absl::Status Run();
 
  private:
+  // Function::warp_sync_wrapper, from the decoded code.
+  void MarkWarpSyncWrapper();
   absl::Status Error(uint32_t line, std::string_view what) const {
     return absl::InvalidArgumentError(ptx::Cat(m_.name, ":", line, ": ", what));
   }
@@ -797,6 +799,21 @@ void Decoder::DecodeAsUnsupported(size_t stmt, const ptx::Instruction& ir, absl:
   out_.code.push_back(inst);
 }
 
+void Decoder::MarkWarpSyncWrapper() {
+  if (out_.is_entry || out_.params.size() != 1 || out_.params[0].size != 4) return;
+  int syncs = 0;
+  for (const Inst& in : out_.code) {
+    if (in.guard != kNoPred) return;
+    if (in.opcode == ptx::Opcode::kBar && in.info.barrier == ptx::BarrierMode::kWarpSync) {
+      ++syncs;
+    } else if (in.opcode != ptx::Opcode::kRet && in.opcode != ptx::Opcode::kMov &&
+               !(in.opcode == ptx::Opcode::kLd && in.info.space == ptx::StateSpace::kParam)) {
+      return;
+    }
+  }
+  out_.warp_sync_wrapper = syncs == 1;
+}
+
 absl::Status Decoder::Run() {
   out_.name = f_.name;
   out_.is_entry = f_.is_entry;
@@ -859,6 +876,7 @@ absl::Status Decoder::Run() {
     out_.code.push_back(inst);
   }
 
+  MarkWarpSyncWrapper();
   out_.num_registers = next_slot_;
   out_.num_predicates = next_pred_;
   out_.constants.resize(constant_values_.size() * kLanes);

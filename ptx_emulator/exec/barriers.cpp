@@ -1,4 +1,5 @@
-// Named barriers of a block: bar/barrier .sync, .arrive, .red.
+// Named barriers of a block: bar/barrier .sync, .arrive, .red; and the
+// arrival of divergent lanes at bar.warp.sync.
 //
 // Per block and id, arrivals accumulate (in threads: the popcount of the
 // arriving lanes) into the current generation, which completes when they reach
@@ -136,6 +137,31 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
 void BarSyncHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) { Arrive(inst, ctx, exec, Mode::kSync); }
 void BarArriveHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) { Arrive(inst, ctx, exec, Mode::kArrive); }
 void BarRedHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) { Arrive(inst, ctx, exec, Mode::kRed); }
+
+// sm_70+: the members of a bar.warp.sync may reach it at different
+// instructions (each side of a divergent branch calling __syncwarp()); none
+// goes past it before all have arrived (PTX ISA, bar.warp.sync). A group whose
+// mask names live lanes that are not with it waits, as a divergent bar.sync
+// does (kDeferred: it arrives once nothing else of the warp can run), so the
+// other side's work before its own __syncwarp() happens first. Lanes naming
+// different masks in one instruction (tiled partitions) never wait here:
+// each group's mask is its own lanes.
+void BarWarpSyncHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  Warp& w = W(ctx);
+  if (exec == 0) return;
+  if (!w.force_arrive) {
+    const uint64_t* m = ctx.Src(inst.ops[0].ref);
+    const auto members = static_cast<uint32_t>(m[std::countr_zero(exec)]);
+    bool uniform = true;
+    for (uint32_t rest = exec; rest; rest &= rest - 1)
+      uniform = uniform && static_cast<uint32_t>(m[std::countr_zero(rest)]) == members;
+    if (uniform && (members & w.live & ~exec) != 0 && DeferBarrier(w)) {
+      WaitAt(w, SimtEntry::Wait::kDeferred, 0);
+      return;
+    }
+  }
+  WarpSyncRecord(inst, ctx, exec);
+}
 
 void RecheckBarriers(Block& b) {
   for (uint32_t id = 0; id < kMaxBarriers; ++id) {

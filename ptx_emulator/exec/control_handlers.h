@@ -18,6 +18,8 @@ namespace barracuda::emu {
 void BarSyncHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec);
 void BarArriveHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec);
 void BarRedHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec);
+// bar.warp.sync membermask (ops[0]).
+void BarWarpSyncHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec);
 
 // builtins.cpp: extern functions without a PTX body, run for `exec` lanes with
 // arguments read from the caller's frame (call site offsets).

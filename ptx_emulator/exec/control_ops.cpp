@@ -149,6 +149,28 @@ bool PushFrame(Warp& w, const Inst& inst, const Function::CallSite& cs, const Fu
   return true;
 }
 
+// A call of -G's __syncwarp(mask) (Function::warp_sync_wrapper) by lanes
+// whose mask names live lanes not with them: the call waits in this frame as
+// the bar.warp.sync itself would (exec/barriers.cpp BarWarpSyncHandler), since
+// lanes on the other path wait in this frame too and cannot run while the
+// callee's frame is on top. Once it arrives (force_arrive), the call goes on.
+bool DeferWarpSyncCall(Warp& w, const Function::CallSite& cs, uint32_t exec) {
+  if (cs.arg_offsets.size() != 1) return false;
+  const uint32_t base = w.frame().frame_base + cs.arg_offsets[0];
+  uint32_t members = 0;
+  bool first = true, uniform = true;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    uint32_t v;
+    std::memcpy(&v, w.LocalWindow(Lane(m)) + base, sizeof v);
+    uniform = uniform && (first || v == members);
+    members = v;
+    first = false;
+  }
+  if (!uniform || (members & w.live & ~exec) == 0 || !DeferBarrier(w)) return false;
+  WaitAt(w, SimtEntry::Wait::kDeferred, 0);
+  return true;
+}
+
 void CallHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   Warp& w = W(ctx);
   if (exec == 0) return;
@@ -186,7 +208,9 @@ void CallHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     }
     callee = static_cast<int64_t>(index);
   }
-  PushFrame(w, inst, cs, w.device->function(static_cast<uint32_t>(callee)), lanes);
+  const Function& fn = w.device->function(static_cast<uint32_t>(callee));
+  if (fn.warp_sync_wrapper && lanes == exec && !w.force_arrive && DeferWarpSyncCall(w, cs, exec)) return;
+  PushFrame(w, inst, cs, fn, lanes);
 }
 
 void RetHandler(const Inst&, WarpCtx& ctx, uint32_t exec) {
@@ -258,7 +282,10 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
       // barrier.cluster.arrive / .wait: exec/cluster.cpp.
       if (ir.HasModifier(".cluster")) return SelectClusterBarrierOp(ir, inst);
       switch (ir.info.barrier) {
-        case ptx::BarrierMode::kWarpSync: return false;  // warp family
+        case ptx::BarrierMode::kWarpSync:
+          if (inst.num_ops != 1 || !IsValue(inst.ops[0])) return UnimplementedForm(ir, "expected membermask");
+          inst.fn = BarWarpSyncHandler;
+          return true;
         case ptx::BarrierMode::kSync:
           if (inst.num_ops < 1 || !IsValue(inst.ops[0]) || (inst.num_ops > 1 && !IsValue(inst.ops[1])))
             return UnimplementedForm(ir, "expected barrier id [, thread count]");

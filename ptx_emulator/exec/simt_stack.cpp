@@ -154,7 +154,7 @@ void ArriveDeferred(Warp& w, CallFrame& f, size_t i) {
   w.events = saved_events;
 }
 
-enum class ItsStep { kRun, kFrameDone, kStop };
+enum class ItsStep { kRun, kFrameDone, kStop, kCalled };
 
 // NormalizeStack for a frame in `its` mode: erase finished entries (newest
 // first, so records stay nested), run the topmost runnable leaf, else fork
@@ -241,8 +241,11 @@ ItsStep NormalizeIts(Warp& w, CallFrame& f) {
     bool arrived = false;
     for (size_t i = st.size(); i-- > 0 && !arrived;) {
       if (st[i].wait != SimtEntry::Wait::kDeferred) continue;
+      const uint32_t depth = w.depth;
       ArriveDeferred(w, f, i);
       if (w.faulted()) return ItsStep::kStop;
+      // A deferred call (-G's __syncwarp) pushed the callee's frame: run it.
+      if (w.depth != depth) return ItsStep::kCalled;
       arrived = true;
     }
     if (arrived) continue;
@@ -315,6 +318,7 @@ void NormalizeStack(Warp& w) {
       const ItsStep step = NormalizeIts(w, f);
       if (step == ItsStep::kRun) break;
       if (step == ItsStep::kStop) return;
+      if (step == ItsStep::kCalled) continue;  // `f` is the caller now; the callee's frame is on top
     } else {
       while (!f.stack.empty()) {
         SimtEntry& e = f.stack.back();

@@ -1,5 +1,5 @@
 // Warp primitives: shfl(.sync), vote(.sync), match.sync, redux.sync,
-// activemask, elect.sync, bar.warp.sync.
+// activemask, elect.sync, and bar.warp.sync's record.
 //
 // The participating lanes of a primitive are its member mask restricted to
 // the lanes executing it; lanes naming different masks in one instruction are
@@ -249,11 +249,16 @@ void Elect(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   EmitWarpSync(inst, ctx, members, exec);
 }
 
-// bar.warp.sync membermask: the lanes run in lockstep here; only the record.
-void WarpSync(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
-  if (exec == 0 || SplitByMemberMask(inst, ctx, exec, 0, &WarpSync)) return;
+}  // namespace
+
+// bar.warp.sync membermask: the record (exec/barriers.cpp BarWarpSyncHandler
+// first makes a group wait for members on other paths).
+void WarpSyncRecord(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (exec == 0 || SplitByMemberMask(inst, ctx, exec, 0, &WarpSyncRecord)) return;
   EmitWarpSync(inst, ctx, MemberMask(inst, ctx, exec, 0), exec);
 }
+
+namespace {
 
 bool IsValue(const Opnd& o) { return o.kind == Opnd::Kind::kValue; }
 bool IsValueOrPair(const Opnd& o) {
@@ -358,11 +363,6 @@ absl::StatusOr<bool> SelectWarpOp(const ptx::Instruction& ir, Inst& inst) {
       if (inst.num_ops != 2 || !IsValueOrPair(inst.ops[0]) || !IsValue(inst.ops[1]))
         return mem::UnimplementedForm(ir, "expected d|p, membermask");
       inst.fn = &Elect;
-      return true;
-    case ptx::Opcode::kBar:
-      if (ir.info.barrier != ptx::BarrierMode::kWarpSync) return false;
-      if (inst.num_ops != 1 || !IsValue(inst.ops[0])) return mem::UnimplementedForm(ir, "expected membermask");
-      inst.fn = &WarpSync;
       return true;
     default:
       return false;

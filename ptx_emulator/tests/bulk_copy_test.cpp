@@ -327,7 +327,7 @@ $L_wait:
 }
 
 TEST_CASE("cp.reduce.async.bulk forms the emulator does not implement are refused at load", "[async][bulk][reduce]") {
-  for (const char* inst : {"cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16 [%rd1], [%r1], 64;",
+  for (const char* inst : {"cp.reduce.async.bulk.global.shared::cta.bulk_group.max.f32 [%rd1], [%r1], 64;",
                            "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.im2col_no_offs.bulk_group [%rd1, "
                            "{%r1}], [%r1];"}) {
     INFO(inst);
@@ -340,6 +340,17 @@ TEST_CASE("cp.reduce.async.bulk forms the emulator does not implement are refuse
   )") + inst + "\n  ret;\n";
     CHECK_THROWS_WITH(KernelRunner(WrapKernel("k", ".param .u64 k_out", body, "sm_90")), Catch::Contains("cp.reduce"));
   }
+  // f16/bf16 min and max are implemented (atom's vector forms share them).
+  const std::string min_f16 = R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b8 buf[64];
+  ld.param.u64 %rd1, [k_out];
+  mov.u32 %r1, buf;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16 [%rd1], [%r1], 64;
+  ret;
+)";
+  CHECK_NOTHROW(KernelRunner(WrapKernel("k", ".param .u64 k_out", min_f16, "sm_90")));
 }
 
 TEST_CASE("st.async and red.async store into cluster shared memory and complete on the mbarrier",

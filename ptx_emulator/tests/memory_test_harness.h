@@ -104,6 +104,12 @@ class WarpHarness {
     ctx.consts = function.constants.data();
     auto r = SelectMemoryOp(in, inst);
     if (r.ok() && !*r) r = SelectWarpOp(in, inst);
+    if (r.ok() && !*r && in.op == ptx::Opcode::kBar && in.info.barrier == ptx::BarrierMode::kWarpSync) {
+      // bar.warp.sync's record (its divergent waiting is the interpreter's,
+      // exec/barriers.cpp, which needs a whole Warp).
+      inst.fn = &WarpSyncRecord;
+      r = true;
+    }
     if (!r.ok()) return r.status();
     if (!*r) return absl::NotFoundError("no family selected " + text);
     return &inst;

@@ -93,15 +93,18 @@ def check_program(path, rel, problems, include_dirs, library=False):
         problems.add(rel, line, msg)
 
     # "nvcc_flags": extra compile and link flags (test_suite/CMakeLists.txt;
-    # dynamic parallelism needs -rdc=true -lcudadevrt).
-    extra = LIBRARY_KEYS if library else ('nvcc_flags',)
+    # dynamic parallelism needs -rdc=true -lcudadevrt). "debug_twin": true
+    # builds and checks a -G twin even without fences, atomics or volatile.
+    extra = LIBRARY_KEYS if library else ('nvcc_flags', 'debug_twin')
     if not isinstance(hdr, dict) or not {'what', 'arch', 'expect'} <= set(hdr) <= {'what', 'arch', 'expect', *extra}:
         bad('header must have exactly the keys "what", "arch", "expect"' +
             (f' (and optionally {", ".join(extra)})' if extra else ''))
         return None
     if 'nvcc_flags' in hdr and not (isinstance(hdr['nvcc_flags'], str) and hdr['nvcc_flags'].startswith('-')):
         bad('"nvcc_flags" must be a string of nvcc flags')
-    for key in [k for k in extra if k not in ('expect_by_arg', 'nvcc_flags')]:
+    if 'debug_twin' in hdr and hdr['debug_twin'] is not True:
+        bad('"debug_twin" must be true (or absent)')
+    for key in [k for k in extra if k not in ('expect_by_arg', 'nvcc_flags', 'debug_twin')]:
         if key in hdr and not (isinstance(hdr[key], list) and hdr[key] and
                                all(isinstance(a, str) and a and not any(c.isspace() for c in a) for a in hdr[key])):
             bad(f'"{key}" must be a non-empty list of arguments without blanks')
