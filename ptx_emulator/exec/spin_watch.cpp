@@ -13,6 +13,10 @@ void CountSpinTurn(Warp& w, uint64_t ran, uint64_t failed_before) {
   // A successful wait resets the count: what failed after it is the turn's.
   const uint64_t failed = w.mbar_failed_waits >= failed_before ? w.mbar_failed_waits - failed_before
                                                                : w.mbar_failed_waits;
+  // A short turn with no wait in it, while the last wait still failed (a
+  // success resets mbar_failed_waits), changes nothing: a __nanosleep() in the
+  // wait loop (libcu++'s cuda::barrier backoff) ends turns between waits.
+  if (failed == 0 && ran < kSpinRatio && w.mbar_failed_waits != 0 && !w.serial_pending) return;
   const bool spin = failed != 0 && failed * kSpinRatio >= ran && !w.serial_pending;
   w.spin_turns = spin ? w.spin_turns + 1 : 0;
 }

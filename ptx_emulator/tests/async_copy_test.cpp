@@ -807,6 +807,19 @@ TEST_CASE("try_wait loop: a phase that cannot complete is a deadlock, a slow pro
                "transaction bytes") != std::string::npos);
   CHECK(m.find("warp 1 exited") != std::string::npos);
 
+  // With a nanosleep in the wait loop (libcu++'s cuda::barrier backs off so),
+  // which ends the warp's turn between two waits: still a deadlock.
+  std::string sleepy = off_by_one;
+  const std::string wait = "  @!%p4 bra $L_wait;";
+  sleepy.replace(sleepy.find(wait), wait.size(), "  nanosleep.u32 100;\n" + wait);
+  KernelRunner sleepy_run(WrapKernel("k", ".param .u64 k_out", sleepy, "sm_90"));
+  sleepy_run.device().schedule().kernel_timeout_s = 60;
+  auto sleepy_out = sleepy_run.Alloc<uint32_t>(64);
+  const absl::Status s2 = sleepy_run.Launch("k", {1, 1, 1}, {64, 1, 1}, sleepy_out.device);
+  REQUIRE_FALSE(s2.ok());
+  INFO(s2.message());
+  CHECK(std::string(s2.message()).find("no warp of the block can make progress") != std::string::npos);
+
   std::string slow = kProducerConsumer;
   slow.replace(slow.find("%r5, 3000;"), 10, "%r5, 400000;");
   KernelRunner slow_run(WrapKernel("k", ".param .u64 k_out", slow, "sm_90"));
