@@ -140,6 +140,36 @@ class SyncLocationMap {
     Account(static_cast<int64_t>(LocationBytes(*it->second)) - before);
   }
 
+  // A read-modify-write by a thread of `block` (in `cluster`) at `level`
+  // below gpu: it is morally strong only with releases whose threads its
+  // scope includes, so the release sequences of every other thread end at
+  // it (host_detector/detector/SEMANTICS.md, "Release sequences"). Keeps
+  // the parts that thread's scope reaches: at block level the block's own,
+  // at cluster level the blocks of the cluster (in_cluster(b)) and the
+  // cluster's part. A gpu-level one keeps everything.
+  template <class InCluster>
+  void KeepWithinScope(const SyncKey& x, uint64_t block, uint64_t cluster, ScopeLevel level, InCluster&& in_cluster) {
+    if (level >= ScopeLevel::kGpu) return;
+    Shard& s = ShardOf(x);
+    if (s.locations.load(std::memory_order_acquire) == 0) return;
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto it = s.map.find(x);
+    if (it == s.map.end()) return;
+    Location& loc = *it->second;
+    const int64_t before = static_cast<int64_t>(LocationBytes(loc));
+    for (auto b = loc.by_block.begin(); b != loc.by_block.end();) {
+      const bool keep = level == ScopeLevel::kBlock ? b->first == block : in_cluster(b->first);
+      if (keep) ++b; else loc.by_block.erase(b++);
+    }
+    for (auto c = loc.by_cluster.begin(); c != loc.by_cluster.end();) {
+      const bool keep = level == ScopeLevel::kCluster && c->first == cluster;
+      if (keep) ++c; else loc.by_cluster.erase(c++);
+    }
+    loc.gpu = ClockT{};
+    loc.has_gpu = false;
+    Account(static_cast<int64_t>(LocationBytes(loc)) - before);
+  }
+
   bool Contains(const SyncKey& x) const {
     Shard& s = ShardOf(x);
     std::lock_guard<std::mutex> lock(s.mu);

@@ -95,6 +95,11 @@ void Detector::Impl::StrongAfter(const protocol::Record& r, BlockState& bs, uint
     dependency_locations.Observe(key, block, cluster, ScopeLevel::kGpu,
                                  [&](ScopeLevel, const vc::VectorClock& s) { bs.dependency.Join(s); });
   }
+  // A read-modify-write below gpu scope continues only the release sequences
+  // of threads its scope includes (morally strong with their releases).
+  if (loads && stores && level < ScopeLevel::kGpu)
+    sync_locations.KeepWithinScope(key, block, cluster, level,
+                                   [&](uint64_t b) { return launch.ClusterOf(static_cast<uint32_t>(b)) == cluster; });
   if (releases) {
     sync_locations.Publish(key, block, cluster, level, kind, [&](vc::VectorClock& slot) { slot.Join(mine); });
     bs.clocks.Increment(warp, 1u << lane);

@@ -442,6 +442,16 @@ void ReferenceDetector::StrongAccess(const Record& r) {
       access.scope = scope;
       CheckAndRecord(r, lane, access);
     }
+    // A read-modify-write continues only the release sequences of releasers
+    // its scope includes (observation order needs morally strong links): the
+    // others end here. And a later reader observes through it only from
+    // within its scope: what it continues narrows to that scope.
+    if (halves.loads && halves.stores) {
+      if (auto it = sync_.find(key); it != sync_.end()) {
+        std::erase_if(it->second, [&](const ReleaseEntry& e) { return !InScope(e.releaser, t, scope); });
+        for (ReleaseEntry& e : it->second) e.scope = MinScope(e.scope, scope);
+      }
+    }
     // Release half. kRelease / kAcqRel publish C_t (which covers any pending
     // release at a scope no narrower); the write of any other strong access
     // (kAtomic, the write of a kAcquire RMW) publishes the pending release.

@@ -226,6 +226,26 @@ TEST_CASE("release sequences: a relaxed RMW continues it, a strong store ends it
   }
 }
 
+// Observation order links a write to an RMW that read it only when the two
+// are morally strong: a cta-scope RMW by another block (atomicAdd_block)
+// ends block 0's release sequence; one by block 0's own block continues it
+// only for block 0's threads, so block 2, reading the RMW's value, still
+// races on the data (found without the flag race: a suppressed flag race must
+// not hide it).
+TEST_CASE("release sequences: an RMW whose scope excludes the releaser ends it", "[rules][fence]") {
+  for (int rmw_block : {1, 0}) {
+    TraceBuilder t;
+    t.Begin(3, 32).Write(0, 0x1u, Same(kData), 1).FenceOp(Scope::kGpu, 0, 0x1u).StrongStore(Scope::kGpu, 0, 0x1u, kFlag);
+    t.StrongRmw(Scope::kCta, static_cast<unsigned>(rmw_block), rmw_block == 0 ? 0x2u : 0x1u, kFlag);
+    t.StrongLoad(Scope::kGpu, 2, 0x1u, kFlag).FenceOp(Scope::kGpu, 2, 0x1u).Read(2, 0x1u, Same(kData), 4).End();
+    const RunResult r = Run(t);
+    size_t data_races = 0;
+    for (const auto& e : r.events) data_races += e.later.site == 4 ? 1 : 0;
+    INFO("RMW by block " << rmw_block);
+    CHECK(data_races == 1u);
+  }
+}
+
 TEST_CASE("a lock taken with atomicCAS + fence and released with fence + atomicExch", "[rules][fence]") {
   // Blocks 0..3 in turn: CAS (strong RMW), fence, critical section, fence, exch.
   TraceBuilder t;

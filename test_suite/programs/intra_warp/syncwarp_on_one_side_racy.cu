@@ -5,10 +5,10 @@
   "debug_twin": true,
   "expect": {
     "its": {"verdict": "race", "races": [
-      {"kind": "WAR", "space": "shared", "class": "divergence", "lines": [20, 22]}
+      {"kind": "WAR", "space": "shared", "class": "divergence", "lines": [24, 26]}
     ]},
     "lockstep": {"verdict": "race", "races": [
-      {"kind": "WAR", "space": "shared", "class": "divergence", "lines": [20, 22]}
+      {"kind": "WAR", "space": "shared", "class": "divergence", "lines": [24, 26]}
     ]}
   }
 }
