@@ -155,12 +155,15 @@ void BarWarpSyncHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     bool uniform = true;
     for (uint32_t rest = exec; rest; rest &= rest - 1)
       uniform = uniform && static_cast<uint32_t>(m[std::countr_zero(rest)]) == members;
-    if (uniform && (members & w.live & ~exec) != 0 && DeferBarrier(w)) {
-      WaitAt(w, SimtEntry::Wait::kDeferred, 0);
-      return;
-    }
+    if (DeferWarpSync(w, exec, members, uniform)) return;
   }
   WarpSyncRecord(inst, ctx, exec);
+}
+
+bool DeferWarpSync(Warp& w, uint32_t exec, uint32_t members, bool uniform) {
+  if (!uniform || (members & w.live & ~exec) == 0 || !DeferBarrier(w)) return false;
+  WaitAt(w, SimtEntry::Wait::kDeferred, 0);
+  return true;
 }
 
 void RecheckBarriers(Block& b) {

@@ -166,9 +166,7 @@ bool DeferWarpSyncCall(Warp& w, const Function::CallSite& cs, uint32_t exec) {
     members = v;
     first = false;
   }
-  if (!uniform || (members & w.live & ~exec) == 0 || !DeferBarrier(w)) return false;
-  WaitAt(w, SimtEntry::Wait::kDeferred, 0);
-  return true;
+  return DeferWarpSync(w, exec, members, uniform);
 }
 
 void CallHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
