@@ -72,9 +72,6 @@ enum Flag : uint8_t {
   kFlagLoad = 1u << 1,       // strong accesses: the access reads memory; kFence: acquire side
   kFlagStore = 1u << 2,      // ... writes memory (both bits: a read-modify-write); kFence: release side
   kFlagVolatile = 1u << 3,   // ld.volatile / st.volatile (a kAtomic at kSys scope)
-  kFlagLanesExited = 1u << 1,  // kBarrier: an aligned barrier (bar.sync, barrier.sync.aligned) that
-                               // lanes of the warp, live when these lanes reached it, left by
-                               // exiting instead of arriving: barrier divergence (the emulator)
   kFlagInferred = 1u << 4,   // unused since wave 2 (was: acquire/release inferred from fence
                              // adjacency, paper §3.1); fences are records of their own now
   kFlagValue = 1u << 5,      // kWrite (plain store) of at most 8 bytes: every active lane stored

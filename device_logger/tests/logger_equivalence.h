@@ -74,10 +74,6 @@ inline proto::Record Normalize(proto::Record r, const std::vector<Region>& regio
   r.stamp = 0;
   r.header.flags &= static_cast<uint8_t>(~proto::kFlagValue);
   const auto op = proto::OpOf(r.header);
-  // Only the emulator can tell lanes that exited instead of arriving at an
-  // aligned barrier (it defers the arrival); the logger path skips the suite
-  // program that shows it (test_suite/programs/verdicts.cmake).
-  if (op == proto::Op::kBarrier) r.header.flags &= static_cast<uint8_t>(~proto::kFlagLanesExited);
   if (proto::IsMemoryOp(op)) {
     for (uint32_t l = 0; l < proto::kWarpSize; ++l) {
       if (((r.header.active_mask >> l) & 1u) == 0) {

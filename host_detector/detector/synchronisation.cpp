@@ -51,8 +51,9 @@ void Detector::Impl::BarrierArrival(const protocol::Record& r, uint64_t index, u
   // lanes may arrive at one bar.sync in several groups: divergence then means
   // lanes of the warp at different barrier instructions of one generation
   // (both sites are reported, as without the option).
-  const bool partial = waits && ((r.barrier.thread_count == 0 && r.header.active_mask != bs.live[warp]) ||
-                                 (r.header.flags & protocol::kFlagLanesExited) != 0);
+  // Lanes that exited are not waited for (PTX ISA, barrier and exit): a warp
+  // whose other lanes exit instead of arriving is not divergence.
+  const bool partial = waits && r.barrier.thread_count == 0 && r.header.active_mask != bs.live[warp];
   if (partial && options.barrier_arrivals_in_groups) {
     BarrierGeneration::FirstArrival& first = slot->first[warp];
     if (first.site == protocol::kNoSite) {

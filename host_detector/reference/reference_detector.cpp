@@ -506,8 +506,7 @@ void ReferenceDetector::Arrive(const Record& r) {
   const uint32_t warp_id = r.header.warp_id;
   const uint32_t block = BlockOfWarp(warp_id);
   const bool waits = protocol::OpOf(r.header) == Op::kBarrier;
-  if (waits && ((r.barrier.thread_count == 0 && r.header.active_mask != warps_[warp_id].live) ||
-                (r.header.flags & protocol::kFlagLanesExited) != 0)) {
+  if (waits && r.barrier.thread_count == 0 && r.header.active_mask != warps_[warp_id].live) {
     divergences_.push_back(BarrierDivergence{next_index_, r.header.site_id, warp_id,
                                              r.header.active_mask, warps_[warp_id].live});
   }

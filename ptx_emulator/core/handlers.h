@@ -60,9 +60,13 @@ absl::StatusOr<bool> SelectMemoryOp(const ptx::Instruction& ir, Inst& inst);
 // ops/warp_ops.cpp: shfl vote match redux activemask elect
 absl::StatusOr<bool> SelectWarpOp(const ptx::Instruction& ir, Inst& inst);
 // ops/warp_ops.cpp: bar.warp.sync's kWarpSync record per group of lanes naming
-// one mask (selected by SelectControlOp as exec/barriers.cpp's handler, which
-// calls this once the members on other paths arrived).
+// one mask (selected by SelectControlOp as exec/barriers.cpp's handler).
 void WarpSyncRecord(const Inst& inst, WarpCtx& ctx, uint32_t exec);
+// The arrival of lanes `exec` naming `members` at bar.warp.sync `inst`; with
+// members on other paths still to come, the payload names them all. Logged
+// when a group begins to wait (its register operands may be in a callee's
+// frame under -G: `members` is given).
+void WarpSyncArrival(const Inst& inst, WarpCtx& ctx, uint32_t members, uint32_t exec);
 // ops/async_copy_ops.cpp: cp.async (ca/cg), commit_group, wait_group, wait_all,
 //   cp.async.mbarrier.arrive; ops/mbarrier_ops.cpp: mbarrier.*
 absl::StatusOr<bool> SelectAsyncCopyOp(const ptx::Instruction& ir, Inst& inst);

@@ -76,14 +76,9 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
   // Divergent arrival (sm_70+): the lanes wait for the warp's other lanes that
   // can still run; the entry arrives when nothing else of the warp can run.
   if (mode != Mode::kArrive && exec != w.live && !w.force_arrive && DeferBarrier(w)) {
-    w.live_at_deferral |= w.live;
     WaitAt(w, SimtEntry::Wait::kDeferred, static_cast<uint32_t>(id));
     return;
   }
-  // Lanes that were live when this arrival was deferred and exited since,
-  // without arriving: at an aligned barrier (bar.sync), barrier divergence.
-  const uint32_t exited_instead = mode != Mode::kArrive && inst.aux != 0 ? w.live_at_deferral & ~w.live & ~exec : 0;
-  w.live_at_deferral = 0;
   Block& b = *w.block;
   BarrierState& s = b.barriers[id];
   s.arrived += static_cast<uint32_t>(std::popcount(exec));
@@ -106,7 +101,6 @@ void Arrive(const Inst& inst, WarpCtx& ctx, uint32_t exec, Mode mode) {
     protocol::Record r{};
     r.header.op = static_cast<uint8_t>(mode == Mode::kArrive ? protocol::Op::kBarrierArrive : protocol::Op::kBarrier);
     r.header.active_mask = exec;
-    if (exited_instead != 0) r.header.flags |= protocol::kFlagLanesExited;
     r.header.warp_id = w.warp_global;
     r.header.site_id = inst.site;
     r.barrier.barrier_id = static_cast<uint32_t>(id);
@@ -148,6 +142,11 @@ void BarRedHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) { Arrive(inst,
 // each group's mask is its own lanes.
 void BarWarpSyncHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   Warp& w = W(ctx);
+  // Lanes that waited here logged their arrival when they began to wait.
+  if (const uint32_t logged = exec & w.warp_sync_logged; logged != 0) {
+    w.warp_sync_logged &= ~logged;
+    exec &= ~logged;
+  }
   if (exec == 0) return;
   if (!w.force_arrive) {
     const uint64_t* m = ctx.Src(inst.ops[0].ref);
@@ -155,13 +154,15 @@ void BarWarpSyncHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     bool uniform = true;
     for (uint32_t rest = exec; rest; rest &= rest - 1)
       uniform = uniform && static_cast<uint32_t>(m[std::countr_zero(rest)]) == members;
-    if (DeferWarpSync(w, exec, members, uniform)) return;
+    if (DeferWarpSync(w, inst, exec, members, uniform)) return;
   }
   WarpSyncRecord(inst, ctx, exec);
 }
 
-bool DeferWarpSync(Warp& w, uint32_t exec, uint32_t members, bool uniform) {
+bool DeferWarpSync(Warp& w, const Inst& sync, uint32_t exec, uint32_t members, bool uniform) {
   if (!uniform || (members & w.live & ~exec) == 0 || !DeferBarrier(w)) return false;
+  WarpSyncArrival(sync, w, members, exec);
+  w.warp_sync_logged |= exec;
   WaitAt(w, SimtEntry::Wait::kDeferred, 0);
   return true;
 }

@@ -22,8 +22,10 @@ void BarRedHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec);
 void BarWarpSyncHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec);
 // Whether lanes `exec` naming `members` (the same mask in every lane:
 // `uniform`) wait for members on other paths before their warp sync; if so
-// the running entry is deferred. Also for -G's __syncwarp wrapper calls.
-bool DeferWarpSync(Warp& w, uint32_t exec, uint32_t members, bool uniform);
+// the running entry is deferred and their arrival logged at once (`sync`: the
+// bar.warp.sync), so the detector joins when the last group arrives, before
+// that group goes on. Also for -G's __syncwarp wrapper calls.
+bool DeferWarpSync(Warp& w, const Inst& sync, uint32_t exec, uint32_t members, bool uniform);
 
 // builtins.cpp: extern functions without a PTX body, run for `exec` lanes with
 // arguments read from the caller's frame (call site offsets).

@@ -154,7 +154,7 @@ bool PushFrame(Warp& w, const Inst& inst, const Function::CallSite& cs, const Fu
 // the bar.warp.sync itself would (exec/barriers.cpp BarWarpSyncHandler), since
 // lanes on the other path wait in this frame too and cannot run while the
 // callee's frame is on top. Once it arrives (force_arrive), the call goes on.
-bool DeferWarpSyncCall(Warp& w, const Function::CallSite& cs, uint32_t exec) {
+bool DeferWarpSyncCall(Warp& w, const Function::CallSite& cs, const Function& wrapper, uint32_t exec) {
   if (cs.arg_offsets.size() != 1) return false;
   const uint32_t base = w.frame().frame_base + cs.arg_offsets[0];
   uint32_t members = 0;
@@ -166,7 +166,9 @@ bool DeferWarpSyncCall(Warp& w, const Function::CallSite& cs, uint32_t exec) {
     members = v;
     first = false;
   }
-  return DeferWarpSync(w, exec, members, uniform);
+  for (const Inst& sync : wrapper.code)
+    if (sync.opcode == ptx::Opcode::kBar) return DeferWarpSync(w, sync, exec, members, uniform);
+  return false;
 }
 
 void CallHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
@@ -207,7 +209,7 @@ void CallHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
     callee = static_cast<int64_t>(index);
   }
   const Function& fn = w.device->function(static_cast<uint32_t>(callee));
-  if (fn.warp_sync_wrapper && lanes == exec && !w.force_arrive && DeferWarpSyncCall(w, cs, exec)) return;
+  if (fn.warp_sync_wrapper && lanes == exec && !w.force_arrive && DeferWarpSyncCall(w, cs, fn, exec)) return;
   PushFrame(w, inst, cs, fn, lanes);
 }
 
@@ -288,8 +290,6 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
           if (inst.num_ops < 1 || !IsValue(inst.ops[0]) || (inst.num_ops > 1 && !IsValue(inst.ops[1])))
             return UnimplementedForm(ir, "expected barrier id [, thread count]");
           inst.fn = BarSyncHandler;
-          // bar.sync is barrier.sync.aligned: every lane of the warp must reach it.
-          inst.aux = ir.op == ptx::Opcode::kBar || ir.HasModifier(".aligned") ? 1 : 0;
           return true;
         case ptx::BarrierMode::kArrive:
           if (inst.num_ops < 2 || !IsValue(inst.ops[0]) || !IsValue(inst.ops[1]))
@@ -303,7 +303,6 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
           if (inst.num_ops < 3 || inst.ops[inst.num_ops - 1].kind != Opnd::Kind::kPred || !IsValue(inst.ops[1]))
             return UnimplementedForm(ir, "expected destination, barrier id [, thread count], predicate");
           inst.fn = BarRedHandler;
-          inst.aux = ir.op == ptx::Opcode::kBar || ir.HasModifier(".aligned") ? 1 : 0;
           return true;
         default: return UnimplementedForm(ir, "barrier without .sync/.arrive/.red");
       }

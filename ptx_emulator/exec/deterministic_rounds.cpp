@@ -171,10 +171,15 @@ void LaunchRunner::ReportTimeout(std::span<const Worker> slots, double seconds, 
         const Warp& w = *wp;
         if (w.state == WarpState::kDone) continue;
         const uint32_t lane = static_cast<uint32_t>(std::countr_zero(w.live | 1u << 31));
+        // Where: the PTX line users can find (the pc only when unknown).
+        std::string at = absl::StrCat(" at pc ", w.cur_pc);
+        if (w.function != nullptr && w.cur_pc < w.function->code.size() && w.function->code[w.cur_pc].ptx_line != 0)
+          at = absl::StrCat(" at PTX line ", w.function->code[w.cur_pc].ptx_line, " of ", w.function->name, " (pc ",
+                            w.cur_pc, ")");
         SetError(FaultStatus(FaultKind::kTimeout,
                              absl::StrCat("the launch ran longer than ", seconds,
                                           " s (--kernel-timeout): a wait that never ends? still running, e.g. ",
-                                          Coordinates(*b, &w, lane), " at pc ", w.cur_pc, fit)));
+                                          Coordinates(*b, &w, lane), at, fit)));
         return;
       }
     }

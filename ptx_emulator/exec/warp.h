@@ -117,7 +117,7 @@ struct Warp : WarpCtx {
   WarpState state = WarpState::kRunnable;
   bool queued = false;            // in the worker's run queue
   bool force_arrive = false;      // a deferred barrier arrives now (no second deferral)
-  uint32_t live_at_deferral = 0;  // the warp's live lanes when a barrier arrival was last deferred
+  uint32_t warp_sync_logged = 0;  // lanes waiting at a bar.warp.sync whose arrival is already logged
   bool serial_gate = false;       // deterministic rounds, parallel phase: stop before an Inst::serial
   bool serial_pending = false;    // stopped there; the serial phase runs that instruction
   uint32_t run_index = 0;         // position in the run queue

@@ -253,9 +253,32 @@ void Elect(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 
 // bar.warp.sync membermask: the record (exec/barriers.cpp BarWarpSyncHandler
 // first makes a group wait for members on other paths).
+// When the members reached it in groups (each side of a divergent branch at
+// its own __syncwarp), each group logs its own arrival and names every live
+// member in the payload, as the device logger does (protocol.h
+// WarpSyncPayload): the detector joins them once all have arrived.
 void WarpSyncRecord(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
   if (exec == 0 || SplitByMemberMask(inst, ctx, exec, 0, &WarpSyncRecord)) return;
-  EmitWarpSync(inst, ctx, MemberMask(inst, ctx, exec, 0), exec);
+  WarpSyncArrival(inst, ctx, MemberMask(inst, ctx, exec, 0), exec);
+}
+
+void WarpSyncArrival(const Inst& inst, WarpCtx& ctx, uint32_t members, uint32_t exec) {
+  // Present: the lanes running this instruction, whichever mask they name
+  // (the logger's callers of its record call).
+  const uint32_t present = (ctx.active & ctx.live) | exec;
+  const uint32_t waited_for = members & ctx.live & ~present;
+  if (waited_for == 0 || ctx.tracer == nullptr) {
+    EmitWarpSync(inst, ctx, members, exec);
+    return;
+  }
+  protocol::Record r{};
+  r.header.op = static_cast<uint8_t>(protocol::Op::kWarpSync);
+  r.header.active_mask = members & present;
+  r.warp_sync.member_mask = members & ctx.live;
+  r.warp_sync.strays = exec & ~members;
+  r.header.warp_id = ctx.warp_global;
+  r.header.site_id = inst.site;
+  ctx.tracer->Emit(r);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 // a thread count reached divergently, and barriers that still deadlock.
 // Each checks the results (which only a completed barrier orders) and the
 // exact control-record stream of warp 0.
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <map>
@@ -409,14 +410,17 @@ JOIN:
       REQUIRE(s.ok());
       const auto v = r.Read(out);
       for (uint32_t t = 16; t < 32; ++t) CHECK(v[t] == t - 16 + 100);
-      // One warp-sync record per side; the first arrives while every lane
-      // is live and names the whole warp (the second may name fewer: the
-      // first side's lanes may have exited by then).
-      std::vector<uint32_t> masks;
+      // One warp-sync record per side, each with its own lanes, as the device
+      // logger writes them: the first is logged when that side begins to
+      // wait and names the whole warp as members (the detector joins when
+      // the second arrives, before either side goes on).
+      std::vector<protocol::Record> syncs;
       for (const auto& rec : sink.Flatten(0))
-        if (protocol::OpOf(rec.header) == Op::kWarpSync) masks.push_back(rec.header.active_mask);
-      REQUIRE(masks.size() == 2);
-      CHECK(masks[0] == 0xffffffffu);
+        if (protocol::OpOf(rec.header) == Op::kWarpSync) syncs.push_back(rec);
+      REQUIRE(syncs.size() == 2);
+      CHECK(std::popcount(syncs[0].header.active_mask) == 16);
+      CHECK((syncs[0].header.active_mask | syncs[1].header.active_mask) == 0xffffffffu);
+      CHECK(syncs[0].warp_sync.member_mask == 0xffffffffu);
     }
   }
 }

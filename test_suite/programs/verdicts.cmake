@@ -60,7 +60,6 @@ if(TARGET barracuda_gpu)
     "--skip=dynamic_parallelism/child_grid_tile_sum_ok: the GPU backend cannot JIT-link -rdc modules (an incomplete run, 118)"
     "--skip=dynamic_parallelism/child_grid_tile_sum_racy: the GPU backend cannot JIT-link -rdc modules (an incomplete run, 118)"
     "--skip=textures/surface_write_texture_read_racy: the logger does not log texture fetches and surface accesses"
-    "--skip=barriers/syncthreads_half_warp_others_exit_racy: the logger cannot tell lanes that exit instead of arriving at an aligned barrier from an early exit"
     "--skip=locks/warp_lock_no_acquire_fence_racy: the logger's warp-wide record calls order the lanes of a divergent warp (only the inter-warp pairs are seen)")
   add_test(NAME "suite: gpu backend on the emulator"
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_verdicts.py

@@ -477,7 +477,8 @@ TEST_CASE("barracuda: a module the emulator cannot load makes the analysis incom
 // A kernel that faults: the program ignores the error and exits 0, but the
 // run is incomplete (exit 118), the reports name the kernel, the fault and the
 // emulator schedule (issue 15 item 4: a schedule-dependent failure can be replayed).
-void CheckFault(const std::string& arg, const std::string& cuda_error, const std::string& reason_part) {
+void CheckFault(const std::string& arg, const std::string& cuda_error, const std::string& reason_part,
+                const std::string& where_part = "") {
   const std::string app = std::string(BARRACUDA_CLI_CUDA_PROGRAMS) + "/faulting_kernel";
   const std::string json = ReportPath("fault_" + arg) + ".json";
   Result r = Barracuda({"--seed", "5", "--kernel-timeout", "1.5", "--report-json", json, app, arg});
@@ -498,13 +499,15 @@ void CheckFault(const std::string& arg, const std::string& cuda_error, const std
   const nlohmann::json& k = report["run"]["kernels_not_run"][0];
   CHECK(k["cuda_error"] == cuda_error);
   CHECK_THAT(k["reason"].get<std::string>(), Catch::Contains(reason_part));
+  CHECK_THAT(k["reason"].get<std::string>(), Catch::Contains(where_part));
   if (std::getenv("BARRACUDA_REPORT_OUTPUT_DIR") == nullptr) std::remove(json.c_str());
 }
 
 TEST_CASE("barracuda: a kernel that faults makes the run incomplete, with kernel and schedule named",
           "[cli][e2e][report-files][not-run]") {
   CheckFault("deadlock", "cudaErrorLaunchTimeout", "no warp of the block can make progress");
-  CheckFault("spin", "cudaErrorLaunchTimeout", "ran longer than 1.5 s (--kernel-timeout)");
+  // A spinning warp is named by its PTX line, which users can find.
+  CheckFault("spin", "cudaErrorLaunchTimeout", "ran longer than 1.5 s (--kernel-timeout)", " at PTX line ");
   CheckFault("grid", "cudaErrorLaunchTimeout",
              "barrier divergence at grid scope: grid.sync() (the cooperative grid barrier) is waited on by 2 blocks");
 }

@@ -162,12 +162,6 @@ class TraceBuilder {
   TraceBuilder& Arrive(uint32_t warp, uint32_t mask, uint32_t id, uint32_t count) {
     return Bar(warp, mask, id, count, 801, Op::kBarrierArrive);
   }
-  // A barrier arrival whose warp's other lanes exited instead of arriving (kFlagLanesExited).
-  TraceBuilder& BarAfterExits(uint32_t warp, uint32_t mask, uint32_t site) {
-    Bar(warp, mask, 0, 0, site);
-    records_.back().header.flags |= protocol::kFlagLanesExited;
-    return *this;
-  }
   // Whole-block barrier: every warp of the block arrives with `mask`.
   TraceBuilder& BlockBar(uint32_t block, uint32_t warps_per_block, uint32_t mask = 0xffffffffu) {
     for (uint32_t w = 0; w < warps_per_block; ++w) Bar(block * warps_per_block + w, mask);

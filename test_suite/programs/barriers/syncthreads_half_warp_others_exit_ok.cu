@@ -1,22 +1,20 @@
 /*@barracuda
 {
-  "what": "barrier divergence: lanes 0-15 of each warp wait at __syncthreads inside a branch while lanes 16-31 take the other side, store and exit without arriving (bar.sync is barrier.sync.aligned: every lane of the warp must reach it)",
+  "what": "lanes 0-15 of each warp wait at __syncthreads inside a branch while lanes 16-31 take the other side, store and exit without arriving: a barrier waits only for the non-exited threads of a warp and an exit releases a barrier it holds up (PTX ISA, barrier and exit), so this is not barrier divergence, the same rule as for `if (i >= n) return;` before __syncthreads",
   "arch": 75,
   "expect": {
-    "its": {"verdict": "race", "races": [
-      {"kind": "BARRIER_DIVERGENCE", "space": "shared", "class": "divergence", "lines": [29, 29]}
-    ]},
-    "lockstep": {"verdict": "race", "races": [
-      {"kind": "BARRIER_DIVERGENCE", "space": "shared", "class": "divergence", "lines": [29, 29]}
-    ]}
+    "its": {"verdict": "no-race", "races": []},
+    "lockstep": {"verdict": "no-race", "races": []}
   }
 }
 @*/
-// Twin: syncthreads_block_uniform_branch_ok.cu. On sm_70+ the barrier completes once the
-// other half-warps exit, and the loads after it read only words stored before it by
-// lanes that arrived: no memory race, but the barrier is reached by part of a warp.
-// (Lanes that exit before any lane of their warp reaches the barrier, the usual
-// `if (i >= n) return;` before __syncthreads, are not reported.)
+// Twin of syncthreads_block_uniform_branch_ok.cu. Which side of the branch runs
+// first is up to the hardware (and the emulator's layout), and the early-return
+// guard has the same control flow: a rule that reported one order and not the
+// other would give different verdicts for the same program, so exits beside a
+// barrier are never divergence. Lanes of a warp that reach two different
+// barrier instructions, or that stay live and never arrive, still are
+// (barriers/syncthreads_if_else_divergent_racy, deadlock reports).
 #include <cstdio>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("CUDA error: %s (%s:%d)\n", cudaGetErrorString(e_), __FILE__, __LINE__); return 2; } } while (0)
@@ -50,6 +48,6 @@ int main() {
       return 1;
     }
   }
-  std::printf("ok\n");
+  std::printf("PASS\n");
   return 0;
 }
