@@ -61,15 +61,22 @@ bool SplitByMemberMask(const Inst& inst, WarpCtx& ctx, uint32_t exec, int index,
 }
 
 // `exec`: the lanes executing the primitive and naming `members`.
-void EmitWarpSync(const Inst& inst, WarpCtx& ctx, uint32_t members, uint32_t exec) {
+// `arrived`: the members logged by this record; `member_mask`: every member
+// when some are still to come (0: all are here).
+void EmitWarpSync(const Inst& inst, WarpCtx& ctx, uint32_t members, uint32_t exec, uint32_t arrived,
+                  uint32_t member_mask) {
   if (ctx.tracer == nullptr || !inst.info.sync) return;
   protocol::Record r{};
   r.header.op = static_cast<uint8_t>(protocol::Op::kWarpSync);
-  r.header.active_mask = members & ctx.live;
+  r.header.active_mask = arrived;
+  r.warp_sync.member_mask = member_mask;
   r.warp_sync.strays = exec & ~members;
   r.header.warp_id = ctx.warp_global;
   r.header.site_id = inst.site;
   ctx.tracer->Emit(r);
+}
+void EmitWarpSync(const Inst& inst, WarpCtx& ctx, uint32_t members, uint32_t exec) {
+  EmitWarpSync(inst, ctx, members, exec, members & ctx.live, 0);
 }
 
 // Destination of a `d` or `d|p` operand.
@@ -252,8 +259,7 @@ void Elect(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
 }  // namespace
 
 // bar.warp.sync membermask: the record (exec/barriers.cpp BarWarpSyncHandler
-// first makes a group wait for members on other paths).
-// When the members reached it in groups (each side of a divergent branch at
+// first makes a group wait for members on other paths). When the members reached it in groups (each side of a divergent branch at
 // its own __syncwarp), each group logs its own arrival and names every live
 // member in the payload, as the device logger does (protocol.h
 // WarpSyncPayload): the detector joins them once all have arrived.
@@ -266,19 +272,11 @@ void WarpSyncArrival(const Inst& inst, WarpCtx& ctx, uint32_t members, uint32_t 
   // Present: the lanes running this instruction, whichever mask they name
   // (the logger's callers of its record call).
   const uint32_t present = (ctx.active & ctx.live) | exec;
-  const uint32_t waited_for = members & ctx.live & ~present;
-  if (waited_for == 0 || ctx.tracer == nullptr) {
+  if ((members & ctx.live & ~present) == 0) {
     EmitWarpSync(inst, ctx, members, exec);
-    return;
+  } else {
+    EmitWarpSync(inst, ctx, members, exec, members & present, members & ctx.live);
   }
-  protocol::Record r{};
-  r.header.op = static_cast<uint8_t>(protocol::Op::kWarpSync);
-  r.header.active_mask = members & present;
-  r.warp_sync.member_mask = members & ctx.live;
-  r.warp_sync.strays = exec & ~members;
-  r.header.warp_id = ctx.warp_global;
-  r.header.site_id = inst.site;
-  ctx.tracer->Emit(r);
 }
 
 namespace {
