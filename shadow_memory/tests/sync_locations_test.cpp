@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <thread>
@@ -47,6 +48,15 @@ struct Reference {
   void Publish(uint64_t b, ScopeLevel level, bool rmw, const TestClock& ct) {
     if (!rmw) releases.clear();
     releases.push_back({b, level, ct});
+  }
+  void KeepWithinScope(uint64_t b, ScopeLevel level) {
+    std::vector<Release> kept;
+    for (Release e : releases) {
+      if (!InScope(e.block, b, level)) continue;
+      e.level = std::min(e.level, level);
+      kept.push_back(e);
+    }
+    releases = kept;
   }
   TestClock Acquire(uint64_t b, ScopeLevel level) const {
     TestClock r;
@@ -101,6 +111,29 @@ TEST_CASE("a gpu release reaches only acquires whose scope includes the releaser
   CHECK(parts == std::vector<ScopeLevel>{ScopeLevel::kBlock, ScopeLevel::kCluster, ScopeLevel::kGpu});
 }
 
+TEST_CASE("a gpu-scope release store keeps one clock, its block's and cluster's parts standing on it") {
+  SyncLocationMap<TestClock> m;
+  m.BeginLaunch();
+  const SyncKey x{Space::kGlobal, 16};
+  Publish(m, x, 4, ScopeLevel::kGpu, ReleaseKind::kStore, Tick(1, 9));
+  CHECK(m.ClockCount(x) == 1);
+  std::vector<ScopeLevel> parts;
+  m.Observe(x, 4, 2, ScopeLevel::kGpu, [&](ScopeLevel p, const TestClock&) { parts.push_back(p); });
+  CHECK(parts == std::vector<ScopeLevel>{ScopeLevel::kBlock, ScopeLevel::kCluster, ScopeLevel::kGpu});
+  CHECK(Observed(m, x, 4, ScopeLevel::kBlock) == Tick(1, 9));
+  CHECK(Observed(m, x, 5, ScopeLevel::kCluster) == Tick(1, 9));
+  CHECK(Observed(m, x, 5, ScopeLevel::kBlock).c.empty());
+  // A read-modify-write by another block separates the parts again: the
+  // origin block's own part keeps only its store's clock.
+  Publish(m, x, 5, ScopeLevel::kGpu, ReleaseKind::kReadModifyWrite, Tick(2, 3));
+  CHECK(m.ClockCount(x) == 2 + 1 + 1);  // blocks 4 and 5, cluster 2, gpu
+  CHECK(Observed(m, x, 4, ScopeLevel::kBlock) == Tick(1, 9));
+  TestClock both = Tick(1, 9);
+  both.Join(Tick(2, 3));
+  CHECK(Observed(m, x, 0, ScopeLevel::kGpu) == both);
+  CHECK(Observed(m, x, 4, ScopeLevel::kCluster) == both);
+}
+
 TEST_CASE("a release store forgets every earlier release, a read-modify-write joins") {
   SyncLocationMap<TestClock> m;
   m.BeginLaunch();
@@ -128,7 +161,7 @@ TEST_CASE("the map matches the literal release-list reference on random operatio
       for (int step = 0; step < 40; ++step) {
         const uint64_t b = rng() % blocks;
         const ScopeLevel level = static_cast<ScopeLevel>(rng() % 3);
-        const int op = static_cast<int>(rng() % 5);
+        const int op = static_cast<int>(rng() % 6);
         TestClock ct = Tick(static_cast<uint32_t>(rng() % 6), 1 + rng() % 50);
         if (rng() % 2) ct.Join(Tick(static_cast<uint32_t>(rng() % 6), 1 + rng() % 50));
         INFO("blocks " << blocks << " seed " << seed << " step " << step);
@@ -139,6 +172,13 @@ TEST_CASE("the map matches the literal release-list reference on random operatio
         } else if (op == 2) {
           m.Overwrite(x);
           ref.releases.clear();
+        } else if (op == 5) {
+          // A read-modify-write below gpu scope: the releases it is morally
+          // strong with go on, at most at its scope.
+          const ScopeLevel rmw_level = static_cast<ScopeLevel>(rng() % 2);
+          m.KeepWithinScope(x, b, Reference::ClusterOf(b), rmw_level,
+                            [&](uint64_t other) { return Reference::ClusterOf(other) == Reference::ClusterOf(b); });
+          ref.KeepWithinScope(b, rmw_level);
         } else {
           REQUIRE(Observed(m, x, b, level) == ref.Acquire(b, level));
         }
