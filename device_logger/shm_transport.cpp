@@ -233,6 +233,7 @@ size_t ByteChannel::ReadAvailable(std::string* out) {
 
 bool MessageStream::Next(Message* out) {
   if (error_) return false;
+  Compact();
   if (buffered() < sizeof(MessageHeader)) return false;
   MessageHeader h;
   std::memcpy(&h, buffer_.data() + pos_, sizeof h);
@@ -242,13 +243,19 @@ bool MessageStream::Next(Message* out) {
   }
   if (buffered() < sizeof h + h.size) return false;
   out->type = static_cast<MessageType>(h.type);
-  out->payload.assign(buffer_, pos_ + sizeof h, h.size);
+  out->payload = std::string_view(buffer_).substr(pos_ + sizeof h, h.size);
   pos_ += sizeof h + h.size;
-  if (pos_ == buffer_.size() || pos_ > (1u << 20)) {  // compact now and then
+  return true;
+}
+
+void MessageStream::Compact() {
+  if (pos_ == buffer_.size() || pos_ > (1u << 20)) {  // now and then
     buffer_.erase(0, pos_);
     pos_ = 0;
   }
-  return true;
+  // A large message (a Thrust module's site table: ~17 MiB) left the buffer
+  // that large; give it back once it is read.
+  if (buffer_.empty() && buffer_.capacity() > (size_t{1} << 20)) std::string().swap(buffer_);
 }
 
 // ---- segment

@@ -247,11 +247,19 @@ class MessageStream {
  public:
   struct Message {
     MessageType type;
-    std::string payload;
+    // Into the stream's buffer: valid until the next Next, Fill or Append
+    // (no copy: a module's site table is tens of MiB).
+    std::string_view payload;
   };
   // Reads what the channel has now.
-  void Fill(ByteChannel& channel) { channel.ReadAvailable(&buffer_); }
-  void Append(std::string_view bytes) { buffer_.append(bytes); }
+  void Fill(ByteChannel& channel) {
+    Compact();
+    channel.ReadAvailable(&buffer_);
+  }
+  void Append(std::string_view bytes) {
+    Compact();
+    buffer_.append(bytes);
+  }
   // The next complete message; false when incomplete. A frame over
   // kMaxMessageBytes sets error() and stops the stream.
   bool Next(Message* out);
@@ -259,6 +267,7 @@ class MessageStream {
   size_t buffered() const { return buffer_.size() - pos_; }
 
  private:
+  void Compact();  // drops what was read (invalidates earlier payloads)
   std::string buffer_;
   size_t pos_ = 0;
   bool error_ = false;

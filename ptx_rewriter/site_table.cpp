@@ -309,99 +309,144 @@ nlohmann::json SiteTable::ToJson() const {
   return nlohmann::json{{"version", kJsonVersion}, {"sites", std::move(list)}};
 }
 
-absl::StatusOr<SiteTable> SiteTable::FromJson(const nlohmann::json& json) {
+namespace {
+
+absl::Status CheckTableHeader(const nlohmann::json& json) {
   if (!json.is_object() || !json.contains("version") || !json["version"].is_number_integer()) {
     return absl::InvalidArgumentError("site table JSON: not an object with an integer 'version'");
   }
-  if (json["version"].get<int>() != kJsonVersion) {
+  if (json["version"].get<int>() != SiteTable::kJsonVersion) {
     return absl::InvalidArgumentError(
         absl::StrCat("site table JSON: version ", json["version"].dump(), ", expected ",
-                     kJsonVersion));
+                     SiteTable::kJsonVersion));
   }
   if (!json.contains("sites") || !json["sites"].is_array()) {
     return absl::InvalidArgumentError("site table JSON: 'sites' is not an array");
   }
+  return absl::OkStatus();
+}
+
+// Site i of a table's "sites" array.
+absl::StatusOr<Site> SiteFromJson(const nlohmann::json& e, std::size_t i) {
+  if (!e.is_object()) return JsonError(i, "not an object");
+  auto uint_field = [&](const nlohmann::json& object, const char* name,
+                        uint64_t max) -> absl::StatusOr<uint64_t> {
+    // Parsed JSON holds non-negative numbers as unsigned, built JSON may hold them signed.
+    const bool ok = object.contains(name) && object[name].is_number_integer() &&
+                    (object[name].is_number_unsigned() || object[name].get<int64_t>() >= 0) &&
+                    object[name].get<uint64_t>() <= max;
+    if (!ok) {
+      return JsonError(i, absl::StrCat("'", name, "' is missing or not an unsigned integer"));
+    }
+    return object[name].get<uint64_t>();
+  };
+  auto string_field = [&](const nlohmann::json& object,
+                          const char* name) -> absl::StatusOr<std::string> {
+    if (!object.contains(name) || !object[name].is_string()) {
+      return JsonError(i, absl::StrCat("'", name, "' is missing or not a string"));
+    }
+    return object[name].get<std::string>();
+  };
+  Site site;
+  auto id = uint_field(e, "id", UINT32_MAX);
+  if (!id.ok()) return id.status();
+  if (*id != i) return JsonError(i, "ids must be dense and in order");
+  site.id = static_cast<uint32_t>(*id);
+  auto function = string_field(e, "function");
+  if (!function.ok()) return function.status();
+  site.function = *std::move(function);
+  auto kind_text = string_field(e, "kind");
+  if (!kind_text.ok()) return kind_text.status();
+  auto kind = ParseSiteKind(*kind_text);
+  if (!kind) return JsonError(i, absl::StrCat("unknown kind '", *kind_text, "'"));
+  site.kind = *kind;
+  auto opcode = string_field(e, "opcode");
+  if (!opcode.ok()) return opcode.status();
+  site.opcode = *std::move(opcode);
+  if (e.contains("space") && !e["space"].is_null()) {
+    auto space_text = string_field(e, "space");
+    if (!space_text.ok()) return space_text.status();
+    site.space = StateSpace::kNone;
+    for (auto [s, name] : kSpaceNames) {
+      if (name == *space_text) site.space = s;
+    }
+    if (site.space == StateSpace::kNone) {
+      return JsonError(i, absl::StrCat("unknown space '", *space_text, "'"));
+    }
+  }
+  auto line = uint_field(e, "ptx_line", UINT32_MAX);
+  if (!line.ok()) return line.status();
+  site.ptx_line = static_cast<uint32_t>(*line);
+  auto statement = uint_field(e, "statement", SIZE_MAX);
+  if (!statement.ok()) return statement.status();
+  site.statement = static_cast<std::size_t>(*statement);
+  auto location_field = [&](const char* name,
+                            std::optional<SourceLocation>& out) -> absl::Status {
+    if (!e.contains(name) || e[name].is_null()) return absl::OkStatus();
+    const auto& s = e[name];
+    if (!s.is_object()) return JsonError(i, absl::StrCat("'", name, "' is not an object"));
+    SourceLocation location;
+    auto file = string_field(s, "file");
+    if (!file.ok()) return file.status();
+    location.file = *std::move(file);
+    auto file_index = uint_field(s, "file_index", UINT32_MAX);
+    auto location_line = uint_field(s, "line", UINT32_MAX);
+    auto column = uint_field(s, "column", UINT32_MAX);
+    if (!file_index.ok()) return file_index.status();
+    if (!location_line.ok()) return location_line.status();
+    if (!column.ok()) return column.status();
+    location.file_index = static_cast<uint32_t>(*file_index);
+    location.line = static_cast<uint32_t>(*location_line);
+    location.column = static_cast<uint32_t>(*column);
+    out = std::move(location);
+    return absl::OkStatus();
+  };
+  if (absl::Status st = location_field("source", site.source); !st.ok()) return st;
+  if (absl::Status st = location_field("inlined_at", site.inlined_at); !st.ok()) return st;
+  return site;
+}
+
+}  // namespace
+
+absl::StatusOr<SiteTable> SiteTable::FromJson(const nlohmann::json& json) {
+  if (absl::Status st = CheckTableHeader(json); !st.ok()) return st;
   SiteTable table;
   const auto& list = json["sites"];
+  table.sites.reserve(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const auto& e = list[i];
-    if (!e.is_object()) return JsonError(i, "not an object");
-    auto uint_field = [&](const nlohmann::json& object, const char* name,
-                          uint64_t max) -> absl::StatusOr<uint64_t> {
-      // Parsed JSON holds non-negative numbers as unsigned, built JSON may hold them signed.
-      const bool ok = object.contains(name) && object[name].is_number_integer() &&
-                      (object[name].is_number_unsigned() || object[name].get<int64_t>() >= 0) &&
-                      object[name].get<uint64_t>() <= max;
-      if (!ok) {
-        return JsonError(i, absl::StrCat("'", name, "' is missing or not an unsigned integer"));
-      }
-      return object[name].get<uint64_t>();
-    };
-    auto string_field = [&](const nlohmann::json& object,
-                            const char* name) -> absl::StatusOr<std::string> {
-      if (!object.contains(name) || !object[name].is_string()) {
-        return JsonError(i, absl::StrCat("'", name, "' is missing or not a string"));
-      }
-      return object[name].get<std::string>();
-    };
-    Site site;
-    auto id = uint_field(e, "id", UINT32_MAX);
-    if (!id.ok()) return id.status();
-    if (*id != i) return JsonError(i, "ids must be dense and in order");
-    site.id = static_cast<uint32_t>(*id);
-    auto function = string_field(e, "function");
-    if (!function.ok()) return function.status();
-    site.function = *std::move(function);
-    auto kind_text = string_field(e, "kind");
-    if (!kind_text.ok()) return kind_text.status();
-    auto kind = ParseSiteKind(*kind_text);
-    if (!kind) return JsonError(i, absl::StrCat("unknown kind '", *kind_text, "'"));
-    site.kind = *kind;
-    auto opcode = string_field(e, "opcode");
-    if (!opcode.ok()) return opcode.status();
-    site.opcode = *std::move(opcode);
-    if (e.contains("space") && !e["space"].is_null()) {
-      auto space_text = string_field(e, "space");
-      if (!space_text.ok()) return space_text.status();
-      site.space = StateSpace::kNone;
-      for (auto [s, name] : kSpaceNames) {
-        if (name == *space_text) site.space = s;
-      }
-      if (site.space == StateSpace::kNone) {
-        return JsonError(i, absl::StrCat("unknown space '", *space_text, "'"));
-      }
-    }
-    auto line = uint_field(e, "ptx_line", UINT32_MAX);
-    if (!line.ok()) return line.status();
-    site.ptx_line = static_cast<uint32_t>(*line);
-    auto statement = uint_field(e, "statement", SIZE_MAX);
-    if (!statement.ok()) return statement.status();
-    site.statement = static_cast<std::size_t>(*statement);
-    auto location_field = [&](const char* name,
-                              std::optional<SourceLocation>& out) -> absl::Status {
-      if (!e.contains(name) || e[name].is_null()) return absl::OkStatus();
-      const auto& s = e[name];
-      if (!s.is_object()) return JsonError(i, absl::StrCat("'", name, "' is not an object"));
-      SourceLocation location;
-      auto file = string_field(s, "file");
-      if (!file.ok()) return file.status();
-      location.file = *std::move(file);
-      auto file_index = uint_field(s, "file_index", UINT32_MAX);
-      auto location_line = uint_field(s, "line", UINT32_MAX);
-      auto column = uint_field(s, "column", UINT32_MAX);
-      if (!file_index.ok()) return file_index.status();
-      if (!location_line.ok()) return location_line.status();
-      if (!column.ok()) return column.status();
-      location.file_index = static_cast<uint32_t>(*file_index);
-      location.line = static_cast<uint32_t>(*location_line);
-      location.column = static_cast<uint32_t>(*column);
-      out = std::move(location);
-      return absl::OkStatus();
-    };
-    if (absl::Status st = location_field("source", site.source); !st.ok()) return st;
-    if (absl::Status st = location_field("inlined_at", site.inlined_at); !st.ok()) return st;
-    table.sites.push_back(std::move(site));
+    absl::StatusOr<Site> site = SiteFromJson(list[i], i);
+    if (!site.ok()) return site.status();
+    table.sites.push_back(*std::move(site));
   }
+  return table;
+}
+
+absl::StatusOr<SiteTable> SiteTable::FromJsonText(std::string_view text) {
+  using Json = nlohmann::json;
+  SiteTable table;
+  absl::Status first_error;
+  bool in_sites = false;
+  std::size_t index = 0;
+  // Each element of "sites" is converted as soon as it is parsed and then
+  // dropped from the document (the callback returns false), so the parse
+  // holds one site's DOM at a time, not the table's.
+  Json::parser_callback_t take_sites = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (depth == 1 && event == Json::parse_event_t::key) in_sites = parsed == "sites";
+    const bool element_done = event == Json::parse_event_t::object_end || event == Json::parse_event_t::value ||
+                              event == Json::parse_event_t::array_end;
+    if (!in_sites || depth != 2 || !element_done) return true;
+    absl::StatusOr<Site> site = SiteFromJson(parsed, index++);
+    if (site.ok()) {
+      table.sites.push_back(*std::move(site));
+    } else if (first_error.ok()) {
+      first_error = site.status();
+    }
+    return false;
+  };
+  const Json rest = Json::parse(text.begin(), text.end(), take_sites, /*allow_exceptions=*/false);
+  if (rest.is_discarded()) return absl::InvalidArgumentError("site table JSON: not JSON");
+  if (absl::Status st = CheckTableHeader(rest); !st.ok()) return st;
+  if (!first_error.ok()) return first_error;
   return table;
 }
 

@@ -144,16 +144,17 @@ TEST_CASE("channel: messages larger than the channel stream through", "[transpor
   });
   ByteChannel ch = seg->channel(0);
   MessageStream stream;
-  std::vector<MessageStream::Message> got;
+  // (type, payload copied: a payload views the stream's buffer only until the next call)
+  std::vector<std::pair<MessageType, std::string>> got;
   MessageStream::Message m;
   while (got.size() < 3) {
     stream.Fill(ch);
-    while (stream.Next(&m)) got.push_back(m);
+    while (stream.Next(&m)) got.emplace_back(m.type, std::string(m.payload));
   }
   writer.join();
-  for (const auto& g : got) {
-    CHECK(g.type == MessageType::kDiagnostic);
-    CHECK(g.payload == big);
+  for (const auto& [type, payload] : got) {
+    CHECK(type == MessageType::kDiagnostic);
+    CHECK(payload == big);
   }
   CHECK(ch.produced() == ch.consumed());
   CHECK(ch.produced() == 3 * (big.size() + sizeof(MessageHeader)));

@@ -346,11 +346,7 @@ bool AnalysisSession::HandleMessages(Process& p) {
           break;
         }
         mod.name = std::string(name);
-        std::string_view json_text = r.Rest();
-        nlohmann::json json = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, false);
-        absl::StatusOr<ptx::SiteTable> sites = json.is_discarded()
-                                                   ? absl::InvalidArgumentError("not JSON")
-                                                   : ptx::SiteTable::FromJson(json);
+        absl::StatusOr<ptx::SiteTable> sites = ptx::SiteTable::FromJsonText(r.Rest());
         if (!sites.ok()) {
           Error(Cat("process ", pid, ": site table of module ", mod.name, " unreadable: ", sites.status().message()));
           break;

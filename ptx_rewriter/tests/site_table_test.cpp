@@ -174,6 +174,10 @@ TEST_CASE("site table JSON round-trips", "[sites]") {
     INFO(file << ": " << back.status().ToString());
     REQUIRE(back.ok());
     CHECK(*back == t);
+    auto streamed = SiteTable::FromJsonText(j.dump());
+    INFO(file << ": " << streamed.status().ToString());
+    REQUIRE(streamed.ok());
+    CHECK(*streamed == t);
   }
   const SiteTable t = BuildSiteTable(LoadDataFile("sync.ptx"));
   const nlohmann::json j = t.ToJson();
@@ -190,6 +194,10 @@ TEST_CASE("malformed site table JSON is rejected with a reason", "[sites]") {
     auto t = SiteTable::FromJson(j);
     REQUIRE_FALSE(t.ok());
     CHECK_THAT(std::string(t.status().message()), Catch::Contains(why));
+    // The streaming parse gives the same reason.
+    auto streamed = SiteTable::FromJsonText(j.dump());
+    REQUIRE_FALSE(streamed.ok());
+    CHECK(streamed.status().message() == t.status().message());
   };
   rejects(nlohmann::json::array(), "version");
   nlohmann::json j = good;
@@ -219,6 +227,15 @@ TEST_CASE("malformed site table JSON is rejected with a reason", "[sites]") {
   j = good;
   j["sites"][1]["inlined_at"] = 3;
   rejects(j, "'inlined_at'");
+  j = good;
+  j["sites"][0] = 7;
+  rejects(j, "site 0: not an object");
+  j = good;
+  j["sites"][1] = nlohmann::json::array({1});
+  rejects(j, "site 1: not an object");
+  auto broken = SiteTable::FromJsonText(good.dump().substr(0, 40));
+  REQUIRE_FALSE(broken.ok());
+  CHECK_THAT(std::string(broken.status().message()), Catch::Contains("not JSON"));
 }
 
 TEST_CASE("ClassifySite on single instructions", "[sites]") {
