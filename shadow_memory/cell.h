@@ -443,6 +443,9 @@ class Cell {
       return ((x.w[0] ^ y.w[0]) | (x.w[1] ^ y.w[1]) | (x.w[2] ^ y.w[2]) | (x.w[3] ^ y.w[3])) == 0;
     }
     uint16_t flags() const { return static_cast<uint16_t>((w[0] & 0xff) | (w[2] & 0xff) << 8); }
+    // As Cell::write_epoch / read_epoch (same preconditions), from the bits.
+    Epoch write_epoch() const { return {static_cast<Tid>(w[0] >> 32), (w[0] >> 16 & 0xffff) << 32 | (w[1] & 0xffffffffu)}; }
+    Epoch read_epoch() const { return {static_cast<Tid>(w[2] >> 32), (w[2] >> 16 & 0xffff) << 32 | (w[3] & 0xffffffffu)}; }
   };
   Bits bits() const {
     Bits b;

@@ -49,6 +49,7 @@ class ShadowMemory {
   void EndLaunch();
 
   GlobalShadow& global() { return global_; }
+  const GlobalShadow& global() const { return global_; }
   SharedShadow& shared() { return shared_; }
   SparseVcPool& vcs() { return vcs_; }
   MemoryAccounting& accounting() { return accounting_; }

@@ -22,7 +22,7 @@ barracuda_unit_test(host_detector_tests
           ${CMAKE_CURRENT_LIST_DIR}/tests/paper_examples_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/launch_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/ring_interleaving_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/record_feed_test.cpp
-          ${CMAKE_CURRENT_LIST_DIR}/tests/memory_limit_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/memory_limit_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tests/shadow_residency_test.cpp
   LIBS barracuda_detector)
 
 if(BARRACUDA_BENCHMARKS)

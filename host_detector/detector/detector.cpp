@@ -274,6 +274,8 @@ Statistics Detector::Stats() const {
   return s;
 }
 
+uint64_t Detector::ResidentGlobalCellBytes() const { return impl_->shadow.global().ResidentCellBytes(); }
+
 vc::VectorClock Detector::ThreadClock(uint64_t tid) const {
   const Impl& d = *impl_;
   vc::VectorClock v;

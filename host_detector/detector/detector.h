@@ -138,6 +138,12 @@ class Detector {
   // the compressed form). For tests; bottom when there is no such thread or
   // its block finished (every thread exited: its state is released).
   vc::VectorClock ThreadClock(uint64_t tid) const;
+  // Bytes of global-memory cells the OS holds resident for this detector
+  // (mincore over every page: for tests and benchmarks, not for polling).
+  // Cells that were only loaded count too, which is what tests check: an
+  // access must not load halves it does not need (shadow::PageView::
+  // HalvesUntouched).
+  uint64_t ResidentGlobalCellBytes() const;
 
   const DetectorOptions& options() const;
 

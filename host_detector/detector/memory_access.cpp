@@ -274,11 +274,16 @@ void RecordRead(Cell cell, shadow::SparseVcPool& pool, const Accessor& a, shadow
 // A plain read of a whole granule that CheckRead would pass without noting
 // anything: one writer (or none), ordered before the access, and no write kept
 // among the readers; not split into byte cells nor read byte by byte. Only the
-// reader half then changes (RecordRead).
-bool PlainReadOrdered(const Cell g, const shadow::SparseVcPool& pool, const Accessor& a) {
-  if (g.split() || g.read_byte_run() || g.write_shared()) return false;
-  const shadow::Epoch w = g.write_epoch();
-  if (!w.IsBottom() && !a.Covers(w.tid, w.clock)) return false;
+// reader half then changes (RecordRead). `writes_zero`: the write halves are
+// known to be all zero (PageView::HalvesUntouched) and are not loaded.
+[[gnu::always_inline]] inline bool PlainReadOrdered(const Cell g, const shadow::SparseVcPool& pool,
+                                                    const Accessor& a, bool writes_zero) {
+  if (g.read_byte_run()) return false;
+  if (!writes_zero) {
+    if (g.split() || g.write_shared()) return false;
+    const shadow::Epoch w = g.write_epoch();
+    if (!w.IsBottom() && !a.Covers(w.tid, w.clock)) return false;
+  }
   return g.read_shared() ? pool.Get(g.read_vc()).kept_writes() == 0
                          : g.read_kind() != shadow::ReadKind::kKeptWrite;
 }
@@ -579,13 +584,22 @@ void CopyFirstToRest(const shadow::CellSpan& cells) {
 // Measured (detector_bench RunSerial/a_streaming, per CPU-second, loaded
 // 2-core machine at load 6-7): general path 9.5 M, this path with per-field
 // compares 13.2 M, with Cell::Bits word compares 18.0 M accesses/s.
-[[gnu::always_inline]] inline bool FastPlainAccess(const shadow::CellSpan& cells, const Accessor& a, bool write) {
-  const Cell c0 = cells[0];
-  const Cell::Bits b = c0.bits();
+// `zero`: halves known to hold zeros (PageView::HalvesUntouched), not loaded
+// (shadow::Touch::kNone: none).
+[[gnu::always_inline]] inline Cell::Bits LoadBits(const Cell c, shadow::Touch zero) {
+  Cell::Bits b;
+  if (zero != shadow::Touch::kWrite) std::memcpy(&b.w[0], static_cast<const void*>(c.write_half()), shadow::kCellHalfSize);
+  if (zero != shadow::Touch::kRead) std::memcpy(&b.w[2], static_cast<const void*>(c.read_half()), shadow::kCellHalfSize);
+  return b;
+}
+
+[[gnu::always_inline]] inline bool FastPlainAccess(const shadow::CellSpan& cells, const Accessor& a, bool write,
+                                                   shadow::Touch zero) {
+  const Cell::Bits b = LoadBits(cells[0], zero);
   if ((b.flags() & (shadow::kCellReadShared | shadow::kCellReadRun | shadow::kCellWriteShared)) != 0) return false;
   // A write over a strong write ends its observations (CheckPlainWrite).
   if (write && (b.flags() & shadow::kCellWriteAtomic) != 0) return false;
-  const shadow::Epoch w = c0.write_epoch(), r = c0.read_epoch();
+  const shadow::Epoch w = b.write_epoch(), r = b.read_epoch();
   if (!w.IsBottom() && !a.Covers(w.tid, w.clock)) return false;
   if (!r.IsBottom()) {
     if (!a.Covers(r.tid, r.clock)) return false;
@@ -593,7 +607,7 @@ void CopyFirstToRest(const shadow::CellSpan& cells) {
     if (!write && (b.flags() & shadow::kCellReadKeptWrite) != 0) return false;
   }
   for (size_t i = 1; i < cells.size(); ++i) {
-    if (!(cells[i].bits() == b)) return false;
+    if (!(LoadBits(cells[i], zero) == b)) return false;
   }
   // WRITEEXCL (R := bottom, W := E(t)) or READEXCL (R := E(t)).
   const Cell::Bits next = write ? Cell::WithPlainWrite(b, a.epoch, a.site) : Cell::WithPlainRead(b, a.epoch, a.site);
@@ -854,8 +868,11 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       }
       if (inside && v.tracked()) {
         const shadow::CellSpan gs = v.Cells(addr, size, touch);
+        // Data nobody wrote in this launch (a kernel's input): the write
+        // halves stay unloaded, so they cost no memory (HalvesUntouched).
+        const bool writes_zero = v.HalvesUntouched(addr, size, shadow::Touch::kWrite);
         bool ordered = true;
-        for (size_t i = 0; i < gs.size() && ordered; ++i) ordered = PlainReadOrdered(gs[i], pool, a);
+        for (size_t i = 0; i < gs.size() && ordered; ++i) ordered = PlainReadOrdered(gs[i], pool, a, writes_zero);
         if (ordered) {
           // Reusable by a lane of the same view (WarpClocks::SameView: C(u)
           // alike for every u but the two lanes) unless this lane wrote a
@@ -863,8 +880,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
           // for it may not. A write of the other lane its own clock covers.
           if (shared_words) {
             bool any_lane = true, lane_wrote = false;
-            for (const Cell g : gs) {
-              const shadow::Epoch w = g.write_epoch();
+            for (size_t i = 0; i < gs.size() && !writes_zero; ++i) {
+              const shadow::Epoch w = gs[i].write_epoch();
               any_lane &= w.IsBottom();
               lane_wrote |= !w.IsBottom() && w.tid == a.epoch.tid;
             }
@@ -924,8 +941,9 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     // data accessed as whole words), the rules on the first cell with the
     // result copied to the others. Returns false, having changed nothing, when
     // the cells must be checked one by one.
-    auto decide_at_once = [&](const shadow::CellSpan& cells, uint64_t first_addr, uint64_t step) __attribute__((always_inline)) {
-      if (fast_op && FastPlainAccess(cells, a, op == Op::kWrite)) return true;
+    auto decide_at_once = [&](const shadow::CellSpan& cells, uint64_t first_addr, uint64_t step,
+                              shadow::Touch zero) __attribute__((always_inline)) {
+      if (fast_op && FastPlainAccess(cells, a, op == Op::kWrite, zero)) return true;
       if (cells.size() < 2 || !SameMetadata(cells)) return false;
       check_noted(cells[0], first_addr);
       if (!cells[0].read_shared() && !cells[0].write_shared()) {
@@ -972,10 +990,21 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
                          (!a.same_value || lanes_granule_aligned);
       // A plain loop: std::none_of stayed a call here (2026-11-29, 5% of
       // detector_bench a_streaming's instructions).
+      // Halves nobody stored into in this launch, left unloaded (a kernel's
+      // output before anyone reads it, its input before anyone writes it):
+      // checked under the stripes, which a concurrent access to these cells
+      // takes too (PageView::HalvesUntouched).
+      const shadow::Touch other = touch == shadow::Touch::kWrite  ? shadow::Touch::kRead
+                                  : touch == shadow::Touch::kRead ? shadow::Touch::kWrite
+                                                                  : shadow::Touch::kNone;
+      const shadow::Touch zero =
+          other != shadow::Touch::kNone && v.HalvesUntouched(first_addr, bytes, other) ? other : shadow::Touch::kNone;
       bool any_split = false;  // or byte readers in a granule: bytes too
-      for (const Cell g : gs) any_split |= g.split() || g.read_byte_run();
+      for (const Cell g : gs) {
+        any_split |= (zero != shadow::Touch::kWrite && g.split()) || (zero != shadow::Touch::kRead && g.read_byte_run());
+      }
       if (whole && !any_split) {
-        if (!a.same_value && decide_at_once(gs, first_addr, shadow::kGranuleBytes)) return;
+        if (!a.same_value && decide_at_once(gs, first_addr, shadow::kGranuleBytes, zero)) return;
         for (size_t i = 0; i < gs.size(); ++i) check_noted(gs[i], first_addr + i * shadow::kGranuleBytes);
         return;
       }
