@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "shadow_memory/cell.h"
+#include "shadow_memory/lazy_mapping.h"
 #include "shadow_memory/memory_accounting.h"
 
 namespace barracuda::shadow {
@@ -264,9 +265,11 @@ class PageView {
     if ((array.resident[b >> 6] & bit) != 0) {
       // Zeroed by the last Reset and still mapped: no fault to take.
       acct_->Add(MemoryCategory::kSpareCells, -(int64_t{1} << kTouchBits));
-    } else {
-      // One write fault now instead of a zero-page read fault and a
-      // copy-on-write fault later (the check reads the cells first): an
+    } else if (!PopulateForWrite(array.base + (b << kTouchBits), size_t{1} << kTouchBits)) {
+      // Backed now, as for a write, rather than by a zero-page read fault and
+      // a copy-on-write fault later (the check reads the cells first): a
+      // populate call costs a fifth of a fault on the dev VM (vector add 4 M:
+      // 50 k regions, daemon system time 0.89 -> 0.60 s), else an
       // atomic no-op, safe while others use the region.
       std::atomic_ref<uint8_t>(*reinterpret_cast<uint8_t*>(array.base + (b << kTouchBits)))
           .fetch_or(0, std::memory_order_relaxed);
