@@ -675,6 +675,7 @@ bool ObservedUnacquired(const BlockState& bs, uint64_t t, shadow::Clock clock) {
   bool pushed = false;
   for (size_t i = 0; i < count; ++i) {
     const Cell g(cells + i);
+    if (g.SetFirstPlainRead(a.epoch, a.site)) continue;  // no reader yet
     if (g.AppendPlainReader(a.epoch.tid, a.epoch.clock, a.site)) continue;  // inflated already
     const bool was_inflated = !global && Inflated(g);
     RecordRead(g, pool, a, shadow::ReadKind::kRead, shadow::kWeak);

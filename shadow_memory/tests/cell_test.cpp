@@ -225,3 +225,34 @@ TEST_CASE("striped locks: one lock byte per kCellsPerLock cells, taken once per 
   CHECK(n == 10);
   CHECK(s.end() - s.begin() == 10);
 }
+
+TEST_CASE("SetFirstPlainRead stores what SetRead stores over no reader, and only then") {
+  OwnedCells owned(8);
+  // Over an untouched cell, and over a bottom reader that keeps a read site
+  // and a write (a plain write's R := bottom), with epochs of full width.
+  const Cell a = owned[0], b = owned[1];
+  CHECK(a.SetFirstPlainRead({0xfffffffeu, 0xabcdef012345ull}, 77));
+  b.SetRead({0xfffffffeu, 0xabcdef012345ull}, 77);
+  CHECK(a.MetadataEquals(b));
+  CHECK(AllZero(a.write_half(), kCellHalfSize));
+  const Cell c = owned[2], d = owned[3];
+  c.SetWrite({5, 9}, 3, false);
+  c.SetRead({6, 2}, 4);
+  c.StoreBits(Cell::WithPlainWrite(c.bits(), {5, 10}, 3));  // R := bottom, read site kept
+  d.CopyMetadataFrom(c);
+  CHECK(c.SetFirstPlainRead({8, 4}, 12));
+  d.SetRead({8, 4}, 12);
+  CHECK(c.MetadataEquals(d));
+  // Refused, nothing changed: a reader held, another kind on a bottom clock,
+  // a run, a read VC.
+  const Cell held = owned[4], kind = owned[5], run = owned[6], vc = owned[7];
+  held.SetRead({1, 1}, 2);
+  kind.SetRead({1, 0}, 2, ReadKind::kAtomicRead);
+  run.SetReadRun({10, 0, 3, 7}, 5, ReadKind::kRead, kWeak);
+  vc.SetReadVc(3, 6);
+  for (const Cell x : {held, kind, run, vc}) {
+    const Cell::Bits before = x.bits();
+    CHECK_FALSE(x.SetFirstPlainRead({2, 3}, 9));
+    CHECK(x.bits() == before);
+  }
+}
