@@ -1014,8 +1014,6 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       // for all four).
       const bool whole = ((first_addr | bytes) & (shadow::kGranuleBytes - 1)) == 0 &&
                          (!a.same_value || lanes_granule_aligned);
-      // A plain loop: std::none_of stayed a call here (2026-11-29, 5% of
-      // detector_bench a_streaming's instructions).
       // Halves nobody stored into in this launch, left unloaded (a kernel's
       // output before anyone reads it, its input before anyone writes it):
       // checked under the stripes, which a concurrent access to these cells
@@ -1027,6 +1025,8 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
                  other != shadow::Touch::kNone && v.HalvesUntouched(first_addr, bytes, other)) {
         zero = other;
       }
+      // A plain loop: std::none_of stayed a call here (2026-11-29, 5% of
+      // detector_bench a_streaming's instructions).
       bool any_split = false;  // or byte readers in a granule: bytes too
       for (const Cell g : gs) {
         any_split |= (zero != shadow::Touch::kWrite && g.split()) || (zero != shadow::Touch::kRead && g.read_byte_run());
