@@ -371,9 +371,7 @@ class Cell {
     assert(FitsClock(e.clock));
     CellReadHalf* r = read_half();
     if (r->flags != 0 || r->clock_hi != 0 || r->clock_lo != 0) return false;
-    const uint64_t half[2] = {(e.clock >> 32) << 16 | uint64_t{e.tid} << 32,
-                              (e.clock & 0xffffffffu) | uint64_t{site} << 32};
-    std::memcpy(static_cast<void*>(r), half, kCellHalfSize);
+    StoreReadHalf(WithPlainRead(Bits{}, e, site));
     return true;
   }
   // R := the run (two readers or more, clock < 2^32), read site, kind and
@@ -458,8 +456,12 @@ class Cell {
     }
     uint16_t flags() const { return static_cast<uint16_t>((w[0] & 0xff) | (w[2] & 0xff) << 8); }
     // As Cell::write_epoch / read_epoch (same preconditions), from the bits.
-    Epoch write_epoch() const { return {static_cast<Tid>(w[0] >> 32), (w[0] >> 16 & 0xffff) << 32 | (w[1] & 0xffffffffu)}; }
-    Epoch read_epoch() const { return {static_cast<Tid>(w[2] >> 32), (w[2] >> 16 & 0xffff) << 32 | (w[3] & 0xffffffffu)}; }
+    Epoch write_epoch() const {
+      return {static_cast<Tid>(w[0] >> 32), Join48(static_cast<uint16_t>(w[0] >> 16), static_cast<uint32_t>(w[1]))};
+    }
+    Epoch read_epoch() const {
+      return {static_cast<Tid>(w[2] >> 32), Join48(static_cast<uint16_t>(w[2] >> 16), static_cast<uint32_t>(w[3]))};
+    }
   };
   Bits bits() const {
     Bits b;
