@@ -10,7 +10,8 @@ add_library(barracuda_detector STATIC
   ${CMAKE_CURRENT_LIST_DIR}/record_feed.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_model.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/same_value.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/same_value.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/shared_lifetime.cpp)
 target_include_directories(barracuda_detector PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(barracuda_detector
   PUBLIC barracuda_vc barracuda_shadow barracuda_protocol absl::status absl::statusor absl::strings

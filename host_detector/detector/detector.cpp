@@ -77,6 +77,7 @@ void Detector::Impl::BeginLaunch(const protocol::Record& r, WorkerCounters& c) {
   blocks.clear();
   blocks.resize(nblocks);
   finished_blocks.assign(nblocks, 0);
+  window_lifetimes.reset(launch.cluster_size > 1 ? new WindowLifetime[nblocks] : nullptr);
   shadow.BeginLaunch(nblocks, k.static_shared_bytes + k.dynamic_shared_bytes);
   sync_locations.BeginLaunch();
   dependency_locations.BeginLaunch();
@@ -120,6 +121,7 @@ void Detector::Impl::EndLaunch() {
   blocks.shrink_to_fit();
   finished_blocks.clear();
   finished_blocks.shrink_to_fit();
+  window_lifetimes.reset();
   shadow.EndLaunch();
   sync_locations.EndLaunch();
   dependency_locations.EndLaunch();
@@ -199,7 +201,7 @@ void Detector::Impl::ProcessWarpRecord(const protocol::Record& r, uint64_t index
       WarpSync(r, index, block, warp);
       return;
     case Op::kExit:
-      Exit(r, block, warp, c);
+      Exit(r, index, block, warp, c);
       return;
     case Op::kAsyncWait:
       AsyncWait(r, block, warp, c);

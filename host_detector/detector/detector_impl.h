@@ -21,6 +21,7 @@
 #include "host_detector/detector/proxy_fences.h"
 #include "host_detector/detector/report_model.h"
 #include "host_detector/detector/same_value.h"
+#include "host_detector/detector/shared_lifetime.h"
 #include "shadow_memory/shadow_memory.h"
 #include "shadow_memory/sync_locations.h"
 #include "vc_compression/block_clocks.h"
@@ -233,6 +234,9 @@ class Detector::Impl {
   // released (ReleaseFinishedBlock). A byte each: workers of distinct blocks
   // write distinct elements.
   std::vector<uint8_t> finished_blocks;
+  // Per block of a launch with clusters of several CTAs: the lifetime of its
+  // shared window (shared_lifetime.h). Empty without clusters.
+  std::unique_ptr<WindowLifetime[]> window_lifetimes;
   shadow::ShadowMemory shadow;
   shadow::SyncLocationMap<vc::VectorClock> sync_locations;
   // fence.proxy.async per thread (kFence with kFlagAsyncProxy), for the proxy
@@ -297,7 +301,17 @@ class Detector::Impl {
   void ReleaseFinishedBlock(uint32_t block, WorkerCounters& c);
   void Branch(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
               WorkerCounters& c);
-  void Exit(const protocol::Record& r, uint32_t block, unsigned warp, WorkerCounters& c);
+  void Exit(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp, WorkerCounters& c);
+  // Distributed shared memory lifetime (shared_lifetime.cpp). A lane's access
+  // (thread `tid` at `clock`) to the window of `owner`, another block.
+  void NoteRemoteShared(uint32_t owner, uint64_t tid, uint32_t site, protocol::Op op, uint64_t clock,
+                        uint64_t address, uint8_t size);
+  // Lanes of `block` exit: their clocks join the exit clock; at the last one
+  // the block's window is dead and the remote accesses not ordered before
+  // are reported.
+  void WindowExit(BlockState& bs, uint32_t block, unsigned warp, uint32_t lanes, uint32_t site, uint64_t index);
+  void EmitLifetime(const WindowLifetime& w, uint32_t owner, const WindowLifetime::Key& key,
+                    const WindowLifetime::Use& use);
   // kWarpSync: joins the members once every live one has arrived; reports
   // its strays (warp-sync-mask).
   void WarpSync(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp);

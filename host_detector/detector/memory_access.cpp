@@ -871,6 +871,13 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
       if (bs.async_records.size() <= thread) bs.async_records.resize(launch.threads_per_block, 0);
       a.epoch = shadow::Epoch{static_cast<shadow::Tid>(launch.AsyncThreadOf(a.tid)), ++bs.async_records[thread]};
     }
+    // Another cluster block's shared memory: must happen before that block
+    // exits (distributed shared memory lifetime, shared_lifetime.h).
+    if (window_lifetimes && !global && protocol::SharedBlock(addr) != block &&
+        protocol::SharedBlock(addr) < launch.blocks) {
+      NoteRemoteShared(protocol::SharedBlock(addr), a.epoch.tid, a.site, op, a.epoch.clock, addr,
+                       static_cast<uint8_t>(size));
+    }
     // A plain read of whole granules that no rule can find racy
     // (PlainReadOrdered): only the reader halves change, without the general
     // machinery below. Measured (callgrind, detector_bench e_matmul/16384,

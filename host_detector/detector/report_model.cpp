@@ -13,6 +13,7 @@ const char* RaceKindName(RaceKind kind) {
     case RaceKind::kDependencyOrdered: return "dependency-ordered";
     case RaceKind::kSameValue: return "same-value";
     case RaceKind::kWarpSyncMask: return "warp-sync-mask";
+    case RaceKind::kSharedLifetime: return "dsmem-lifetime";
   }
   return "?";
 }

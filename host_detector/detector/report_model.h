@@ -29,6 +29,9 @@ enum class RaceKind : uint8_t {
                        // the PTX model, harmless on every GPU): a warning
   kWarpSyncMask,       // a warp-synchronous primitive (shfl/vote/match/redux.sync,
                        // bar.warp.sync) executed by a lane outside its member mask
+  kSharedLifetime,     // an access to another cluster block's shared memory (distributed
+                       // shared memory) not ordered before that block's exit: earlier = the
+                       // access, later = the exit that ended the owner block
 };
 // Kinds reported at warning severity: not counted as races in the exit status.
 constexpr bool IsWarningKind(RaceKind kind) {
@@ -38,8 +41,8 @@ constexpr bool IsWarningKind(RaceKind kind) {
 inline constexpr RaceKind kAllRaceKinds[] = {RaceKind::kReadAfterWrite,  RaceKind::kWriteAfterRead,
                                              RaceKind::kWriteAfterWrite, RaceKind::kAtomicVsPlain,
                                              RaceKind::kNotMorallyStrong, RaceKind::kBarrierDivergence,
-                                             RaceKind::kWarpSyncMask,      RaceKind::kDependencyOrdered,
-                                             RaceKind::kSameValue};
+                                             RaceKind::kWarpSyncMask,      RaceKind::kSharedLifetime,
+                                             RaceKind::kDependencyOrdered, RaceKind::kSameValue};
 // Kinds about one synchronisation instruction, not two accesses: the entry names
 // one site (earlier == later) and no address.
 constexpr bool IsSyncMisuseKind(RaceKind kind) {

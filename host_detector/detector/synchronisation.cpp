@@ -140,10 +140,11 @@ void Detector::Impl::Branch(const protocol::Record& r, uint64_t index, uint32_t 
   }
 }
 
-void Detector::Impl::Exit(const protocol::Record& r, uint32_t block, unsigned warp,
+void Detector::Impl::Exit(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp,
                           WorkerCounters& c) {
   BlockState& bs = Block(block);
   const uint32_t lanes = r.header.active_mask & bs.live[warp];
+  if (window_lifetimes) WindowExit(bs, block, warp, lanes, r.header.site_id, index);
   bs.live[warp] &= ~lanes;
   bs.clocks.warp(warp).stack().RemoveLanes(lanes);
   const uint32_t n = static_cast<uint32_t>(std::popcount(lanes));

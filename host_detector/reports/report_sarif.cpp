@@ -51,6 +51,12 @@ constexpr RuleInfo kRules[] = {
      "A lane executed a warp-synchronous primitive (__shfl_sync, __ballot_sync, __syncwarp, match, redux; "
      "shfl/vote/match/redux.sync, bar.warp.sync) whose member mask does not include the lane itself: the PTX ISA "
      "leaves the behaviour undefined (the lane may hang or read another lane's garbage)."},
+    {RaceKind::kSharedLifetime, "DistributedSharedMemoryLifetime",
+     "Distributed shared memory access not ordered before the owner block's exit",
+     "A thread accessed the shared memory of another block of its cluster (distributed shared memory), and the "
+     "access is not ordered before that block's exit: the CUDA programming guide requires every access to a "
+     "block's shared memory to complete before the block exits (cluster.sync() before exit), since its shared "
+     "memory is released when it exits."},
     {RaceKind::kSameValue, "SameValueWrite", "Unordered writes of the same value",
      "Two threads wrote the same bytes without ordering between the writes, and both stored the same value "
      "(a flag set by many threads, a BFS visited mark). The PTX memory model calls this a data race; GPUs store "

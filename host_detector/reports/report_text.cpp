@@ -30,6 +30,8 @@ std::string LocText(const ptx::SourceLocation& loc) {
 // "at racy.cu:12 (inlined at main.cu:40) in f(int*) [PTX racy.ptx:41 st.global.u32]"
 std::string WhereText(const ResolvedAccess& a) {
   if (a.site == nullptr) {
+    // Exits are not sites (ptx_rewriter/site_table.h): the kernel's ret or exit.
+    if (a.op == Op::kExit && a.site_id == protocol::kNoSite) return "at the thread's ret or exit (no source line)";
     return a.site_id == protocol::kNoSite ? "at an unknown site" : ptx::Cat("at site ", a.site_id, " (no site table)");
   }
   const ptx::Site& s = *a.site;
@@ -182,6 +184,8 @@ std::string KindDescription(RaceKind kind) {
     case RaceKind::kAtomicVsPlain: return "atomic-vs-plain race";
     case RaceKind::kBarrierDivergence: return "barrier divergence";
     case RaceKind::kWarpSyncMask: return "warp-synchronous primitive executed outside its member mask (undefined in PTX)";
+    case RaceKind::kSharedLifetime:
+      return "distributed shared memory access not ordered before the owner block's exit (lifetime race)";
     case RaceKind::kNotMorallyStrong: return "race between strong accesses that are not morally strong (scope or size)";
     case RaceKind::kDependencyOrdered:
       return "write-after-read ordered only by a dependency through relaxed accesses (no fence: the PTX "
@@ -433,6 +437,11 @@ void WriteTextReport(const ReportData& data, const ReportContext& context, std::
                   "(bulk copy / TMA) and no fence.proxy.async lies between them");
       }
       if (r.unacquired_release) Line(out, ptx::Cat("    ", UnacquiredReleaseHint(r)));
+      if (r.kind == RaceKind::kSharedLifetime) {
+        Line(out, "    The second is the exit of the block that owns the shared memory: the block may exit and its "
+                  "shared memory be gone while the first access is still to happen (cluster.sync() or "
+                  "barrier.cluster before the owner exits orders it)");
+      }
     }
     std::string kernel = ptx::Cat("    Kernel ", r.kernel, ", launch ", r.launch_id);
     if (r.launch != nullptr) {

@@ -25,6 +25,7 @@ deterministic schedule), and the JSON report is reduced to the set of distinct r
   from CUDA headers); the report carries one inlined_at level, deeper chains are followed
   in the program's PTX (`barracuda-ptx extract`). An expected race with `files` is instead
   compared with the innermost locations, as paths relative to the CUDA include directory.
+  The exit side of a DSMEM_LIFETIME race has no site: its line is "exit".
 
 A program/model matches when barracuda and the program exit 0, the analysis is complete
 and the two sets are equal (which implies the same race/no-race verdict). Every
@@ -57,7 +58,8 @@ WARNING_KINDS = {'DEPENDENCY_ORDERED', 'SAME_VALUE'}
 KIND_FROM_REPORT = {'RAW': 'RAW', 'WAR': 'WAR', 'WAW': 'WAW',
                     'atomic-vs-plain': 'ATOMIC_PLAIN', 'not-morally-strong': 'NOT_MORALLY_STRONG',
                     'dependency-ordered': 'DEPENDENCY_ORDERED', 'barrier-divergence': 'BARRIER_DIVERGENCE',
-                    'same-value': 'SAME_VALUE', 'warp-sync-mask': 'WARP_SYNC_MASK'}
+                    'same-value': 'SAME_VALUE', 'warp-sync-mask': 'WARP_SYNC_MASK',
+                    'dsmem-lifetime': 'DSMEM_LIFETIME'}
 # Kinds about one synchronisation instruction (one line, no space or class).
 SYNC_KINDS = ('BARRIER_DIVERGENCE', 'WARP_SYNC_MASK')
 LOC_RE = re.compile(r'^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?')
@@ -149,7 +151,7 @@ def expected_key(race):
     if race['lines'] == 'cub':
         locs = (('cub', 0), ('cub', 0))
     else:
-        locs = tuple(sorted(zip(files, race['lines'])))
+        locs = tuple(sorted(zip(files, race['lines']), key=loc_order))
     return (kind, race['space'], race['class'], locs)
 
 
@@ -255,6 +257,8 @@ def include_relative(path):
 def access_locations(prog, access, ptx):
     """(program-file location, innermost header location) of one access; either may be None."""
     site = access.get('site') or {}
+    if not site and access.get('operation') == 'exit':
+        return ('', 'exit'), None  # a block's exit (dsmem-lifetime): not a site, no line
     src, inl = site.get('source'), site.get('inlined_at')
     own = None
     if src and prog.is_own_file(src['file']):

@@ -36,7 +36,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 HEADER_RE = re.compile(r'/\*@barracuda\n(.*?)\n@\*/\n', re.S)
 KINDS = {'RAW', 'WAR', 'WAW', 'ATOMIC_PLAIN', 'NOT_MORALLY_STRONG', 'BARRIER_DIVERGENCE', 'WARP_SYNC_MASK',
-         'DEPENDENCY_ORDERED', 'SAME_VALUE'}
+         'DEPENDENCY_ORDERED', 'SAME_VALUE', 'DSMEM_LIFETIME'}
 # Kinds about one synchronisation instruction: `lines` names it twice.
 SYNC_KINDS = {'BARRIER_DIVERGENCE', 'WARP_SYNC_MASK'}
 WARNING_KINDS = {'DEPENDENCY_ORDERED', 'SAME_VALUE'}
@@ -150,9 +150,14 @@ def check_program(path, rel, problems, include_dirs, library=False):
                 lines = r['lines']
                 if lines == 'cub':
                     continue
+                # A DSMEM_LIFETIME race's second side is the owner block's exit: "exit".
+                if r['kind'] == 'DSMEM_LIFETIME' and isinstance(lines, list) and len(lines) == 2 and \
+                        lines[1] == 'exit':
+                    lines = lines[:1] * 2
                 if not (isinstance(lines, list) and len(lines) == 2 and
                         all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in lines)):
-                    bad(f'{label}.{model}: lines must be two positive line numbers (or "cub")')
+                    bad(f'{label}.{model}: lines must be two positive line numbers (or "cub"; '
+                        'DSMEM_LIFETIME: the access\'s line and "exit")')
                     continue
                 key = (r['kind'], r['space'], r['class'], tuple(sorted(lines)),
                        tuple(r.get('files', [])))

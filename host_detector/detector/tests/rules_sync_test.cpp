@@ -568,6 +568,112 @@ TEST_CASE("barrier.cluster: arrive and wait are split", "[rules][sync][cluster]"
   }
 }
 
+TEST_CASE("a remote shared access must happen before its owner block exits", "[rules][sync][cluster]") {
+  // Block 0 (warp 0) reads block 1's window; block 1 (warp 1) exits.
+  auto lifetime = [](const RunResult& r) {
+    size_t n = 0;
+    for (const RaceEvent& e : r.events) n += e.kind == RaceKind::kSharedLifetime;
+    return n;
+  };
+  for (WarpModel m : {WarpModel::kLockstep, WarpModel::kIts}) {
+    INFO("model " << static_cast<int>(m));
+    SECTION("no cluster.sync before the owner's exit: one lifetime race per reading thread") {
+      TraceBuilder t;
+      t.Begin(2, 32).ClusterShape(2);
+      SharedRead(t, 0, 1, 7);
+      t.Exit(1, kAll).Exit(0, kAll).End();
+      const RunResult r = Run(t, m);
+      REQUIRE(r.events.size() == 32);
+      CHECK(lifetime(r) == 32);
+      const RaceEvent& e = r.events.front();
+      CHECK(e.cls == RaceClass::kInterBlock);
+      CHECK(e.space == Space::kShared);
+      CHECK(protocol::SharedBlock(e.address) == 1);
+      CHECK(e.earlier.block == 0);
+      CHECK(e.earlier.site == 7);
+      CHECK(e.earlier.op == Op::kRead);
+      CHECK(e.later.block == 1);
+      CHECK(e.later.op == Op::kExit);
+      CHECK(r.entries.size() == 1);
+    }
+    SECTION("the access analysed after the owner exited: the same races") {
+      TraceBuilder t;
+      t.Begin(2, 32).ClusterShape(2);
+      t.Exit(1, kAll);
+      SharedRead(t, 0, 1, 7);
+      t.Exit(0, kAll).End();
+      CHECK(lifetime(Run(t, m)) == 32);
+    }
+    SECTION("cluster.sync between the access and the owner's exit: none") {
+      TraceBuilder t;
+      t.Begin(2, 32).ClusterShape(2);
+      SharedRead(t, 0, 1, 7);
+      ClusterSync(t);
+      t.Exit(1, kAll).Exit(0, kAll).End();
+      CHECK(Run(t, m).events.empty());
+    }
+    SECTION("the owner's exit is its last thread's: a warp still running keeps the window alive") {
+      TraceBuilder t;
+      t.Begin(2, 64).ClusterShape(2);  // warps 0, 1 = block 0; 2, 3 = block 1
+      t.Mem(Op::kRead, 0, kAll, [](unsigned l) { return Dsmem(1, 4 * l); }, 7, 4, Space::kShared);
+      t.Exit(2, kAll);
+      // Block 1's warp 3 acquires the read through cluster.sync, then exits.
+      t.ClusterArrive(0, kAll, 0, 0).ClusterArrive(1, kAll, 0, 0).ClusterArrive(3, kAll, 0, 0);
+      t.ClusterWait(3, kAll, 0, 0).Exit(3, kAll).ClusterWait(0, kAll, 0, 0).ClusterWait(1, kAll, 0, 0);
+      t.Exit(0, kAll).Exit(1, kAll).End();
+      CHECK(Run(t, m).events.empty());
+    }
+    SECTION("a block's accesses to its own window are not remote") {
+      TraceBuilder t;
+      t.Begin(2, 32).ClusterShape(2);
+      SharedRead(t, 1, 1, 7);
+      t.Exit(1, kAll).Exit(0, kAll).End();
+      CHECK(Run(t, m).events.empty());
+    }
+  }
+  SECTION("the same report whichever worker runs first") {
+    TraceBuilder t;
+    t.Begin(2, 32).ClusterShape(2);
+    SharedRead(t, 0, 1, 7);
+    SharedRead(t, 0, 1, 8);
+    t.Exit(1, kAll).Exit(0, kAll).End();
+    const auto& recs = t.records();
+    class OwnerFirst final : public RingSchedule {
+     public:
+      size_t PickRing(std::span<const uint32_t> runnable) override { return runnable.back(); }
+      size_t Burst() override { return 1; }
+    };
+    class ReaderFirst final : public RingSchedule {
+     public:
+      size_t PickRing(std::span<const uint32_t> runnable) override { return runnable.front(); }
+      size_t Burst() override { return 1; }
+    };
+    for (int mode = 0; mode < 3; ++mode) {
+      INFO("mode " << mode);
+      std::vector<Record> ring[2];
+      for (size_t i = 1; i + 1 < recs.size(); ++i) ring[recs[i].header.warp_id].push_back(recs[i]);
+      RingInput inputs[2] = {RingInput{ring[0], {}}, RingInput{ring[1], {}}};
+      Detector d;
+      std::vector<std::pair<uint64_t, uint32_t>> seen;
+      d.SetRaceListener([&](const RaceEvent& e) {
+        CHECK(e.kind == RaceKind::kSharedLifetime);
+        seen.push_back({e.earlier.tid, e.earlier.site});
+      });
+      OwnerFirst owner_first;
+      ReaderFirst reader_first;
+      ParallelOptions p;
+      p.schedule = mode == 0 ? static_cast<RingSchedule*>(&owner_first)
+                 : mode == 1 ? static_cast<RingSchedule*>(&reader_first)
+                             : nullptr;
+      p.workers = 2;
+      REQUIRE(AnalyzeLaunchParallel(d, recs.front(), inputs, p).ok());
+      std::sort(seen.begin(), seen.end());
+      REQUIRE(seen.size() == 64);
+      for (size_t i = 0; i < 64; ++i) CHECK(seen[i] == std::pair<uint64_t, uint32_t>{i / 2, 7 + i % 2});
+    }
+  }
+}
+
 TEST_CASE("distributed shared memory under parallel ring analysis", "[rules][sync][cluster][parallel]") {
   // One ring per block, drained adversarially (the reader's ring first) or
   // by real TBB workers: the neighbour's window is touched from the writer's ring.

@@ -93,8 +93,8 @@ TEST_CASE("Parsing errors name file:line:col", "[reports][suppressions]") {
   CHECK(ParseError("kind=RAW\nkernel=a bogus=1\n") ==
         "supp.txt:2:10: unknown condition 'bogus' (expected kernel, kernel~, kind, source, fingerprint)");
   CHECK(ParseError("kind=RAW,nope") ==
-        "supp.txt:1:10: unknown race kind 'nope' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, barrier-divergence, warp-sync-mask, dependency-ordered, same-value)");
-  CHECK(ParseError("kind=RAW,") == "supp.txt:1:10: unknown race kind '' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, barrier-divergence, warp-sync-mask, dependency-ordered, same-value)");
+        "supp.txt:1:10: unknown race kind 'nope' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, barrier-divergence, warp-sync-mask, dsmem-lifetime, dependency-ordered, same-value)");
+  CHECK(ParseError("kind=RAW,") == "supp.txt:1:10: unknown race kind '' (expected RAW, WAR, WAW, atomic-vs-plain, not-morally-strong, barrier-divergence, warp-sync-mask, dsmem-lifetime, dependency-ordered, same-value)");
   CHECK(ParseError("  kernel") == "supp.txt:1:3: expected a condition KEY=VALUE (kernel=, kernel~=, kind=, source=, fingerprint=)");
   CHECK(ParseError("kernel=") == "supp.txt:1:8: empty value for 'kernel'");
   CHECK(ParseError("kernel=\"abc") == "supp.txt:1:8: unterminated quoted value");

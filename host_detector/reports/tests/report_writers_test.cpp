@@ -389,17 +389,19 @@ TEST_CASE("SARIF: rules per race kind, first access as location, second as relat
   const json& run = s["runs"][0];
   CHECK(run["tool"]["driver"]["name"] == "barracuda");
   const json& rules = run["tool"]["driver"]["rules"];
-  REQUIRE(rules.size() == 15);  // the race kinds, the memory error kinds, stream-order races
+  REQUIRE(rules.size() == 16);  // the race kinds, the memory error kinds, stream-order races
   std::vector<std::string> ids;
   for (const json& rule : rules) ids.push_back(rule["id"]);
   CHECK(ids == std::vector<std::string>{"RAW", "WAR", "WAW", "atomic-vs-plain", "not-morally-strong",
-                                        "dependency-ordered", "barrier-divergence", "warp-sync-mask", "same-value",
+                                        "dependency-ordered", "barrier-divergence", "warp-sync-mask", "dsmem-lifetime",
+                                        "same-value",
                                         "memory-error/out-of-bounds", "memory-error/use-after-free",
                                         "memory-error/invalid-address", "memory-error/misaligned",
                                         "memory-error/read-only", "stream-order-race"});
   CHECK(rules[5]["defaultConfiguration"]["level"] == "warning");  // dependency-ordered
   CHECK(rules[7]["defaultConfiguration"]["level"] == "error");    // warp-sync-mask
-  CHECK(rules[8]["defaultConfiguration"]["level"] == "warning");  // same-value
+  CHECK(rules[8]["defaultConfiguration"]["level"] == "error");    // dsmem-lifetime
+  CHECK(rules[9]["defaultConfiguration"]["level"] == "warning");  // same-value
   CHECK(rules[0]["defaultConfiguration"]["level"] == "error");
   CHECK(run["results"].size() == d.races.size());
   for (const json& r : run["results"]) CHECK(rules[r["ruleIndex"].get<size_t>()]["id"] == r["ruleId"]);
