@@ -53,6 +53,7 @@
 #ifndef BARRACUDA_SHADOW_MEMORY_CELL_H_
 #define BARRACUDA_SHADOW_MEMORY_CELL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cstddef>
@@ -341,25 +342,57 @@ class Cell {
     const CellReadHalf* r = read_half();
     return {r->tid, static_cast<uint8_t>(r->flags >> (kCellReadRunStrideShift - 8)), r->clock_hi, r->clock_lo};
   }
-  // AddReader's commonest step on the half itself, without decoding the run:
-  // a plain read (kRead, kWeak) by t at `clock` and `site`, of a run in count
-  // form of that clock, site, kind and strength, that already holds t or has t
-  // as its next position (then the count grows by one). Returns false,
-  // changing nothing, in every other case. (detector_bench e_matmul: the
-  // general AddReader cost 140 instructions per reader joining a run.)
+  // AddReader's commonest steps on the half itself, without decoding the run:
+  // a plain read (kRead, kWeak) by t at `clock` and `site`, of a run of that
+  // clock, site, kind and strength, that already holds t, or has t as its
+  // next position in count form (the count grows by one), or at a position
+  // 1..15 in bitmap form (one more bit; back to count form when the bits
+  // become contiguous, as AddToRun does). Returns false, changing nothing, in
+  // every other case. (detector_bench e_matmul: the general AddReader cost
+  // 140 instructions per reader joining a run. The bitmap step is a tiled
+  // matmul's B-tile word, read by 16 threads 16 apart from 8 warps that
+  // arrive in any order.)
   [[gnu::always_inline]] bool AppendPlainReader(Tid t, Clock clock, SiteId site) const {
     CellReadHalf* r = read_half();
     if ((r->flags & 0x0f) != (kCellReadRun >> 8) || r->strength != kWeak || r->clock_lo != clock ||
-        r->site != site || (r->clock_hi & ReadRun::kBitmap) != 0 || t < r->tid) {
+        r->site != site || t < r->tid) {
       return false;
     }
     const unsigned stride_log2 = r->flags >> (kCellReadRunStrideShift - 8);
     const uint64_t d = uint64_t{t} - r->tid;
     if ((d & ((uint64_t{1} << stride_log2) - 1)) != 0) return false;
-    const uint64_t position = d >> stride_log2, count = r->clock_hi;
-    if (position < count) return true;  // recorded already
-    if (position != count || count >= ReadRun::kMaxCount) return false;
-    r->clock_hi = static_cast<uint16_t>(count + 1);
+    const uint64_t position = d >> stride_log2, members = r->clock_hi;
+    if ((members & ReadRun::kBitmap) == 0) {
+      if (position < members) return true;  // recorded already
+      if (position != members || members >= ReadRun::kMaxCount) return false;
+      r->clock_hi = static_cast<uint16_t>(members + 1);
+      return true;
+    }
+    if (position == 0) return true;
+    if (position > ReadRun::kMaxBitmapPosition) return false;
+    const auto m = static_cast<uint16_t>(members | 1u << (position - 1));
+    if (m == members) return true;  // recorded already
+    const auto bits = static_cast<uint16_t>(m & ~ReadRun::kBitmap);
+    r->clock_hi = (bits & (bits + 1)) == 0 ? static_cast<uint16_t>(1 + std::popcount(bits)) : m;
+    return true;
+  }
+  // AddReader's step from one reader to a run of two, on the half itself: a
+  // plain read by t at `clock` and `site` over another thread's plain read
+  // epoch of that clock (< 2^32) and site, a power of two <= 2^15 away.
+  // Returns false, changing nothing, otherwise. The caller learns that the
+  // cell inflated (a shared cell goes on the block's collapse list).
+  // (callgrind, the daemon on matmul 128: every tile word's second reader in
+  // every phase took AddReader's 120 instructions.)
+  [[gnu::always_inline]] bool PairPlainReader(Tid t, Clock clock, SiteId site) const {
+    CellReadHalf* r = read_half();
+    if ((r->flags & 0x0f) != 0 || r->strength != kWeak || r->clock_lo != clock || r->clock_hi != 0 ||
+        r->site != site || clock == 0 || t == r->tid) {
+      return false;
+    }
+    const uint64_t d = t > r->tid ? uint64_t{t} - r->tid : uint64_t{r->tid} - t;
+    if (!std::has_single_bit(d) || std::countr_zero(d) > static_cast<int>(ReadRun::kMaxStrideLog2)) return false;
+    SetReadRun({std::min(t, r->tid), static_cast<uint8_t>(std::countr_zero(d)), 2, clock}, site, ReadKind::kRead,
+               kWeak);
     return true;
   }
   // READEXCL over no reader (the read half in epoch form with kind kRead and

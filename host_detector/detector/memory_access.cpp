@@ -685,6 +685,13 @@ bool ObservedUnacquired(const BlockState& bs, uint64_t t, shadow::Clock clock) {
     const Cell g(cells + i);
     if (g.SetFirstPlainRead(a.epoch, a.site)) continue;  // no reader yet
     if (g.AppendPlainReader(a.epoch.tid, a.epoch.clock, a.site)) continue;  // inflated already
+    if (g.PairPlainReader(a.epoch.tid, a.epoch.clock, a.site)) {  // inflates
+      if (!global) {
+        inflated_shared.push_back(g);
+        pushed = true;
+      }
+      continue;
+    }
     const bool was_inflated = !global && Inflated(g);
     RecordRead(g, pool, a, shadow::ReadKind::kRead, shadow::kWeak);
     if (!global && !was_inflated && Inflated(g)) {

@@ -200,6 +200,67 @@ TEST_CASE("inline runs of readers match a map model under random readers") {
   CHECK(pool.live() == 0);
 }
 
+TEST_CASE("AppendPlainReader and PairPlainReader store what AddReader stores wherever they accept") {
+  // The same random plain reads on two cells: one through AppendPlainReader,
+  // then PairPlainReader, then AddReader where they refuse (memory_access.cpp's
+  // order), one through
+  // AddReader alone. Readers at a power-of-two stride from a base, in random
+  // order (warps arriving out of order), some off the stride, below the base,
+  // past position 15, or of another clock or site.
+  MemoryAccounting acct;
+  SparseVcPool pool(&acct);
+  OwnedCells owned(2);
+  const Cell fast = owned[0], plain = owned[1];
+  std::mt19937 rng(4242);
+  int accepted_bitmap = 0, accepted_count = 0, paired = 0, refused = 0, back_to_count = 0;
+  for (int round = 0; round < 3000; ++round) {
+    ClearReads(fast, pool);
+    ClearReads(plain, pool);
+    const unsigned stride_log2 = rng() % 6;
+    const Tid base = 64 + rng() % 64;
+    std::vector<Tid> readers;
+    for (Tid j = 0; j < 16; ++j) readers.push_back(base + (j << stride_log2));
+    if (round % 2 == 0) {
+      std::shuffle(readers.begin(), readers.end(), rng);  // warps out of order
+    } else {
+      std::rotate(readers.begin(), readers.begin() + rng() % 3, readers.end());  // nearly in order
+    }
+    readers.resize(2 + rng() % 15);
+    for (int extra = rng() % 3; extra > 0; --extra) {
+      const Tid odd = rng() % 2 ? base + (Tid{16 + rng() % 4} << stride_log2) : base - 1 - rng() % 4;
+      readers.insert(readers.begin() + static_cast<long>(rng() % readers.size()), odd);
+    }
+    for (const Tid t : readers) {
+      const Epoch e{t, rng() % 16 == 0 ? 8u : 7u};
+      const SiteId site = rng() % 16 == 0 ? 4 : 3;
+      const bool was_bitmap = fast.read_run() && fast.read_run_info().bitmap();
+      const Cell::Bits before = fast.bits();
+      if (fast.AppendPlainReader(e.tid, e.clock, site)) {
+        (was_bitmap ? accepted_bitmap : accepted_count)++;
+        if (was_bitmap && fast.read_run() && !fast.read_run_info().bitmap()) ++back_to_count;
+      } else if (fast.bits() == before && fast.PairPlainReader(e.tid, e.clock, site)) {
+        ++paired;
+        REQUIRE(fast.read_run());
+      } else {
+        REQUIRE(fast.bits() == before);  // refused by both: nothing changed
+        ++refused;
+        AddReader(fast, pool, e, site);
+      }
+      AddReader(plain, pool, e, site);
+      REQUIRE(Readers(fast, pool) == Readers(plain, pool));
+      if (!fast.read_shared()) REQUIRE(fast.MetadataEquals(plain));
+    }
+  }
+  CHECK(accepted_bitmap > 1000);
+  CHECK(accepted_count > 1000);
+  CHECK(back_to_count > 10);
+  CHECK(paired > 1000);
+  CHECK(refused > 1000);
+  ClearReads(fast, pool);
+  ClearReads(plain, pool);
+  CHECK(pool.live() == 0);
+}
+
 TEST_CASE("an inline run keeps kinds and strengths apart and is copied whole when a granule splits") {
   MemoryAccounting acct;
   SparseVcPool pool(&acct);
