@@ -638,15 +638,15 @@ TEST_CASE("a remote shared access must happen before its owner block exits", "[r
     SharedRead(t, 0, 1, 8);
     t.Exit(1, kAll).Exit(0, kAll).End();
     const auto& recs = t.records();
-    class OwnerFirst final : public RingSchedule {
+    // One record at a time from the last runnable ring (the owner's) or the first (the reader's).
+    class EndFirst final : public RingSchedule {
      public:
-      size_t PickRing(std::span<const uint32_t> runnable) override { return runnable.back(); }
+      explicit EndFirst(bool last) : last_(last) {}
+      size_t PickRing(std::span<const uint32_t> runnable) override { return last_ ? runnable.back() : runnable.front(); }
       size_t Burst() override { return 1; }
-    };
-    class ReaderFirst final : public RingSchedule {
-     public:
-      size_t PickRing(std::span<const uint32_t> runnable) override { return runnable.front(); }
-      size_t Burst() override { return 1; }
+
+     private:
+      bool last_;
     };
     for (int mode = 0; mode < 3; ++mode) {
       INFO("mode " << mode);
@@ -659,8 +659,7 @@ TEST_CASE("a remote shared access must happen before its owner block exits", "[r
         CHECK(e.kind == RaceKind::kSharedLifetime);
         seen.push_back({e.earlier.tid, e.earlier.site});
       });
-      OwnerFirst owner_first;
-      ReaderFirst reader_first;
+      EndFirst owner_first(true), reader_first(false);
       ParallelOptions p;
       p.schedule = mode == 0 ? static_cast<RingSchedule*>(&owner_first)
                  : mode == 1 ? static_cast<RingSchedule*>(&reader_first)
