@@ -1,11 +1,13 @@
 /*@barracuda
 {
-  "what": "distributed shared memory read after its CTA exited: block 1 of a 2-block cluster fills its shared array, cluster.sync(), then exits while block 0 still reads the array through map_shared_rank (no second cluster.sync)",
+  "what": "distributed shared memory read after its CTA exited: block 1 of a 2-block cluster fills its shared array, cluster.sync(), then exits while block 0 still reads the array through map_shared_rank (no second cluster.sync): the emulator faults on the read its schedule runs after the exit, and the detector reports the read as not ordered before the exit (dsmem-lifetime)",
   "arch": 90,
   "expect": {
     "its": {
-      "verdict": "no-race",
-      "races": [],
+      "verdict": "race",
+      "races": [
+        {"kind": "DSMEM_LIFETIME", "space": "shared", "class": "inter-block", "lines": [51, "exit"]}
+      ],
       "memory_errors": [
         {
           "kind": "use-after-free",
@@ -15,8 +17,10 @@
       ]
     },
     "lockstep": {
-      "verdict": "no-race",
-      "races": [],
+      "verdict": "race",
+      "races": [
+        {"kind": "DSMEM_LIFETIME", "space": "shared", "class": "inter-block", "lines": [51, "exit"]}
+      ],
       "memory_errors": [
         {
           "kind": "use-after-free",
