@@ -172,6 +172,27 @@ TEST_CASE("Text: a not-morally-strong race says which condition fails", "[report
   CHECK_THAT(RaceKindsAndClassesText(r), Catch::Contains("(scope or size)"));
 }
 
+TEST_CASE("Text: a dsmem-lifetime race names the owner's exit and what orders the access before it", "[reports][text]") {
+  Fixture f = MakeFixture();
+  ReportData d = FilterRaces(f.Resolve(), nullptr, std::nullopt);
+  REQUIRE_FALSE(d.races.empty());
+  ResolvedRace& r = d.races.front();
+  r.kind = RaceKind::kSharedLifetime;
+  r.variants.clear();
+  r.later.op = protocol::Op::kExit;  // the exit of the owner's last thread: no site
+  r.later.site = nullptr;
+  r.later.site_id = protocol::kNoSite;
+  r.later.access_size = 0;
+  const std::vector<std::string> block = Block(TextReport(d, f.context), r.ordinal);
+  REQUIRE(block.size() >= 6);
+  CHECK_THAT(block[0], Catch::Contains("distributed shared memory access not ordered before the owner block's exit"));
+  CHECK_THAT(block[3], Catch::StartsWith("=========     Second: Exit by thread"));
+  CHECK(block[4] == "=========             at the thread's ret or exit (no source line)");
+  bool hint = false;
+  for (const std::string& line : block) hint |= line.find("cluster.sync() or barrier.cluster before the owner exits") != std::string::npos;
+  CHECK(hint);
+}
+
 TEST_CASE("Text: the missing-acquire hint fits where the writer is", "[reports][text]") {
   ResolvedRace r;
   r.unacquired_release = true;
