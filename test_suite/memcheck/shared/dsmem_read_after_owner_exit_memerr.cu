@@ -6,26 +6,26 @@
     "its": {
       "verdict": "race",
       "races": [
-        {"kind": "DSMEM_LIFETIME", "space": "shared", "class": "inter-block", "lines": [51, "exit"]}
+        {"kind": "DSMEM_LIFETIME", "space": "shared", "class": "inter-block", "lines": [55, "exit"]}
       ],
       "memory_errors": [
         {
           "kind": "use-after-free",
           "space": "shared",
-          "line": 51
+          "line": 55
         }
       ]
     },
     "lockstep": {
       "verdict": "race",
       "races": [
-        {"kind": "DSMEM_LIFETIME", "space": "shared", "class": "inter-block", "lines": [51, "exit"]}
+        {"kind": "DSMEM_LIFETIME", "space": "shared", "class": "inter-block", "lines": [55, "exit"]}
       ],
       "memory_errors": [
         {
           "kind": "use-after-free",
           "space": "shared",
-          "line": 51
+          "line": 55
         }
       ]
     }
