@@ -227,7 +227,7 @@ TEST_CASE("AppendPlainReader and PairPlainReader store what AddReader stores whe
     }
     readers.resize(2 + rng() % 15);
     for (int extra = rng() % 3; extra > 0; --extra) {
-      const Tid odd = rng() % 2 ? base + (Tid{16 + rng() % 4} << stride_log2) : base - 1 - rng() % 4;
+      const Tid odd = rng() % 2 ? base + (static_cast<Tid>(16 + rng() % 4) << stride_log2) : base - 1 - rng() % 4;
       readers.insert(readers.begin() + static_cast<long>(rng() % readers.size()), odd);
     }
     for (const Tid t : readers) {
