@@ -309,6 +309,13 @@ class Cell {
 
     uint32_t stride() const { return 1u << stride_log2; }
     bool bitmap() const { return (members & kBitmap) != 0; }
+    // Bitmap-form members with position p (1..15) added: back to the count
+    // form when the positions held become contiguous (0..k).
+    static uint16_t WithBitmapPosition(uint16_t members, uint64_t p) {
+      const auto m = static_cast<uint16_t>(members | 1u << (p - 1));
+      const auto bits = static_cast<uint16_t>(m & ~kBitmap);
+      return (bits & (bits + 1)) == 0 ? static_cast<uint16_t>(1 + std::popcount(bits)) : m;
+    }
     uint32_t size() const { return bitmap() ? 1 + std::popcount(static_cast<uint16_t>(members & ~kBitmap)) : members; }
     // The highest position held.
     uint64_t last_position() const {
@@ -368,12 +375,10 @@ class Cell {
       r->clock_hi = static_cast<uint16_t>(members + 1);
       return true;
     }
-    if (position == 0) return true;
+    if (position == 0 || (position <= ReadRun::kMaxBitmapPosition && (members >> (position - 1) & 1) != 0))
+      return true;  // recorded already
     if (position > ReadRun::kMaxBitmapPosition) return false;
-    const auto m = static_cast<uint16_t>(members | 1u << (position - 1));
-    if (m == members) return true;  // recorded already
-    const auto bits = static_cast<uint16_t>(m & ~ReadRun::kBitmap);
-    r->clock_hi = (bits & (bits + 1)) == 0 ? static_cast<uint16_t>(1 + std::popcount(bits)) : m;
+    r->clock_hi = ReadRun::WithBitmapPosition(static_cast<uint16_t>(members), position);
     return true;
   }
   // AddReader's step from one reader to a run of two, on the half itself: a

@@ -52,9 +52,7 @@ bool AddToRun(Cell::ReadRun* run, Tid t) {
   if (run->bitmap() && t > run->first) {  // a warp that arrived late: one bit
     const uint64_t d = t - run->first;
     if ((d & (run->stride() - 1)) == 0 && (d >> run->stride_log2) <= Run::kMaxBitmapPosition) {
-      const uint16_t m = static_cast<uint16_t>(run->members | 1u << ((d >> run->stride_log2) - 1));
-      const uint16_t bits = m & ~Run::kBitmap;
-      run->members = (bits & (bits + 1)) == 0 ? static_cast<uint16_t>(1 + std::popcount(bits)) : m;
+      run->members = Run::WithBitmapPosition(run->members, d >> run->stride_log2);
       return true;
     }
   }
