@@ -310,8 +310,7 @@ class Detector::Impl {
   // the block's window is dead and the remote accesses not ordered before
   // are reported.
   void WindowExit(BlockState& bs, uint32_t block, unsigned warp, uint32_t lanes, uint32_t site, uint64_t index);
-  void EmitLifetime(const WindowLifetime& w, uint32_t owner, const WindowLifetime::Key& key,
-                    const WindowLifetime::Use& use);
+  void EmitLifetime(const WindowLifetime& w, const WindowLifetime::Key& key, const WindowLifetime::Use& use);
   // kWarpSync: joins the members once every live one has arrived; reports
   // its strays (warp-sync-mask).
   void WarpSync(const protocol::Record& r, uint64_t index, uint32_t block, unsigned warp);

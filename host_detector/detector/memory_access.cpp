@@ -880,10 +880,9 @@ void Detector::Impl::MemoryAccess(const protocol::Record& r, uint64_t index, uin
     }
     // Another cluster block's shared memory: must happen before that block
     // exits (distributed shared memory lifetime, shared_lifetime.h).
-    if (window_lifetimes && !global && protocol::SharedBlock(addr) != block &&
-        protocol::SharedBlock(addr) < launch.blocks) {
-      NoteRemoteShared(protocol::SharedBlock(addr), a.epoch.tid, a.site, op, a.epoch.clock, addr,
-                       static_cast<uint8_t>(size));
+    if (const uint32_t owner = protocol::SharedBlock(addr);
+        window_lifetimes && !global && owner != block && owner < launch.blocks) {
+      NoteRemoteShared(owner, a.epoch.tid, a.site, op, a.epoch.clock, addr, static_cast<uint8_t>(size));
     }
     // A plain read of whole granules that no rule can find racy
     // (PlainReadOrdered): only the reader halves change, without the general

@@ -10,7 +10,7 @@ namespace barracuda::detector {
 
 using protocol::Op;
 
-void Detector::Impl::EmitLifetime(const WindowLifetime& w, uint32_t owner, const WindowLifetime::Key& key,
+void Detector::Impl::EmitLifetime(const WindowLifetime& w, const WindowLifetime::Key& key,
                                   const WindowLifetime::Use& use) {
   RaceEvent e;
   e.kind = RaceKind::kSharedLifetime;
@@ -23,7 +23,6 @@ void Detector::Impl::EmitLifetime(const WindowLifetime& w, uint32_t owner, const
   e.earlier.address = use.address;
   e.earlier.access_size = use.size;
   e.later = w.exit;
-  (void)owner;
   Emit(e);
 }
 
@@ -43,7 +42,7 @@ void Detector::Impl::NoteRemoteShared(uint32_t owner, uint64_t tid, uint32_t sit
   // general all the same.
   if (w.exited && !use.reported && use.clock > w.exit_clock.Get(static_cast<vc::ThreadId>(tid))) {
     use.reported = true;
-    EmitLifetime(w, owner, key, use);
+    EmitLifetime(w, key, use);
   }
 }
 
@@ -68,7 +67,7 @@ void Detector::Impl::WindowExit(BlockState& bs, uint32_t block, unsigned warp, u
   });
   for (auto& [key, use] : late) {
     use->reported = true;
-    EmitLifetime(w, block, key, *use);
+    EmitLifetime(w, key, *use);
   }
 }
 
