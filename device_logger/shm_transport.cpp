@@ -77,6 +77,7 @@ const char* MessageTypeName(MessageType type) {
     case MessageType::kLaunchNotRun: return "launch-not-run";
     case MessageType::kMemoryError: return "memory-error";
     case MessageType::kStreamOp: return "stream-op";
+    case MessageType::kLaunchUnchecked: return "launch-unchecked";
     case MessageType::kProducerStats: return "producer-stats";
     case MessageType::kSchedule: return "schedule";
   }
@@ -559,6 +560,12 @@ bool Producer::SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_ker
   PayloadWriter w;
   w.I32(cuda_error).U32(static_cast<uint32_t>(mangled_kernel.size())).Bytes(mangled_kernel).Bytes(reason);
   return Send(MessageType::kLaunchNotRun, w.data());
+}
+
+bool Producer::SendLaunchUnchecked(std::string_view mangled_kernel, std::string_view what) {
+  PayloadWriter w;
+  w.U32(static_cast<uint32_t>(mangled_kernel.size())).Bytes(mangled_kernel).Bytes(what);
+  return Send(MessageType::kLaunchUnchecked, w.data());
 }
 
 bool Producer::SendMemoryError(std::string_view encoded) { return Send(MessageType::kMemoryError, encoded); }

@@ -140,6 +140,12 @@ enum class MessageType : uint32_t {
   // happens-before over streams and events, for stream-order race checks.
   // Payload: stream_op_message.h (StreamOpInfo::Encode).
   kStreamOp = 14,
+  // A launch that ran and was traced, of a kernel that reaches instructions
+  // the producer does not log (the GPU backend's logger: TMA tensor copies,
+  // texture fetches, ...): races through them are not checked, so the
+  // analysis is incomplete. u32 name_len, mangled kernel name, what is not
+  // logged (text).
+  kLaunchUnchecked = 15,
 };
 const char* MessageTypeName(MessageType type);
 
@@ -358,6 +364,7 @@ class Producer {
   bool SendFree(uint64_t base);
   bool SendDiagnostic(std::string_view text);
   bool SendLaunchNotRun(int32_t cuda_error, std::string_view mangled_kernel, std::string_view reason);
+  bool SendLaunchUnchecked(std::string_view mangled_kernel, std::string_view what);
   bool SendMemoryError(std::string_view encoded);  // MemoryErrorInfo::Encode()
   bool SendStreamOp(std::string_view encoded);     // StreamOpInfo::Encode()
   bool SendSchedule(std::string_view policy, uint64_t seed, std::string_view arguments);

@@ -71,12 +71,6 @@ bool IsMemorySite(SiteKind kind) {
   }
 }
 
-std::string OpcodeText(const Instruction& inst) {
-  std::string text(inst.opcode_name());
-  for (const std::string& m : inst.modifiers) text += m;
-  return text;
-}
-
 StateSpace SpaceOf(const Instruction& inst, SiteKind kind) {
   const bool addressed = IsMemorySite(kind) || inst.op == Opcode::kMbarrier ||
                          (inst.op == Opcode::kCp && kind == SiteKind::kBarrier);
@@ -113,6 +107,12 @@ absl::Status JsonError(std::size_t index, const std::string& what) {
 }
 
 }  // namespace
+
+std::string OpcodeText(const Instruction& inst) {
+  std::string text(inst.opcode_name());
+  for (const std::string& m : inst.modifiers) text += m;
+  return text;
+}
 
 std::string_view ToString(SiteKind kind) {
   for (auto [k, name] : kKindNames) {

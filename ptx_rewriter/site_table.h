@@ -96,6 +96,9 @@ struct SiteTable {
 
 SiteTable BuildSiteTable(const Module& module);
 
+// An instruction's opcode and modifiers as Site::opcode spells them.
+std::string OpcodeText(const Instruction& inst);
+
 // The opcode and modifiers of a site, read back from Site::opcode (reports
 // work from the site table, not the module): op kUnknown when the opcode is
 // not one the parser knows.

@@ -14,10 +14,12 @@ inline constexpr int kDefaultErrorExitCode = 1;
 // uses), so its races are unknown. Wins over races found and over the app's
 // own status: "N races" or "0 races" would claim more than was checked.
 inline constexpr int kExitKernelNotRun = 118;
-// The analysis is incomplete: no race was found, but the memory limit
-// (--memory-limit) left accesses unchecked. Races found win over it (they
-// are real); it wins over the app's own status.
-inline constexpr int kExitMemoryLimit = 116;
+// The analysis is incomplete: no race was found, but accesses went unchecked:
+// the memory limit (--memory-limit) or the daemon's memory left some out, or
+// (GPU backend) a launched kernel reaches instructions the device logger does
+// not log. Races found win over it (they are real); it wins over the app's
+// own status.
+inline constexpr int kExitAccessesUnchecked = 116;
 // Schedule exploration (--schedules): the program's end (exit status or
 // signal) differed between schedules, and no race explains it. Races and
 // incomplete analyses win over it; the report names the schedules.

@@ -59,8 +59,9 @@ Exit status:
       a memory error (out of bounds, use after free, misaligned, ...) is an error
       like a race: --error-exitcode, with the report's memcheck-style entry;
   116 analysis incomplete: no races found, but the --memory-limit left some accesses
-      unchecked, or the daemon ran out of memory (the report says how much was left
-      out; races found win over it);
+      unchecked, or the daemon ran out of memory, or (GPU backend) a kernel that ran
+      uses instructions the device logger does not log, such as TMA tensor copies
+      (the report says what was left out; races found win over it);
   117 with --schedules: no races, but the program ended differently under some
       schedules (exit status or signal); the report names them;
   119 backend not available, 120 usage error, 121 not a dynamically linked CUDA program,
@@ -484,8 +485,16 @@ int main(int argc, char** argv) {
       limited != 0 && races == 0 && memory_errors == 0) {
     if (!quiet)
       std::cerr << "barracuda: analysis INCOMPLETE: the memory limit left accesses unchecked (see above); exit "
-                << "status " << kExitMemoryLimit << "\n";
-    return kExitMemoryLimit;
+                << "status " << kExitAccessesUnchecked << "\n";
+    return kExitAccessesUnchecked;
+  }
+  if (const uint64_t unchecked = run.verdict.value("launches_unchecked", uint64_t{0});
+      unchecked != 0 && races == 0 && memory_errors == 0) {
+    if (!quiet)
+      std::cerr << "barracuda: analysis INCOMPLETE: " << unchecked << (unchecked == 1 ? " launch" : " launches")
+                << " of kernels that use instructions the GPU backend does not log (see above); exit status "
+                << kExitAccessesUnchecked << "\n";
+    return kExitAccessesUnchecked;
   }
   if (run.daemon_exit == barracuda::daemon::kDaemonAnalysisErrors) {
     std::cerr << "barracuda: the analysis reported errors (see above): the verdict may be wrong\n";

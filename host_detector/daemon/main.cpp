@@ -273,6 +273,7 @@ int main(int argc, char** argv) {
   verdict["memory_errors"] = result.memory_errors();
   verdict["stream_order_races"] = result.stream_order_races();
   verdict["memory_limited"] = result.memory_limited();
+  verdict["launches_unchecked"] = result.launches_unchecked();
   verdict["errors"] = result.errors.size();
   verdict["processes"] = result.processes.size();
   uint64_t launches = 0, records = 0;

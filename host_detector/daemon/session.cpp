@@ -179,6 +179,13 @@ uint64_t SessionResult::launches_not_run() const {
   return n;
 }
 
+uint64_t SessionResult::launches_unchecked() const {
+  uint64_t n = 0;
+  for (const ProcessResult* p : processes)
+    for (const UncheckedKernel& k : p->unchecked) n += k.launches;
+  return n;
+}
+
 // ---------------------------------------------------------------------------
 
 struct AnalysisSession::Process {
@@ -486,6 +493,21 @@ bool AnalysisSession::HandleMessages(Process& p) {
         ++it->launches;
         break;
       }
+      case MessageType::kLaunchUnchecked: {
+        uint32_t name_len = 0;
+        std::string_view name;
+        if (!r.U32(&name_len) || !r.Bytes(name_len, &name)) {
+          malformed();
+          break;
+        }
+        const std::string_view what = r.Rest();
+        auto it = std::find_if(p.result.unchecked.begin(), p.result.unchecked.end(),
+                               [&](const UncheckedKernel& k) { return k.mangled == name && k.what == what; });
+        if (it == p.result.unchecked.end())
+          it = p.result.unchecked.insert(p.result.unchecked.end(), UncheckedKernel{std::string(name), std::string(what), 0});
+        ++it->launches;
+        break;
+      }
       case MessageType::kStreamOp: {
         std::optional<transport::StreamOpInfo> op = transport::StreamOpInfo::Decode(m.payload);
         if (!op) {
@@ -720,6 +742,10 @@ void AnalysisSession::Finish(const AppEnd& app_end) {
                                 faulted ? "; the rest of the launch and the process's later launches were not analysed"
                                         : ""));
     }
+    for (const UncheckedKernel& k : res.unchecked)
+      incomplete_.push_back(Cat(who, ": kernel ", Demangled(k.mangled), " was analysed in part (", k.launches,
+                                k.launches == 1 ? " launch" : " launches", "): the GPU backend does not log ", k.what,
+                                "; races through these instructions are not checked (--backend=emu checks them)"));
     for (const transport::MemoryErrorInfo& e : res.memory_errors)
       incomplete_.push_back(Cat(who, ": kernel ", Demangled(e.kernel), " stopped at a memory error (launch ",
                                 e.launch_id, " failed with ", CudaErrorName(e.cuda_error),

@@ -94,6 +94,16 @@ struct NotRunKernel {
   uint64_t launches = 0;
 };
 
+// Launches of one kernel that ran and were traced, but whose kernel reaches
+// instructions the producer does not log (transport kLaunchUnchecked: the GPU
+// backend's logger and TMA tensor copies, texture fetches, ...): races
+// through them are not checked.
+struct UncheckedKernel {
+  std::string mangled;
+  std::string what;  // the instructions, "2 instructions: cp.async.bulk.tensor... at x.cu:36; ..."
+  uint64_t launches = 0;
+};
+
 // "cudaErrorNotSupported" for 801 and the other values of NotRunKernel::cuda_error.
 std::string CudaErrorName(int32_t cuda_error);
 bool KernelFaulted(int32_t cuda_error);
@@ -120,6 +130,7 @@ struct ProcessResult {
   std::map<uint64_t, LaunchSummary> launches;                // launch id -> launch
   std::vector<std::string> diagnostics;                      // from the producer
   std::vector<NotRunKernel> not_run;                         // launches that did not run, by kernel and reason
+  std::vector<UncheckedKernel> unchecked;                     // launches analysed in part, by kernel
   std::vector<transport::MemoryErrorInfo> memory_errors;     // kernels' memory access faults (at most kMaxMemoryErrors)
   uint64_t memory_errors_dropped = 0;                        // beyond that bound
   std::vector<StreamOrderRace> stream_order_races;          // at the end (stream_order_check.h)
@@ -171,6 +182,7 @@ struct SessionResult {
   uint64_t memory_errors() const;     // over all processes: errors, like races, for the exit status
   uint64_t stream_order_races() const;  // over all processes: races between stream operations
   uint64_t memory_limited() const;    // processes whose analysis the memory limit (or exhaustion) cut short
+  uint64_t launches_unchecked() const;  // launches of kernels with instructions the producer does not log
   size_t daemon_peak_rss_bytes = 0;   // getrusage at result()
   bool complete() const { return incomplete_reasons.empty(); }
 };

@@ -141,6 +141,7 @@ void** Agent::RegisterFatbin(void* wrapper) {
       m.name = inst->name;
       m.fatbin = std::move(inst->fatbin);
       m.cluster_dims = std::move(inst->cluster_dims);
+      m.unchecked_by_kernel = std::move(inst->unchecked_by_kernel);
       m.wrapper = std::make_unique<fatbin::WrapperRaw>(fatbin::MakeWrapper(m.fatbin.data()));
       to_register = m.wrapper.get();
       own_images_.insert(m.wrapper.get());
@@ -378,6 +379,11 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
   producer_->CountLaunch(static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()));
   ToldIfNotRun(*k, launched);
+  // Analysed in part: the kernel reaches instructions the logger does not log.
+  if (launched == cudaSuccess) {
+    auto unchecked = k->module->unchecked_by_kernel.find(k->name);
+    if (unchecked != k->module->unchecked_by_kernel.end()) producer_->SendLaunchUnchecked(k->name, unchecked->second);
+  }
   // A fault (illegal or misaligned address, trap, assert, ...: DeviceFault),
   // from the launch itself (a synchronous runtime) or from running it: the
   // kernel stopped part-way, so its analysis is incomplete (never "0 races"

@@ -89,6 +89,9 @@ class Agent {
     bool queue_set_written = false;
     bool globals_reported = false;
     absl::flat_hash_map<std::string, std::array<uint32_t, 3>> cluster_dims;
+    // Kernel -> instructions it reaches that the logger does not log
+    // (unchecked_kernels.h); each launch tells the session (kLaunchUnchecked).
+    absl::flat_hash_map<std::string, std::string> unchecked_by_kernel;
     struct Var {
       const void* host_symbol;
       std::string name;

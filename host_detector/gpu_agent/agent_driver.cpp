@@ -56,6 +56,7 @@ int Agent::LoadDriverModule(const char* api, const void* image, bool library,
     loaded_with = load(inst->ptx.c_str());
     if (loaded_with == CUDA_SUCCESS) {
       m.cluster_dims = std::move(inst->cluster_dims);
+      m.unchecked_by_kernel = std::move(inst->unchecked_by_kernel);
       m.driver_globals = std::move(inst->globals);
       producer_->SendModule(m.id, next_site_base_, m.name, inst->sites.ToJson().dump());
       next_site_base_ += static_cast<uint32_t>(inst->sites.sites.size());

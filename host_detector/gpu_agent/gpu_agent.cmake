@@ -16,7 +16,8 @@ add_library(barracuda_gpu_agent_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/driver_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module_instrumenter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/proc_address_table.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/queue_drainer.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/queue_drainer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/unchecked_kernels.cpp)
 target_include_directories(barracuda_gpu_agent_core PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(barracuda_gpu_agent_core PUBLIC barracuda_ptx barracuda_device_logger barracuda_transport
   absl::flat_hash_map absl::flat_hash_set absl::status absl::statusor absl::strings)

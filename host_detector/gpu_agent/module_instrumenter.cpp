@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "host_detector/gpu_agent/unchecked_kernels.h"
 #include "ptx_rewriter/fatbin/fatbin_writer.h"
 #include "ptx_rewriter/instrument/merge_logger.h"
 #include "ptx_rewriter/parser.h"
@@ -75,6 +76,7 @@ absl::StatusOr<InstrumentedModule> InstrumentPtxText(std::string_view ptx_text, 
   absl::StatusOr<ptx::InstrumentStats> stats = ptx::InstrumentModule(*module, io);
   if (!stats.ok()) return absl::InvalidArgumentError(absl::StrCat("instrumenting ", out.name, ": ", stats.status().message()));
   out.stats = *stats;
+  out.unchecked_by_kernel = UncheckedByKernel(*module, out.stats, out.sites, options.site_base);
   if (absl::Status st = ptx::MergeLogger(*module, logger); !st.ok())
     return absl::InvalidArgumentError(absl::StrCat("merging the device logger into ", out.name, ": ", st.message()));
   out.ptx = ptx::PrintModule(*module);

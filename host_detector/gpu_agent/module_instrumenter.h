@@ -42,6 +42,9 @@ struct InstrumentedModule {
   // The module's own .global variables (defined here, not .extern), for
   // attribution in reports where no registration names them (driver API).
   std::vector<std::string> globals;
+  // Kernels that reach instructions the logger does not log, and which
+  // (unchecked_kernels.h): their launches are analysed only in part.
+  absl::flat_hash_map<std::string, std::string> unchecked_by_kernel;
 };
 
 // `logger` is the parsed device logger (device_logger::LoggerPtx()). Errors:

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ptx_rewriter/ir.h"
@@ -43,6 +44,16 @@ struct InstrumentOptions {
   bool declare_logger = true;
 };
 
+// A memory or synchronisation instruction the passes leave unlogged
+// (Action::kNotCovered): races through it are not checked on the GPU backend.
+struct UncheckedInstruction {
+  std::string function;  // where it is
+  uint32_t site = 0;     // its site id (site_base added), or protocol::kNoSite
+  std::string opcode;    // opcode and modifiers as written
+  uint32_t ptx_line = 0;
+  bool operator==(const UncheckedInstruction&) const = default;
+};
+
 // Static counts for one module (the paper's Figure 9).
 struct InstrumentStats {
   uint64_t functions = 0;             // functions with a body
@@ -60,6 +71,9 @@ struct InstrumentStats {
   // Memory / synchronisation sites the passes do not log (brx.idx, multimem,
   // bulk async-groups, TMA, ...): see README "Statistics".
   uint64_t not_covered = 0;
+  // The not-covered instructions themselves (not_covered of them), in module
+  // order: the GPU agent tells the report which kernels reach them.
+  std::vector<UncheckedInstruction> unchecked;
 
   InstrumentStats& operator+=(const InstrumentStats& o);
 };

@@ -375,7 +375,10 @@ absl::Status FunctionRewriter::Run() {
     const BranchReconvergence* br = rec.ForStatement(i);
     const bool conditional = in->is_branch() && in->guard.present() && br != nullptr && !br->multiway;
     actions[i] = Decide(*in, classes_[i], f_.is_entry, conditional);
-    if (actions[i] == Action::kNotCovered) ++stats_.not_covered;
+    if (actions[i] == Action::kNotCovered) {
+      ++stats_.not_covered;
+      stats_.unchecked.push_back({f_.name, Site(i), OpcodeText(*in), in->pos.line});
+    }
     logged[i] = actions[i] != Action::kNone && actions[i] != Action::kNotCovered;
   }
   std::vector<bool> pruned(n, false);
@@ -652,6 +655,7 @@ InstrumentStats& InstrumentStats::operator+=(const InstrumentStats& o) {
   exits += o.exits;
   predicated += o.predicated;
   not_covered += o.not_covered;
+  unchecked.insert(unchecked.end(), o.unchecked.begin(), o.unchecked.end());
   return *this;
 }
 

@@ -130,3 +130,84 @@ TEST_CASE("gpu agent: modules it cannot instrument are refused with the reason",
 
 }  // namespace
 }  // namespace barracuda::gpu_agent
+
+namespace barracuda::gpu_agent {
+namespace {
+
+// Two kernels: `fetches` reaches a texture fetch through a called function
+// (`brx.idx`-free, direct call), `plain` reaches nothing unlogged.
+constexpr char kUncheckedPtx[] = R"(.version 8.0
+.target sm_90
+.address_size 64
+
+.func (.param .b32 rv) fetch(
+.param .b64 fetch_param_0
+)
+{
+.reg .b32 %r<4>;
+.reg .f32 %f<6>;
+.reg .b64 %rd<2>;
+ld.param.u64 %rd1, [fetch_param_0];
+mov.u32 %r1, 0;
+tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r1}];
+mov.b32 %r2, %f1;
+st.param.b32 [rv], %r2;
+ret;
+}
+
+.visible .entry fetches(
+.param .u64 fetches_param_0,
+.param .u64 fetches_param_1
+)
+{
+.reg .b32 %r<3>;
+.reg .b64 %rd<4>;
+ld.param.u64 %rd1, [fetches_param_0];
+ld.param.u64 %rd2, [fetches_param_1];
+cvta.to.global.u64 %rd3, %rd2;
+{
+.param .b64 param0;
+st.param.b64 [param0], %rd1;
+.param .b32 retval0;
+call.uni (retval0), fetch, (param0);
+ld.param.b32 %r1, [retval0];
+}
+st.global.u32 [%rd3], %r1;
+ret;
+}
+
+.visible .entry plain(
+.param .u64 plain_param_0
+)
+{
+.reg .b32 %r<2>;
+.reg .b64 %rd<3>;
+ld.param.u64 %rd1, [plain_param_0];
+cvta.to.global.u64 %rd2, %rd1;
+mov.u32 %r1, %tid.x;
+st.global.u32 [%rd2], %r1;
+ret;
+}
+)";
+
+TEST_CASE("gpu agent: kernels that reach instructions the logger does not log are named with them",
+          "[gpu_agent]") {
+  ModuleInstrumentOptions options;
+  options.target_sm = 90;
+  options.site_base = 100;
+  auto out = InstrumentPtxText(kUncheckedPtx, "unchecked.ptx", "", Logger(), options);
+  REQUIRE(out.ok());
+  CHECK(out->stats.not_covered == 1);
+  REQUIRE(out->stats.unchecked.size() == 1);
+  CHECK(out->stats.unchecked[0].function == "fetch");
+  CHECK(out->stats.unchecked[0].opcode == "tex.2d.v4.f32.s32");
+  CHECK(out->stats.unchecked[0].site >= 100);
+  // Reached through the call: `fetches` is analysed in part, `plain` in full.
+  REQUIRE(out->unchecked_by_kernel.size() == 1);
+  REQUIRE(out->unchecked_by_kernel.contains("fetches"));
+  CHECK(out->unchecked_by_kernel.at("fetches") == "1 instruction: tex.2d.v4.f32.s32 at PTX line 14");
+  CHECK(!out->unchecked_by_kernel.contains("plain"));
+}
+
+}  // namespace
+}  // namespace barracuda::gpu_agent
