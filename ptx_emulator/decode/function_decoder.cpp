@@ -29,7 +29,7 @@ struct Binding {
 // Register slot 0 is the scratch register `_` sinks write to.
 constexpr uint32_t kScratchSlot = 0;
 
-std::string OpcodeText(const ptx::Instruction& ir) {
+std::string InstructionText(const ptx::Instruction& ir) {
   if (ir.opaque) return ir.verbatim;
   std::string s(ir.opcode_name());
   for (const std::string& m : ir.modifiers) s += m;
@@ -125,7 +125,7 @@ class Decoder {
   }
   absl::Status Unsupported(const ptx::Instruction& ir) const {
     return absl::UnimplementedError(
-        ptx::Cat("unsupported PTX instruction `", OpcodeText(ir), "` at ", m_.name, ":", ir.pos.line));
+        ptx::Cat("unsupported PTX instruction `", InstructionText(ir), "` at ", m_.name, ":", ir.pos.line));
   }
 
   void MapStatements();
@@ -663,7 +663,7 @@ absl::Status Decoder::Select(const ptx::Instruction& ir, Inst& inst) const {
     if (*r) {
       if (inst.fn == nullptr)
         return absl::InternalError(
-            ptx::Cat("selector took `", OpcodeText(ir), "` without a handler at ", m_.name, ":", ir.pos.line));
+            ptx::Cat("selector took `", InstructionText(ir), "` without a handler at ", m_.name, ":", ir.pos.line));
       return absl::OkStatus();
     }
   }
@@ -747,7 +747,7 @@ absl::Status Decoder::DecodeInstruction(size_t stmt, const ptx::Instruction& ir)
       size_t decoded = ir.operands.size();
       if (ir.op == ptx::Opcode::kWgmma && decoded <= 8) decoded = std::min<size_t>(decoded, kMaxOperands);
       if (decoded > static_cast<size_t>(kMaxOperands))
-        return absl::UnimplementedError(ptx::Cat("unsupported PTX instruction `", OpcodeText(ir), "` at ",
+        return absl::UnimplementedError(ptx::Cat("unsupported PTX instruction `", InstructionText(ir), "` at ",
                                                      m_.name, ":", ir.pos.line, ": more than ", kMaxOperands,
                                                      " operands"));
       for (size_t i = 0; i < decoded; ++i) {
