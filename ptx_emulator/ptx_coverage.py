@@ -57,7 +57,7 @@ NOTES = {
     'vset': 'every compare; .add/.min/.max or a merge',
     'vabsdiff2': '.hxy selectors, .h0/.h1/.h10 masks, .sat, .add accumulate',
     'vabsdiff4': '.bxyzw selectors, byte masks, .sat, .add accumulate',
-    'alloca': 'not implemented (dynamic stack allocation)', 'stacksave': 'not implemented', 'stackrestore': 'not implemented',
+    'alloca': 'per-lane dynamic stack in the thread\'s local window above the frame (cudaLimitStackSize: stack overflow fault past it), freed at return', 'stacksave': 'with alloca', 'stackrestore': 'with alloca; a value outside the frame\'s stack faults',
 }
 
 

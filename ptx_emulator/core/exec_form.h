@@ -173,6 +173,7 @@ struct Function {
   // .param variables of the body (call arguments/returns) and of the signature.
   uint32_t frame_bytes = 0;
   uint32_t frame_align = 16;
+  bool uses_alloca = false;  // dynamic stack allocation above the frame (CallFrame::stack_top)
   // Signature: offsets of the parameters / return values in the callee's frame
   // (kFrame addresses), for call/ret to copy; for an .entry, offsets in the
   // kernel parameter buffer.

@@ -740,6 +740,9 @@ absl::Status Decoder::DecodeInstruction(size_t stmt, const ptx::Instruction& ir)
     case ptx::Opcode::kCall:
       if (auto s = DecodeCall(ir, inst); !s.ok()) return s;
       break;
+    case ptx::Opcode::kAlloca:
+      out_.uses_alloca = true;  // the launch must give its threads a local window
+      [[fallthrough]];
     default: {
       // wgmma.mma_async has up to 8 operands; its last ones are immediates
       // (imm-scale-a/b, imm-trans-a/b), which its selector reads from the IR,

@@ -118,7 +118,10 @@ bool PushFrame(Warp& w, const Inst& inst, const Function::CallSite& cs, const Fu
   }
   const CallFrame& cur = w.frame();
   const uint32_t align = std::max<uint32_t>(1, callee.frame_align);
-  const uint64_t base = (uint64_t{cur.frame_base} + cur.fn->frame_bytes + align - 1) / align * align;
+  uint64_t used = uint64_t{cur.frame_base} + cur.fn->frame_bytes;
+  if (cur.dynamic)  // above what the calling lanes allocated
+    for (uint32_t m = lanes; m; m &= m - 1) used = std::max<uint64_t>(used, cur.stack_top[Lane(m)]);
+  const uint64_t base = (used + align - 1) / align * align;
   if (w.local_base == nullptr || base + callee.frame_bytes > w.local_stride || w.depth >= kMaxCallDepth) {
     w.Raise(FaultKind::kStackOverflow, inst, FirstLane(lanes), base,
             "call to " + callee.name + " at depth " + std::to_string(w.depth) + " needs local bytes up to " +
@@ -132,6 +135,7 @@ bool PushFrame(Warp& w, const Inst& inst, const Function::CallSite& cs, const Fu
   f.regs.assign(size_t{callee.num_registers} * kLanes, 0);
   f.preds.assign(callee.num_predicates, 0);
   f.frame_base = static_cast<uint32_t>(base);
+  f.dynamic = false;
   f.call_site = inst.aux;
   f.ResetStack(lanes);
   const size_t n = std::min(cs.arg_offsets.size(), callee.params.size());
@@ -249,6 +253,71 @@ void TrapHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
             inst.opcode == ptx::Opcode::kBrkpt ? "brkpt: breakpoint reached" : "kernel trapped");  // FaultStatus adds "trap: "
 }
 
+// ---- dynamic stack allocation (PTX alloca, stacksave, stackrestore)
+// Each lane's allocations sit in its own local window above the running
+// frame (CallFrame::stack_top); a call puts the callee above them, a return
+// frees them with the frame. Pointers are local-window offsets (ld.local /
+// st.local, or cvta.local to a generic address).
+void StartDynamicStack(CallFrame& f) {
+  if (f.dynamic) return;
+  f.stack_top.fill(f.frame_base + f.fn->frame_bytes);
+  f.dynamic = true;
+}
+
+// alloca.type ptr, size[, immAlign]: alignment max(immAlign, 8), the PTX minimum.
+void AllocaHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  if (exec == 0) return;
+  Warp& w = W(ctx);
+  CallFrame& f = w.frame();
+  StartDynamicStack(f);
+  const bool wide = inst.info.type() == ptx::Type::kU64;
+  const uint64_t* size = ctx.Src(inst.ops[1].ref);
+  const uint64_t align = inst.num_ops > 2 ? std::max<uint64_t>(ctx.Src(inst.ops[2].ref)[Lane(exec)], 8) : 8;
+  uint64_t* d = ctx.Dst(inst.ops[0].ref);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    const uint64_t bytes = wide ? size[l] : static_cast<uint32_t>(size[l]);
+    const uint64_t at = (uint64_t{f.stack_top[l]} + align - 1) / align * align;
+    if (w.local_base == nullptr || at + bytes > w.local_stride) {
+      w.Raise(FaultKind::kStackOverflow, inst, l, at,
+              "alloca of " + std::to_string(bytes) + " bytes needs local bytes up to " + std::to_string(at + bytes) +
+                  " of " + std::to_string(w.local_stride) + " (cudaLimitStackSize)");
+      return;
+    }
+    d[l] = at;
+    f.stack_top[l] = static_cast<uint32_t>(at + bytes);
+  }
+}
+
+void StacksaveHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  Warp& w = W(ctx);
+  CallFrame& f = w.frame();
+  StartDynamicStack(f);
+  uint64_t* d = ctx.Dst(inst.ops[0].ref);
+  for (uint32_t m = exec; m; m &= m - 1) d[Lane(m)] = f.stack_top[Lane(m)];
+}
+
+// stackrestore.type a: a from stacksave in this frame; a value outside
+// [frame end, window] would let later allocations overwrite the frame or run
+// off the window, so it faults instead.
+void StackrestoreHandler(const Inst& inst, WarpCtx& ctx, uint32_t exec) {
+  Warp& w = W(ctx);
+  CallFrame& f = w.frame();
+  StartDynamicStack(f);
+  const uint64_t* a = ctx.Src(inst.ops[0].ref);
+  const uint64_t floor = uint64_t{f.frame_base} + f.fn->frame_bytes;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t l = Lane(m);
+    if (a[l] < floor || a[l] > w.local_stride) {
+      w.Raise(FaultKind::kStackOverflow, inst, l, a[l],
+              "stackrestore to " + std::to_string(a[l]) + ", outside this frame's stack (" + std::to_string(floor) +
+                  " to " + std::to_string(w.local_stride) + "): not a value of stacksave");
+      return;
+    }
+    f.stack_top[l] = static_cast<uint32_t>(a[l]);
+  }
+}
+
 void YieldHandler(const Inst&, WarpCtx& ctx, uint32_t exec) {
   if (exec != 0) W(ctx).events |= kEventYield;  // let spinning peers run
 }
@@ -276,6 +345,17 @@ absl::StatusOr<bool> SelectControlOp(const ptx::Instruction& ir, Inst& inst) {
     case ptx::Opcode::kTrap:
     case ptx::Opcode::kBrkpt: inst.fn = TrapHandler; return true;
     case ptx::Opcode::kNanosleep: inst.fn = YieldHandler; return true;
+    case ptx::Opcode::kAlloca:
+      if (inst.num_ops < 2 || !IsValue(inst.ops[0]) || !IsValue(inst.ops[1]) ||
+          (inst.num_ops > 2 && !IsValue(inst.ops[2])))
+        return UnimplementedForm(ir, "expected ptr, size [, immAlign]");
+      inst.fn = AllocaHandler;
+      return true;
+    case ptx::Opcode::kStacksave:
+    case ptx::Opcode::kStackrestore:
+      if (inst.num_ops != 1 || !IsValue(inst.ops[0])) return UnimplementedForm(ir, "expected one register");
+      inst.fn = ir.op == ptx::Opcode::kStacksave ? StacksaveHandler : StackrestoreHandler;
+      return true;
     case ptx::Opcode::kPmevent: inst.fn = NopHandler; return true;
     case ptx::Opcode::kBar:
     case ptx::Opcode::kBarrier:

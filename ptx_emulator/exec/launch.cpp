@@ -139,7 +139,7 @@ absl::Status LaunchRunner::Validate() {
   threads_per_block_ = static_cast<uint32_t>(b.count());
   warps_per_block_ = protocol::WarpsPerBlock(threads_per_block_);
   shared_bytes_ = static_cast<uint32_t>(shared);
-  if (kernel_->frame_bytes != 0 || !kernel_->call_sites.empty()) local_stride_ = AlignUp(d.local_bytes_per_thread, 16);
+  if (kernel_->frame_bytes != 0 || !kernel_->call_sites.empty() || kernel_->uses_alloca) local_stride_ = AlignUp(d.local_bytes_per_thread, 16);
   uint32_t param_bytes = kernel_->param_buffer_bytes;
   for (const auto& p : kernel_->params) param_bytes = std::max(param_bytes, p.offset + p.size);
   params_.assign((param_bytes + 7) / 8, 0);
@@ -276,6 +276,7 @@ Block* LaunchRunner::Admit(Worker& worker, uint32_t linear) {
     f.regs.assign(size_t{kernel_->num_registers} * kLanes, 0);
     f.preds.assign(kernel_->num_predicates, 0);
     f.frame_base = 0;
+    f.dynamic = false;
     f.ResetStack(w.exists);
     w.depth = 1;
     w.BindFrame();

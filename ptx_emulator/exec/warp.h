@@ -29,6 +29,7 @@
 #ifndef BARRACUDA_PTX_EMULATOR_EXEC_WARP_H_
 #define BARRACUDA_PTX_EMULATOR_EXEC_WARP_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -80,6 +81,12 @@ struct CallFrame {
   std::vector<uint64_t> regs;   // fn->num_registers * 32
   std::vector<uint32_t> preds;  // fn->num_predicates
   uint32_t frame_base = 0;
+  // alloca (control_ops.cpp): each lane's stack pointer, a local-window offset
+  // at or above the frame's end; meaningful once `dynamic` is set (before the
+  // first alloca it is frame_base + fn->frame_bytes). Callees start above it;
+  // a return frees what the frame allocated, as the frame goes away.
+  std::array<uint32_t, kLanes> stack_top{};
+  bool dynamic = false;
   uint32_t call_site = 0;       // index in the caller's call_sites (for ret copies)
   std::vector<SimtEntry> stack;
   uint32_t cur = 0;             // the running entry (stack.size() - 1 unless `its`)
