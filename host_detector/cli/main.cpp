@@ -480,20 +480,21 @@ int main(int argc, char** argv) {
   const uint64_t memory_errors = run.verdict.value("memory_errors", uint64_t{0});
   if ((races != 0 || memory_errors != 0) && error_exitcode != 0) return error_exitcode;
   // After races (those found are real), before the app's status: "0 races"
-  // over memory the limit left unchecked would claim more than was checked.
-  if (const uint64_t limited = run.verdict.value("memory_limited", uint64_t{0});
-      limited != 0 && races == 0 && memory_errors == 0) {
-    if (!quiet)
-      std::cerr << "barracuda: analysis INCOMPLETE: the memory limit left accesses unchecked (see above); exit "
-                << "status " << kExitAccessesUnchecked << "\n";
-    return kExitAccessesUnchecked;
-  }
-  if (const uint64_t unchecked = run.verdict.value("launches_unchecked", uint64_t{0});
-      unchecked != 0 && races == 0 && memory_errors == 0) {
-    if (!quiet)
-      std::cerr << "barracuda: analysis INCOMPLETE: " << unchecked << (unchecked == 1 ? " launch" : " launches")
-                << " of kernels that use instructions the GPU backend does not log (see above); exit status "
-                << kExitAccessesUnchecked << "\n";
+  // over accesses left unchecked (memory the limit left out, instructions the
+  // GPU backend does not log) would claim more than was checked.
+  const uint64_t limited = run.verdict.value("memory_limited", uint64_t{0});
+  const uint64_t unchecked = run.verdict.value("launches_unchecked", uint64_t{0});
+  if ((limited != 0 || unchecked != 0) && races == 0 && memory_errors == 0) {
+    if (!quiet) {
+      std::cerr << "barracuda: analysis INCOMPLETE: ";
+      if (limited != 0) {
+        std::cerr << "the memory limit left accesses unchecked";
+      } else {
+        std::cerr << unchecked << (unchecked == 1 ? " launch" : " launches")
+                  << " of kernels that use instructions the GPU backend does not log";
+      }
+      std::cerr << " (see above); exit status " << kExitAccessesUnchecked << "\n";
+    }
     return kExitAccessesUnchecked;
   }
   if (run.daemon_exit == barracuda::daemon::kDaemonAnalysisErrors) {

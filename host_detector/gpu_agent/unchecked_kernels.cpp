@@ -76,10 +76,8 @@ absl::flat_hash_map<std::string, std::string> UncheckedByKernel(const ptx::Modul
         if (reached.insert(callee).second) work.push_back(callee);
     }
     std::vector<const ptx::UncheckedInstruction*> hits;
-    for (const ptx::UncheckedInstruction& u : stats.unchecked) {
-      const bool callee_of_indirect = everything && graph.contains(u.function);
-      if (reached.contains(u.function) || callee_of_indirect) hits.push_back(&u);
-    }
+    for (const ptx::UncheckedInstruction& u : stats.unchecked)  // each lies in a function with a body
+      if (everything || reached.contains(u.function)) hits.push_back(&u);
     if (hits.empty()) continue;
     std::string text = absl::StrCat(hits.size(), hits.size() == 1 ? " instruction: " : " instructions: ");
     for (size_t i = 0; i < hits.size() && i < kNamed; ++i)

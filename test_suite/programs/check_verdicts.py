@@ -522,16 +522,17 @@ def main():
             if not models or any(m not in MODELS for m in models):
                 raise UsageError(f'--models: expected a list of {", ".join(MODELS)}')
         progs = [resolve_program(p, build) for p in args.program] if args.program else all_programs(build)
-        skipped = [resolve_program(p.split(':', 1)[0], build) for p in args.skip]
-        for prog, why in zip(skipped, args.skip):
-            reason = why.split(':', 1)[1].strip() if ':' in why else 'no reason given'
-            print(f'SKIP  {prog.name}: {reason}')
+        def named(entries, tag):  # PROG[:REASON] options: the programs, each printed with its reason
+            out = []
+            for entry in entries:
+                name, _, reason = entry.partition(':')
+                prog = resolve_program(name, build)
+                print(f'{tag}  {prog.name}: {reason.strip() or "no reason given"}')
+                out.append(prog)
+            return out
+        skipped = named(args.skip, 'SKIP')
         progs = [p for p in progs if p.name not in {s.name for s in skipped}]
-        partial = [(resolve_program(p.split(':', 1)[0], build), p) for p in args.expect_unchecked]
-        for prog, why in partial:
-            reason = why.split(':', 1)[1].strip() if ':' in why else 'no reason given'
-            print(f'PART  {prog.name}: {reason}')
-        args.expect_unchecked = {prog.name for prog, _ in partial}
+        args.expect_unchecked = {prog.name for prog in named(args.expect_unchecked, 'PART')}
         if args.keep_reports:
             args.keep_reports.mkdir(parents=True, exist_ok=True)
     except (UsageError, OSError) as e:
