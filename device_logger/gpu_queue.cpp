@@ -13,7 +13,9 @@ bool InitQueueSet(void* memory, uint32_t queues, uint32_t slots) {
   set->queue_count = queues;
   set->slots_per_queue = slots;
   set->queue_stride = QueueStride(slots);
-  set->first_queue = sizeof(QueueSet);
+  set->tensor_maps = sizeof(QueueSet);
+  set->tensor_map_slots = kTensorMapSlots;
+  set->first_queue = sizeof(QueueSet) + TensorMapTableBytes();
   return true;
 }
 

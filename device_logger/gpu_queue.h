@@ -4,7 +4,8 @@
 //
 // Layout, no pointers (offsets from the QueueSet), shared by logger.cu and the
 // host reader:
-//   QueueSet header (256 bytes) | queue 0 | queue 1 | ...
+//   QueueSet header (256 bytes) | tensor map table (kTensorMapSlots entries) |
+//   queue 0 | queue 1 | ...
 //   queue = QueueHeader (3 x 128-byte lines: write head, commit, read head) |
 //           slots_per_queue x protocol::Record (280 bytes)
 // Indices are virtual and only grow; slot = index % slots_per_queue (a power
@@ -28,7 +29,7 @@
 namespace barracuda::gpu_queue {
 
 inline constexpr uint32_t kMagic = 0x42435155;  // "UQCB"
-inline constexpr uint32_t kVersion = 2;  // 2: RMW locks
+inline constexpr uint32_t kVersion = 3;  // 2: RMW locks; 3: the tensor map table
 // Lock words for strong writes (QueueSet::rmw_locks): 64 KiB of device memory.
 inline constexpr uint32_t kRmwLocks = 16384;
 
@@ -52,9 +53,64 @@ struct QueueSet {
   // crossed PCIe, and a shared-atomic histogram ran 60x slower). 0: no locks.
   uint32_t rmw_lock_count;
   uint64_t rmw_locks;
-  uint8_t reserved[256 - 56];
+  // The TMA tensor map table (TensorMapEntry below): its offset from the
+  // QueueSet and slot count; and the tensor copies the logger could not walk
+  // (their map is not in the table), counted by the device, read and reset
+  // by the host after each launch.
+  uint64_t tensor_maps;
+  uint32_t tensor_map_slots;
+  uint32_t tensor_copies_unchecked;
+  uint8_t reserved[256 - 72];
 };
 static_assert(sizeof(QueueSet) == 256, "QueueSet header is 256 bytes");
+
+// ---- TMA tensor maps (cp.async.bulk.tensor; logger.cu __barracuda_log_tensor)
+// A CUtensorMap is 128 opaque bytes: the driver's encoding is undocumented, so
+// the device cannot read the tensor's address or the box from it. The agent
+// sees the arguments of every cuTensorMapEncodeTiled and writes their geometry
+// here, keyed by TensorMapKey of the 128 bytes the encoder returned; the
+// logger hashes the map a tensor copy names the same way and walks the box
+// from the entry. A copy through a map not in the table (made by another
+// encoder, edited on the device, or past a full table) is not logged and is
+// counted in tensor_copies_unchecked instead, which the agent reports.
+inline constexpr uint32_t kTensorMapBytes = 128;
+inline constexpr uint32_t kTensorMapSlots = 256;
+inline constexpr uint32_t kTensorMapMaxRank = 5;
+
+struct TensorMapEntry {
+  uint64_t key;                               // TensorMapKey of the map's bytes; 0: an empty slot
+  uint64_t address;                           // the tensor's global address
+  uint64_t dim[kTensorMapMaxRank];            // elements along each dimension
+  uint64_t stride[kTensorMapMaxRank];         // bytes from one element to the next (stride[0]: element size)
+  uint16_t box[kTensorMapMaxRank];            // boxDim
+  uint8_t element_stride[kTensorMapMaxRank];  // elementStrides (traversal strides)
+  uint8_t rank;
+  uint8_t element_bytes;
+  uint8_t swizzle_span;  // 0 (none), 32, 64 or 128: 16-byte chunks permuted within 128-byte lines
+  // 1: a layout the logger walks (tiled, no interleave, whole-byte elements,
+  // no swizzle or one whose span is the box's inner dimension: what the
+  // emulator implements); 0: copies through it count as unchecked.
+  uint8_t usable;
+  uint8_t reserved[13];
+};
+static_assert(sizeof(TensorMapEntry) == 128, "a table entry is 128 bytes");
+
+constexpr uint64_t TensorMapTableBytes() { return uint64_t{kTensorMapSlots} * sizeof(TensorMapEntry); }
+
+// A 64-bit hash of a map's 16 words (FNV-1a over words, with a shift to mix
+// the high bits down); never 0, which marks an empty slot. Host and device.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline uint64_t TensorMapKey(const uint64_t* words) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < static_cast<int>(kTensorMapBytes / 8); ++i) {
+    h ^= words[i];
+    h *= 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  return h == 0 ? 1 : h;
+}
 
 struct QueueHeader {
   uint64_t write_head;  // device: next index to reserve
@@ -70,7 +126,7 @@ constexpr uint64_t QueueStride(uint32_t slots) {
   return sizeof(QueueHeader) + uint64_t{slots} * sizeof(protocol::Record);
 }
 constexpr uint64_t QueueSetBytes(uint32_t queues, uint32_t slots) {
-  return sizeof(QueueSet) + uint64_t{queues} * QueueStride(slots);
+  return sizeof(QueueSet) + TensorMapTableBytes() + uint64_t{queues} * QueueStride(slots);
 }
 // ~1.25 queues per SM (the paper found 1.1-1.5 best), at least one.
 constexpr uint32_t QueuesForSms(uint32_t sms) { return sms == 0 ? 1 : (sms * 5 + 3) / 4; }
@@ -84,6 +140,8 @@ bool InitQueueSet(void* memory, uint32_t queues, uint32_t slots);
 
 QueueHeader* QueueAt(QueueSet* set, uint32_t queue);
 protocol::Record* SlotsOf(QueueSet* set, uint32_t queue);
+
+// The tensor map table's host side: tensor_map_table.h.
 
 // Copies the committed, unread records of `queue` into `out`, advancing the
 // read head (acquire load of commit, release store of read_head).

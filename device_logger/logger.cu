@@ -320,6 +320,173 @@ extern "C" __device__ __noinline__ void __barracuda_log_bulk_reduce(uint32_t des
   }
 }
 
+namespace {
+
+// The tensor map table's entry for the map at generic address `map` (its 128
+// bytes hashed as the agent hashed the encoder's output: gpu_queue.h), or
+// nullptr when it is not in the table.
+__device__ const gq::TensorMapEntry* FindTensorMap(uint64_t map) {
+  const auto* set = reinterpret_cast<const gq::QueueSet*>(__barracuda_queue_set);
+  if (set == nullptr || set->tensor_map_slots == 0 || map == 0) return nullptr;
+  uint64_t words[gq::kTensorMapBytes / 8];
+  const auto* p = reinterpret_cast<const uint64_t*>(map);
+  for (uint32_t i = 0; i < gq::kTensorMapBytes / 8; ++i) words[i] = p[i];
+  const uint64_t key = gq::TensorMapKey(words);
+  const auto* table =
+      reinterpret_cast<const gq::TensorMapEntry*>(reinterpret_cast<const uint8_t*>(set) + set->tensor_maps);
+  for (uint32_t i = 0; i < set->tensor_map_slots; ++i) {
+    const gq::TensorMapEntry* e = &table[(key + i) % set->tensor_map_slots];
+    const uint64_t k = LoadVolatile(&e->key);
+    if (k == key) {
+      __threadfence_system();  // the host stored the key last
+      return e;
+    }
+    if (k == 0) return nullptr;
+  }
+  return nullptr;
+}
+
+// The largest piece (16, 8, 4, 2, 1 bytes) that `addr` is aligned to and
+// that fits in `left`: the emulator's split of a box row (bulk_copy_runs.cpp).
+__device__ __forceinline__ uint32_t PieceAt(uint64_t addr, uint32_t left) {
+  for (uint32_t n = 16; n > 1; n /= 2)
+    if ((addr & (n - 1)) == 0 && n <= left) return n;
+  return 1;
+}
+
+// Lane `l`'s records of `bytes` at record address `at` in `space`, piece by
+// piece (all of `active` run this); how many.
+__device__ uint32_t LogRun(uint32_t active, uint32_t l, uint32_t site, int space, proto::Op op, uint64_t at,
+                           uint32_t bytes) {
+  uint32_t records = 0;
+  for (uint32_t off = 0; off < bytes; ++records) {
+    const uint32_t n = PieceAt(at + off, bytes - off);
+    Append(active,
+           Header(op, proto::kFlagAsync | proto::kFlagAsyncProxy, static_cast<uint8_t>(n),
+                  proto::PackSpaceScope(static_cast<proto::Space>(space), proto::Scope::kNone), 1u << l, site),
+           false, 1u << l, at + off, 0);
+    off += n;
+  }
+  return records;
+}
+
+// The box of a tiled copy through map `m` at `coord`, as the emulator walks
+// it (ptx_emulator/ops/tensor_map_copy_ops.cpp Pieces, InShared): rows
+// (dimension 1 fastest), each split where it leaves the tensor, each part
+// placed in shared memory (per 16-byte chunk under a swizzle, whose pattern
+// starts at shared address `shared_phase`'s 128-byte line). Calls
+// f(offset in the box's shared bytes, global address, inside, bytes).
+template <typename F>
+__device__ void WalkBox(const gq::TensorMapEntry& m, const int32_t* coord, uint32_t shared_phase, F&& f) {
+  const uint32_t rank = m.rank, eb = m.element_bytes, row_bytes = uint32_t{m.box[0]} * eb;
+  uint32_t count[gq::kTensorMapMaxRank] = {};
+  uint64_t rows = 1;
+  for (uint32_t i = 1; i < rank; ++i) {
+    count[i] = (m.box[i] + m.element_stride[i] - 1) / m.element_stride[i];
+    rows *= count[i];
+  }
+  auto part = [&](uint64_t lin, uint32_t bytes, bool inside, uint64_t global) {
+    if (m.swizzle_span == 0) {
+      f(lin, global, inside, bytes);
+      return;
+    }
+    const uint64_t mask = m.swizzle_span / 16 - 1;
+    for (uint32_t off = 0; off < bytes;) {
+      const uint64_t at = lin + off;
+      const uint32_t n = min(bytes - off, static_cast<uint32_t>(16 - (at & 15)));
+      f(at ^ ((((shared_phase + at) >> 7) & mask) << 4), global + off, inside, n);
+      off += n;
+    }
+  };
+  uint32_t k[gq::kTensorMapMaxRank] = {};
+  for (uint64_t r = 0; r < rows; ++r) {
+    bool inside = true;
+    uint64_t base = m.address;
+    for (uint32_t i = 1; i < rank; ++i) {
+      const int64_t y = int64_t{coord[i]} + int64_t{k[i]} * m.element_stride[i];
+      if (y < 0 || static_cast<uint64_t>(y) >= m.dim[i])
+        inside = false;
+      else
+        base += static_cast<uint64_t>(y) * m.stride[i];
+    }
+    const uint64_t lin = r * row_bytes;
+    const int64_t x0 = coord[0], x1 = x0 + m.box[0];
+    const int64_t lo = max(x0, int64_t{0}), hi = min(x1, static_cast<int64_t>(m.dim[0]));
+    if (!inside || lo >= hi) {
+      part(lin, row_bytes, false, 0);
+    } else {
+      if (lo > x0) part(lin, static_cast<uint32_t>((lo - x0) * eb), false, 0);
+      part(lin + static_cast<uint64_t>(lo - x0) * eb, static_cast<uint32_t>((hi - lo) * eb), true,
+           base + static_cast<uint64_t>(lo) * eb);
+      if (hi < x1) part(lin + static_cast<uint64_t>(hi - x0) * eb, static_cast<uint32_t>((x1 - hi) * eb), false, 0);
+    }
+    for (uint32_t i = 1; i < rank && ++k[i] == count[i]; ++i) k[i] = 0;
+  }
+}
+
+}  // namespace
+
+extern "C" __device__ __noinline__ uint64_t __barracuda_log_tensor(uint32_t desc, uint32_t site, uint64_t map,
+                                                                   uint64_t shared, uint32_t c0, uint32_t c1,
+                                                                   uint32_t c2, uint32_t c3, uint32_t c4) {
+  // Lane by lane, the emulator's order (TensorLoad / TensorStore /
+  // TensorReduce): a load's box part by part, each inside part's global
+  // reads then its shared writes, a part outside the tensor its (fill)
+  // writes alone; a store's shared reads of every inside part, then its
+  // global writes; a reduction's shared reads, then each global element.
+  const uint32_t active = CallersOf(site);
+  const bool store = abi::DescOp(desc) != abi::kTensorLoad;
+  const bool reduce = abi::DescOp(desc) == abi::kTensorReduce;
+  const uint32_t rank = abi::DescSize(desc);
+  uint64_t shared_log = shared;
+  const int shared_space = Locate(abi::DescSpace(desc), shared, shared_log);
+  uint32_t my_reads = 0, my_writes = 0;
+  for (uint32_t m_left = active; m_left != 0; m_left &= m_left - 1) {
+    const uint32_t l = __ffs(m_left) - 1;
+    const uint64_t map_l = __shfl_sync(active, map, l);
+    const int space_l = __shfl_sync(active, shared_space, l);
+    const uint64_t shared_l = __shfl_sync(active, shared_log, l);
+    const uint32_t phase = __shfl_sync(active, static_cast<uint32_t>(shared) & 1023u, l);
+    const int32_t coord[gq::kTensorMapMaxRank] = {
+        static_cast<int32_t>(__shfl_sync(active, c0, l)), static_cast<int32_t>(__shfl_sync(active, c1, l)),
+        static_cast<int32_t>(__shfl_sync(active, c2, l)), static_cast<int32_t>(__shfl_sync(active, c3, l)),
+        static_cast<int32_t>(__shfl_sync(active, c4, l))};
+    const gq::TensorMapEntry* m = FindTensorMap(map_l);
+    if (m == nullptr || !m->usable || m->rank != rank || space_l < 0) {
+      auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
+      if (LaneId() == l && set != nullptr) atomicAdd(&set->tensor_copies_unchecked, 1u);
+      continue;
+    }
+    uint32_t reads = 0, writes = 0;
+    if (!store) {
+      WalkBox(*m, coord, phase, [&](uint64_t at, uint64_t global, bool inside, uint32_t n) {
+        if (inside) reads += LogRun(active, l, site, 0, proto::Op::kRead, global, n);
+        writes += LogRun(active, l, site, space_l, proto::Op::kWrite, shared_l + at, n);
+      });
+    } else {
+      WalkBox(*m, coord, phase, [&](uint64_t at, uint64_t, bool inside, uint32_t n) {
+        if (inside) reads += LogRun(active, l, site, space_l, proto::Op::kRead, shared_l + at, n);
+      });
+      WalkBox(*m, coord, phase, [&](uint64_t, uint64_t global, bool inside, uint32_t n) {
+        if (!inside) return;
+        if (!reduce) {
+          writes += LogRun(active, l, site, 0, proto::Op::kWrite, global, n);
+          return;
+        }
+        // Each element a strong read-modify-write at gpu scope, stamped
+        // (bulk_copy_ops.cpp ReduceElements); not async records.
+        for (uint32_t off = 0; off < n; off += m->element_bytes)
+          Append(active,
+                 Header(proto::Op::kAtomic, proto::kFlagLoad | proto::kFlagStore, m->element_bytes,
+                        proto::PackSpaceScope(proto::Space::kGlobal, proto::Scope::kGpu), 1u << l, site),
+                 true, 1u << l, global + off, 0);
+      });
+    }
+    if (LaneId() == l) my_reads = reads, my_writes = writes;
+  }
+  return uint64_t{my_reads} << 32 | my_writes;
+}
+
 extern "C" __device__ __noinline__ void __barracuda_log_fence(uint32_t desc, uint32_t site) {
   const uint32_t active = CallersOf(site);
   const uint8_t flags = abi::DescFlags(desc);

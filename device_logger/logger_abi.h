@@ -106,6 +106,32 @@ inline constexpr const char* kLogBulk = "__barracuda_log_bulk";
 //   scope = the reduction's (gpu to global, cluster to shared::cluster).
 inline constexpr const char* kLogBulkReduce = "__barracuda_log_bulk_reduce";
 
+// (.b64 counts) __barracuda_log_tensor(.b32 desc, .b32 site, .b64 map, .b64 shared,
+//   .b32 c0, .b32 c1, .b32 c2, .b32 c3, .b32 c4): a tiled TMA tensor copy
+//   (cp.async.bulk.tensor .tile, not multicast): desc's op kTensorLoad (global
+//   -> shared, before its complete_tx, which the caller logs as for a bulk
+//   copy), kTensorStore (shared::cta -> global, in the bulk group) or
+//   kTensorReduce (cp.reduce.async.bulk.tensor, shared::cta -> global in the
+//   bulk group: each global element a stamped gpu-scope kAtomic), its
+//   flags kFlagAsync | kFlagAsyncProxy, its size the copy's rank, its space
+//   the shared side's; `map` the generic address of the CUtensorMap, `shared`
+//   the shared side's address, c0.. the box's coordinates (0 past the rank).
+//   The logger finds the map's geometry in the QueueSet's tensor map table
+//   (gpu_queue.h: the agent fills it from cuTensorMapEncodeTiled) and logs the
+//   box as the emulator records it (ptx_emulator/ops/tensor_map_copy_ops.cpp):
+//   lane by lane, a load's rows part by part (global reads, then shared
+//   writes; fill writes outside the tensor), a store's shared reads, then its
+//   global writes (a reduction's: its elements); pieces of 16, 8, 4, 2 or 1 bytes by alignment, async
+//   records of that lane alone, not stamped. Returns the calling lane's read
+//   records << 32 | its async write records (its async-record numbering, which the
+//   rewriter keeps in registers); 0 for a copy through a map not in the
+//   table, which it counts in QueueSet::tensor_copies_unchecked instead.
+inline constexpr const char* kLogTensor = "__barracuda_log_tensor";
+inline constexpr uint8_t kTensorLoad = 0;
+inline constexpr uint8_t kTensorStore = 1;
+inline constexpr uint8_t kTensorReduce = 2;
+inline constexpr uint32_t kLogTensorCoords = 5;  // c0 .. c4
+
 // log_fi's packed word. kFiFell: this lane fell through at its last divergent
 // execution of the branch. kFiElseAtFi: the fall-through is the join, so the
 // branch's kElse (the lanes that fell) is logged here. Where log_fi cannot wait

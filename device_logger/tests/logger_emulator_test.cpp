@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include "device_logger/tests/logger_equivalence.h"
+#include "device_logger/tensor_map_table.h"
+#include "ptx_emulator/ops/tensor_map.h"
 
 namespace barracuda::logger_test {
 namespace {
@@ -506,6 +508,109 @@ TEST_CASE("logger: bulk async-groups and bulk reductions", "[logger][async]") {
   const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {2, 1, 1}, {64, 1, 1}, 16384, 0)});
   CHECK(CountOp(o.logger, proto::Op::kAsyncWait) > 0);
   CHECK(CountOp(o.logger, proto::Op::kAtomic) > 0);
+}
+
+// TMA tensor copies (ptx_rewriter/instrument/tensor_copy_logging.cpp): two
+// lanes load boxes of two maps (one with a traversal stride and its box
+// partly left of and below the tensor, one 128B-swizzled and partly right of
+// it), wait for the phase, store them back partly outside the tensor, and
+// reduce one into it. The maps are the emulator's encoding; the logger finds
+// their geometry in its table, put there as the agent does
+// (gpu_agent/tensor_maps.h). Records: the emulator's, piece by piece.
+TEST_CASE("logger: TMA tensor loads, stores and reductions", "[logger][async][tma]") {
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .align 64 .b8 plain[128], .param .align 64 .b8 swz[128])
+{
+  .reg .pred %p<6>;
+  .reg .b32 %r<30>;
+  .reg .b64 %rd<10>;
+  .shared .align 1024 .b8 tile[1024];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r9, bar;
+  mov.u32 %r4, tile;
+  mov.b64 %rd1, plain;
+  cvta.param.u64 %rd2, %rd1;
+  mov.b64 %rd3, swz;
+  cvta.param.u64 %rd4, %rd3;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.lt.u32 %p2, %r1, 2;
+  @%p1 mbarrier.init.shared.b64 [%r9], 2;
+  bar.sync 0;
+  shl.b32 %r2, %r1, 9;
+  add.u32 %r5, %r4, %r2;
+  selp.b64 %rd5, %rd2, %rd4, %p1;
+  selp.b32 %r10, -8, 24, %p1;
+  selp.b32 %r11, 4, 0, %p1;
+  selp.b32 %r12, 256, 512, %p1;
+  @%p2 mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd6, [%r9], %r12;
+  @%p2 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r5], [%rd5, {%r10, %r11}], [%r9];
+  mov.u32 %r13, 0;
+$Lwait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r9], %r13;
+  @!%p3 bra $Lwait;
+  selp.b32 %r14, 20, -4, %p1;
+  selp.b32 %r15, 3, 2, %p1;
+  @%p2 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd5, {%r14, %r15}], [%r5];
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 0;
+  @%p1 cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd2, {%r13, %r13}], [%r4];
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+  LaunchSpec l;
+  l.kernel = "k";
+  l.block = {32, 1, 1};
+  l.args = [](emu::Device& device, std::vector<std::shared_ptr<void>>& storage, std::vector<Region>& regions) {
+    constexpr uint64_t kBytes = 48 * 6 * 4;  // 48 x 6 floats
+    auto mem = device.memory().Allocate(kBytes, emu::DeviceMemory::Kind::kDevice);
+    if (!mem.ok()) throw std::runtime_error(std::string(mem.status().message()));
+    std::memset(*mem, 0, kBytes);
+    regions.push_back(Region{reinterpret_cast<uintptr_t>(*mem), kBytes});
+    const uint64_t dim[2] = {48, 6}, stride[1] = {48 * 4};
+    const uint32_t box[2] = {32, 4}, every[2] = {1, 1}, every_other_row[2] = {1, 2};
+    std::vector<void*> args;
+    for (const uint32_t swizzle : {0u, 3u}) {  // none; 128B
+      auto map = std::shared_ptr<uint8_t>(new (std::align_val_t{64}) uint8_t[emu::tmap::kBytes],
+                                          [](uint8_t* p) { operator delete[](p, std::align_val_t{64}); });
+      emu::tmap::TiledArgs t;
+      t.data_type = emu::tmap::kFloat32;
+      t.rank = 2;
+      t.global_address = *mem;
+      t.global_dim = dim;
+      t.global_strides = stride;
+      t.box_dim = box;
+      t.element_strides = swizzle == 0 ? every_other_row : every;
+      t.swizzle = swizzle;
+      if (absl::Status st = emu::tmap::EncodeTiled(map.get(), t); !st.ok())
+        throw std::runtime_error(std::string(st.message()));
+      if (gpu_queue::QueueSet* set = CurrentQueueSet()) {
+        gpu_queue::TiledMapArgs a;
+        a.data_type = t.data_type;
+        a.rank = t.rank;
+        a.global_address = reinterpret_cast<uintptr_t>(*mem);
+        a.global_dim = dim;
+        a.global_strides = stride;
+        a.box_dim = box;
+        a.element_strides = t.element_strides;
+        a.swizzle = swizzle;
+        gpu_queue::TensorMapEntry e = gpu_queue::TiledMapEntry(a);
+        REQUIRE(e.usable == 1);
+        e.key = gpu_queue::TensorMapKeyOf(map.get());
+        REQUIRE(gpu_queue::AddTensorMap(set, e));
+      }
+      storage.push_back(map);
+      args.push_back(map.get());
+    }
+    return args;
+  };
+  const Outcome o = ExpectEquivalent(ptx, {l});
+  CHECK(CountOp(o.logger, proto::Op::kAtomic) > 0);  // the reduction's elements
+  CHECK(CountOp(o.logger, proto::Op::kAsyncWait) > 0);
 }
 
 // Distributed shared memory: each CTA of a cluster of two writes its

@@ -268,6 +268,14 @@ class BoundedCollectingSink final : public emu::CollectingSink {
 
 inline constexpr size_t kMaxEquivalenceRecords = size_t{1} << 21;  // 2 M records, 560 MiB
 
+// The instrumented run's QueueSet while its launches' arguments are built
+// (nullptr in the emulator's own run): a test that makes TMA tensor maps puts
+// their geometry into its table, as the agent does (gpu_agent/tensor_maps.h).
+inline gpu_queue::QueueSet*& CurrentQueueSet() {
+  static thread_local gpu_queue::QueueSet* set = nullptr;
+  return set;
+}
+
 // Runs `ptx` as is (tracing) and instrumented + logger (queues); fills Outcome.
 // `schedule`, when given, is used by both runs (e.g. one block at a time, for
 // programs whose records depend on which block finishes last).
@@ -340,8 +348,11 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
     std::memcpy(var->address, &address, sizeof address);
     std::vector<Region> regions;
     variable_regions(device, *unit, regions);
-    if (std::string e = launch_all(device, *unit, regions); !e.empty()) return out.error = "instrumented " + e, out;
     auto* set = static_cast<gpu_queue::QueueSet*>(*mem);
+    CurrentQueueSet() = set;
+    const std::string launched = launch_all(device, *unit, regions);
+    CurrentQueueSet() = nullptr;
+    if (!launched.empty()) return out.error = "instrumented " + launched, out;
     for (uint32_t q = 0; q < queues; ++q)
       gpu_queue::Drain(set, q, [&](const proto::Record& r) { Add(out.logger, r, regions), ++out.logger_records; });
   }

@@ -245,6 +245,7 @@ absl::Status Agent::EnsureQueues() {
   set->shared_base = config_.shared_base >= 0 ? static_cast<uint32_t>(config_.shared_base)
                                               : static_cast<uint32_t>(device->reserved_shared);
   if (config_.stamp_locks) AllocateRmwLocks(*set);
+  tensor_maps_.Attach(set);
   queue_host_ = host;
   queue_device_ = device_address;
   drainer_ = std::make_unique<QueueDrainer>(set, producer_.get());
@@ -379,10 +380,18 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
   producer_->CountLaunch(static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()));
   ToldIfNotRun(*k, launched);
-  // Analysed in part: the kernel reaches instructions the logger does not log.
+  // Analysed in part: the kernel reaches instructions the logger does not
+  // log, or made TMA tensor copies through maps the logger could not find
+  // (tensor_maps.h).
   if (launched == cudaSuccess) {
-    auto unchecked = k->module->unchecked_by_kernel.find(k->name);
-    if (unchecked != k->module->unchecked_by_kernel.end()) producer_->SendLaunchUnchecked(k->name, unchecked->second);
+    std::string unchecked;
+    if (auto it = k->module->unchecked_by_kernel.find(k->name); it != k->module->unchecked_by_kernel.end())
+      unchecked = it->second;
+    if (const uint32_t copies = tensor_maps_.TakeUnchecked(); copies > 0)
+      absl::StrAppend(&unchecked, unchecked.empty() ? "" : "; ", copies, " TMA tensor cop", copies == 1 ? "y" : "ies",
+                      " through tensor maps not made by cuTensorMapEncodeTiled in this process (or changed on the "
+                      "device, or of a layout the logger does not walk)");
+    if (!unchecked.empty()) producer_->SendLaunchUnchecked(k->name, unchecked);
   }
   // A fault (illegal or misaligned address, trap, assert, ...: DeviceFault),
   // from the launch itself (a synchronous runtime) or from running it: the
@@ -404,6 +413,32 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
                       backend_->ErrorText(finished)));
   }
   return launched;
+}
+
+void Agent::OnTensorMapEncoded(const void* map_bytes, const gpu_queue::TiledMapArgs& args) {
+  if (!producer_) return;
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  if (detached_) return;
+  const std::string why = tensor_maps_.Encoded(map_bytes, args);
+  if (!why.empty() && tensor_layouts_noted_.insert(why).second)
+    Note(absl::StrCat("a TMA tensor map with ", why,
+                      ": the GPU backend does not log the copies through it (--backend=emu checks what it models)"));
+  NoteTableFull();
+}
+
+void Agent::OnTensorMapAddressReplaced(uint64_t old_key, const void* new_bytes, uint64_t address) {
+  if (!producer_) return;
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  if (detached_) return;
+  tensor_maps_.AddressReplaced(old_key, new_bytes, address);
+  NoteTableFull();
+}
+
+void Agent::NoteTableFull() {  // under launch_mu_
+  if (tensor_table_full_noted_ || tensor_maps_.overflowed() == 0) return;
+  tensor_table_full_noted_ = true;
+  Note(absl::StrCat("more than ", gpu_queue::kTensorMapSlots,
+                    " TMA tensor maps: copies through the later ones are not logged (the run says so)"));
 }
 
 void Agent::OnGraphLaunch() {
@@ -457,6 +492,7 @@ void Agent::AllocateRmwLocks(gpu_queue::QueueSet& set) {
 
 void Agent::ReleaseQueues() {
   drainer_.reset();
+  tensor_maps_.Attach(nullptr);
   if (backend_ != nullptr) {  // none chosen: nothing was set up
     backend_->FreeDevice(rmw_locks_);
     backend_->FreeMapped(queue_host_);

@@ -31,6 +31,7 @@
 #include "host_detector/gpu_agent/device_backend.h"
 #include "host_detector/gpu_agent/driver_handles.h"
 #include "host_detector/gpu_agent/queue_drainer.h"
+#include "host_detector/gpu_agent/tensor_maps.h"
 #include "ptx_rewriter/fatbin/fatbin_format.h"
 #include "ptx_rewriter/ir.h"
 
@@ -75,6 +76,10 @@ class Agent {
   // cudaGraphLaunch / cuGraphLaunch: a graph's kernel nodes do not pass the
   // launch hooks, so they are not analysed; said once, in the report's notes.
   void OnGraphLaunch();
+  // cuTensorMapEncodeTiled / cuTensorMapReplaceAddress succeeded: the map's
+  // geometry for the logger (tensor_maps.h).
+  void OnTensorMapEncoded(const void* map_bytes, const gpu_queue::TiledMapArgs& args);
+  void OnTensorMapAddressReplaced(uint64_t old_key, const void* new_bytes, uint64_t address);
   void Detach(int32_t status);  // at exit
 
  private:
@@ -135,6 +140,10 @@ class Agent {
   void AllocateRmwLocks(gpu_queue::QueueSet& set);
 
   AgentConfig config_;
+  TensorMapRegistry tensor_maps_;
+  bool tensor_table_full_noted_ = false;
+  absl::flat_hash_set<std::string> tensor_layouts_noted_;
+  void NoteTableFull();
   std::unique_ptr<transport::Producer> producer_;
   std::unique_ptr<ptx::Module> logger_;
   std::mutex mu_;  // modules, kernels, handles

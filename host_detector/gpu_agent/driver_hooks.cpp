@@ -9,6 +9,7 @@
 // hook (the emulator's libcuda.so.1 runs on the runtime, and a runtime or
 // driver may call its own exports) goes straight through (HookScope), so a
 // module is instrumented once.
+#include <atomic>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -301,6 +302,62 @@ BARRACUDA_DRIVER_ALLOCATION(cuMemHostAlloc, (void** p, size_t size, unsigned fla
 BARRACUDA_DRIVER_FREE(cuMemFree_v2, CUdeviceptr)
 BARRACUDA_DRIVER_FREE(cuMemFreeHost, void*)
 
+// ---------------------------------------------------------------- TMA tensor maps
+// The geometry of every tiled map for the device logger (tensor_maps.h): a
+// CUtensorMap's bytes are the driver's own encoding. The real encoder is the
+// one the program fetched (cudaGetDriverEntryPoint answers with the
+// runtime's, which for the emulator's runtime is not in its libcuda.so.1),
+// else the driver's.
+namespace {
+std::atomic<void*> fetched_encode_tiled{nullptr};
+std::atomic<void*> fetched_replace_address{nullptr};
+
+template <typename Fn>
+Fn* RealTensorMapFunction(const std::atomic<void*>& fetched, const char* name) {
+  if (void* f = fetched.load(std::memory_order_acquire)) return reinterpret_cast<Fn*>(f);
+  static void* driver = barracuda::gpu_agent::FindRealDriver(name);
+  return reinterpret_cast<Fn*>(driver);
+}
+}  // namespace
+
+BARRACUDA_AGENT_EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                                                       void* address, const cuuint64_t* dim,
+                                                       const cuuint64_t* strides, const cuuint32_t* box,
+                                                       const cuuint32_t* element_strides,
+                                                       CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                                       CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
+  auto* real = RealTensorMapFunction<decltype(cuTensorMapEncodeTiled)>(fetched_encode_tiled, "cuTensorMapEncodeTiled");
+  if (real == nullptr) return CUDA_ERROR_NOT_FOUND;
+  HookScope scope;
+  const CUresult r = real(map, type, rank, address, dim, strides, box, element_strides, interleave, swizzle, l2, fill);
+  if (r == CUDA_SUCCESS && map != nullptr && scope.outermost()) {
+    barracuda::gpu_queue::TiledMapArgs a;
+    a.data_type = static_cast<uint32_t>(type);
+    a.rank = rank;
+    a.global_address = reinterpret_cast<uint64_t>(address);
+    a.global_dim = dim;
+    a.global_strides = strides;
+    a.box_dim = box;
+    a.element_strides = element_strides;
+    a.interleave = static_cast<uint32_t>(interleave);
+    a.swizzle = static_cast<uint32_t>(swizzle);
+    Agent::Get().OnTensorMapEncoded(map, a);
+  }
+  return r;
+}
+
+BARRACUDA_AGENT_EXPORT CUresult cuTensorMapReplaceAddress(CUtensorMap* map, void* address) {
+  auto* real =
+      RealTensorMapFunction<decltype(cuTensorMapReplaceAddress)>(fetched_replace_address, "cuTensorMapReplaceAddress");
+  if (real == nullptr) return CUDA_ERROR_NOT_FOUND;
+  HookScope scope;
+  const uint64_t old_key = map != nullptr ? barracuda::gpu_queue::TensorMapKeyOf(map) : 0;
+  const CUresult r = real(map, address);
+  if (r == CUDA_SUCCESS && map != nullptr && scope.outermost())
+    Agent::Get().OnTensorMapAddressReplaced(old_key, map, reinterpret_cast<uint64_t>(address));
+  return r;
+}
+
 // ---------------------------------------------------------------- entry points fetched at run time
 
 BARRACUDA_AGENT_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
@@ -391,6 +448,8 @@ const ProcAddressTable& Table() {
     add("cuMemHostAlloc", &cuMemHostAlloc);
     add("cuMemFree_v2", &cuMemFree_v2, 3020);
     add("cuMemFreeHost", &cuMemFreeHost);
+    add("cuTensorMapEncodeTiled", &cuTensorMapEncodeTiled);
+    add("cuTensorMapReplaceAddress", &cuTensorMapReplaceAddress);
     add("cuGetProcAddress", &cuGetProcAddress);
     add("cuGetProcAddress_v2", &cuGetProcAddress_v2, 12000);
     t->Resolve([](const char* name) { return barracuda::gpu_agent::FindRealDriver(name, /*quiet=*/true); });
@@ -401,6 +460,10 @@ const ProcAddressTable& Table() {
 
 void* SwapForHook(void* returned, const char* symbol, int version, bool per_thread) {
   void* hook = Table().HookFor(returned, symbol, version, per_thread);
+  if (hook != nullptr && hook != returned) {
+    if (hook == reinterpret_cast<void*>(&cuTensorMapEncodeTiled)) fetched_encode_tiled.store(returned);
+    if (hook == reinterpret_cast<void*>(&cuTensorMapReplaceAddress)) fetched_replace_address.store(returned);
+  }
   return hook != nullptr ? hook : returned;
 }
 

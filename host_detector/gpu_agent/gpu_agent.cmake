@@ -17,6 +17,7 @@ add_library(barracuda_gpu_agent_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/module_instrumenter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/proc_address_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/queue_drainer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tensor_maps.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unchecked_kernels.cpp)
 target_include_directories(barracuda_gpu_agent_core PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(barracuda_gpu_agent_core PUBLIC barracuda_ptx barracuda_device_logger barracuda_transport
@@ -52,6 +53,7 @@ barracuda_unit_test(gpu_agent_tests
           ${CMAKE_CURRENT_LIST_DIR}/tests/driver_image_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/driver_handles_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/tests/proc_address_table_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/tests/tensor_maps_test.cpp
   LIBS barracuda_gpu_agent_core)
 
 if(BARRACUDA_BENCHMARKS)

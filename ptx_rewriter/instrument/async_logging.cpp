@@ -16,7 +16,7 @@ Action DecideCp(const Instruction& in) {
     if (in.HasModifier(".prefetch")) return Action::kNone;  // a cache hint
     if (in.HasModifier(".commit_group")) return Action::kBulkCommit;
     if (in.HasModifier(".wait_group")) return DecideBulkWait(in);
-    if (in.HasModifier(".tensor")) return Action::kNotCovered;
+    if (in.HasModifier(".tensor")) return DecideTensorCopy(in);
     if (DecideBulkStore(in)) return Action::kBulkStore;
     const bool from_global = in.modifiers.size() > 3 && in.modifiers[3] == ".global";
     const bool to_shared =

@@ -55,8 +55,9 @@ Action DecideBulkWait(const Instruction& in) {
 
 Action DecideBulkReduce(const Instruction& in) {
   // cp.reduce.async.bulk.dst.src.completion...: modifiers .reduce .async .bulk .dst .src
+  if (!in.opaque && in.HasModifier(".tensor")) return DecideTensorCopy(in);
   if (in.opaque || in.modifiers.size() < 5 || in.modifiers[1] != ".async" || in.modifiers[2] != ".bulk" ||
-      in.HasModifier(".tensor") || TypeSize(in.info.type()) == 0)
+      TypeSize(in.info.type()) == 0)
     return Action::kNotCovered;
   if (ToGlobalFromShared(in, 3) && in.HasModifier(".bulk_group") && AddressesAndSize(in, 3))
     return Action::kBulkReduce;

@@ -55,6 +55,7 @@ enum class Action : uint8_t {
   kBulkReduce,   // cp.reduce.async.bulk (not .tensor): to global with bulk_group, to shared::cluster with complete_tx
   kBulkCommit,   // cp.async.bulk.commit_group: no record, the thread's bulk group boundary
   kBulkWait,     // cp.async.bulk.wait_group{.read} N: kAsyncWait
+  kTensorCopy,   // cp.async.bulk.tensor, tiled, load with complete_tx or store in the bulk group
   kProxyFence,   // fence.proxy.async*
   kMatrix,       // ldmatrix / stmatrix (.m8n8)
   kWmma,         // wmma.load / wmma.store
@@ -91,6 +92,9 @@ Action DecideCp(const Instruction& in);
 bool DecideBulkStore(const Instruction& in);
 Action DecideBulkWait(const Instruction& in);
 Action DecideBulkReduce(const Instruction& in);
+// cp.async.bulk.tensor (tensor_copy_logging.cpp): kTensorCopy for the tiled
+// loads and stores, kNotCovered for the rest.
+Action DecideTensorCopy(const Instruction& in);
 // ldmatrix / stmatrix / wmma of access class `c` (matrix_logging.cpp).
 Action DecideMatrix(const Instruction& in, const AccessClass& c);
 
@@ -149,6 +153,9 @@ class FunctionRewriter {
   std::string BulkCommit() const;
   std::string BulkWait(const Instruction& in, size_t stmt) const;
   std::string ProxyFence(size_t stmt) const;
+  // TMA tensor copies (tensor_copy_logging.cpp).
+  absl::StatusOr<std::string> TensorMapAddress(const Instruction& in, const Operand& map) const;
+  absl::Status TensorCopy(const Instruction& in, size_t stmt, std::string& before) const;
   // barrier.cluster (cluster_logging.cpp).
   void ClusterBarrier(const Instruction& in, size_t stmt, std::string& before, std::string& after) const;
   // The collective matrix moves (matrix_logging.cpp; README "Matrix loads and

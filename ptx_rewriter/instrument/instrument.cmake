@@ -4,6 +4,7 @@ target_sources(barracuda_ptx PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/logging_calls.cpp
   ${CMAKE_CURRENT_LIST_DIR}/async_logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bulk_groups.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tensor_copy_logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cluster_logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matrix_logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/predication.cpp

@@ -442,6 +442,7 @@ absl::Status FunctionRewriter::Run() {
       case Action::kBulkStore:
       case Action::kBulkReduce:
       case Action::kBulkCommit:
+      case Action::kTensorCopy:
         async = bulk = true;
         break;
       case Action::kBulkWait: {
@@ -551,6 +552,10 @@ absl::Status FunctionRewriter::Run() {
       case Action::kBulkReduce:
         ++stats_.accesses;
         if (auto st = BulkReduce(*in, i, before); !st.ok()) return st;
+        break;
+      case Action::kTensorCopy:
+        ++stats_.accesses;
+        if (auto st = TensorCopy(*in, i, before); !st.ok()) return st;
         break;
       case Action::kBulkCommit:
         before = BulkCommit();

@@ -62,7 +62,7 @@ std::string PrologueDecls(int branch_registers) {
 }
 
 std::string Call(std::string_view function, const std::vector<Arg>& args, std::string_view ret_reg,
-                 std::string_view guard) {
+                 std::string_view guard, int ret_bits) {
   std::string s = "{\n";
   std::string list;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -71,12 +71,12 @@ std::string Call(std::string_view function, const std::vector<Arg>& args, std::s
     s += Cat("st.param.b", args[i].bits, " [", name, "], ", args[i].value, ";\n");
     list += Cat(i ? ", " : "", name);
   }
-  if (!ret_reg.empty()) s += ".param .b32 __bcda_r;\n";
+  if (!ret_reg.empty()) s += Cat(".param .b", ret_bits, " __bcda_r;\n");
   if (!guard.empty()) s += Cat("@", guard, " ");
   s += "call ";
   if (!ret_reg.empty()) s += "(__bcda_r), ";
   s += Cat(function, ", (", list, ");\n");
-  if (!ret_reg.empty()) s += Cat("ld.param.b32 ", ret_reg, ", [__bcda_r];\n");
+  if (!ret_reg.empty()) s += Cat("ld.param.b", ret_bits, " ", ret_reg, ", [__bcda_r];\n");
   s += "}\n";
   return s;
 }
@@ -101,7 +101,10 @@ std::string LoggerDeclarations() {
              ".extern .func ", abi::kLogBulk,
              "(.param .b32 desc, .param .b32 site, .param .b64 src, .param .b64 dst, .param .b32 bytes);\n",
              ".extern .func ", abi::kLogBulkReduce,
-             "(.param .b32 desc, .param .b32 site, .param .b64 src, .param .b64 dst, .param .b32 bytes);\n");
+             "(.param .b32 desc, .param .b32 site, .param .b64 src, .param .b64 dst, .param .b32 bytes);\n",
+             ".extern .func (.param .b64 counts) ", abi::kLogTensor,
+             "(.param .b32 desc, .param .b32 site, .param .b64 map, .param .b64 shared, .param .b32 c0, "
+             ".param .b32 c1, .param .b32 c2, .param .b32 c3, .param .b32 c4);\n");
 }
 
 namespace {

@@ -78,7 +78,7 @@ struct Arg {
 };
 // `{ .param ...; st.param ...; [@guard] call [(ret), ]fn, (args); [ld.param ret] }`
 std::string Call(std::string_view function, const std::vector<Arg>& args, std::string_view ret_reg = {},
-                 std::string_view guard = {});
+                 std::string_view guard = {}, int ret_bits = 32);
 
 // The `.extern .func` declarations of every logging function.
 std::string LoggerDeclarations();
