@@ -671,6 +671,61 @@ TEST_CASE("logger: distributed shared memory and cluster barriers", "[logger][cl
   CHECK(remote);
 }
 
+// st.async / red.async (async_logging.cpp AsyncStore): each CTA of a cluster
+// of two stores into its neighbour's window with complete_tx on the
+// neighbour's mbarrier (scalar, .v2 and .v4), reduces into it, waits for its
+// own phase and reads what arrived: the writes are async records of the
+// storing lane, the reductions stamped cluster-scope atomics, each followed
+// by its complete-tx, named in the owning CTA's window, as the emulator's.
+TEST_CASE("logger: st.async and red.async into a cluster neighbour", "[logger][cluster][async]") {
+  const std::string ptx = R"(.version 8.1
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf, .param .u32 n)
+.explicitcluster
+.reqnctapercluster 2, 1, 1
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 sbuf[4096];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  xor.b32 %r3, %r2, 1;
+  mov.u32 %r4, sbuf;
+  mov.u32 %r9, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared.b64 [%r9], 1;
+  @%p1 mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd4, [%r9], 2048;
+  barrier.cluster.arrive.release;
+  barrier.cluster.wait.acquire;
+  shl.b32 %r5, %r1, 2;
+  add.u32 %r6, %r4, %r5;
+  mapa.shared::cluster.u32 %r7, %r6, %r3;
+  mapa.shared::cluster.u32 %r8, %r9, %r3;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r7], %r1, [%r8];
+  shl.b32 %r10, %r1, 4;
+  add.u32 %r11, %r4, %r10;
+  mapa.shared::cluster.u32 %r12, %r11, %r3;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%r12+256], {%r1, %r2, %r3, %r5}, [%r8];
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%r12+1280], {%r1, %r2}, [%r8];
+  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r7+2560], %r1, [%r8];
+  mov.u32 %r13, 0;
+$Lwait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r9], %r13;
+  @!%p2 bra $Lwait;
+  ld.shared.u32 %r14, [%r6];
+  barrier.cluster.arrive.release;
+  barrier.cluster.wait.acquire;
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {BufferLaunch("k", {2, 1, 1}, {64, 1, 1}, 4096, 0)});
+  CHECK(CountOp(o.logger, proto::Op::kAtomic) > 0);
+  CHECK(CountOp(o.logger, proto::Op::kRelease) > 0);
+}
+
 TEST_CASE("logger: queue wrap-around keeps every record", "[logger]") {
   // One queue of exactly as many slots as records: indices fill it to the
   // last slot without waiting (the host drains only after the launch).

@@ -1,6 +1,6 @@
 // Which kernels of an instrumented module reach instructions the device logger
 // does not log (ptx::InstrumentStats::unchecked: TMA tensor copies, multicast
-// bulk copies, st.async, texture and surface accesses, brx.idx, ...). A launch
+// bulk copies, texture and surface accesses, brx.idx, ...). A launch
 // of such a kernel is analysed only in part: races through those instructions
 // are not checked, so the agent tells the session (transport
 // kLaunchUnchecked) and the run's verdict is incomplete rather than "0 races".

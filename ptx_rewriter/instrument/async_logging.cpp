@@ -244,6 +244,53 @@ absl::Status FunctionRewriter::BulkCopy(const Instruction& in, size_t stmt, std:
   return absl::OkStatus();
 }
 
+// st.async / red.async (ptx_emulator/ops/async_store_ops.cpp):
+//   st.async{.weak}{.shared::cluster}.mbarrier::complete_tx::bytes{.v2,.v4}.type [a], b, [mbar]
+//   red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type [a], b, [mbar]
+// 32- or 64-bit elements, at most 16 bytes.
+Action DecideAsyncStore(const Instruction& in) {
+  if (in.opaque || !in.HasModifier(".mbarrier::complete_tx::bytes") || !InstSpaceOf(in.info.space) ||
+      in.operands.size() != 3 || !in.operands[0].is_address() || !in.operands[2].is_address())
+    return Action::kNotCovered;
+  const uint32_t elem = TypeSize(in.info.type());
+  const Operand& b = in.operands[1];
+  const size_t elements = b.kind == Operand::Kind::kVector ? b.elements.size() : 1;
+  if ((elem != 4 && elem != 8) || (elements != 1 && elements != 2 && elements != 4) || elem * elements > 16 ||
+      (in.op == Opcode::kRed && elements != 1))
+    return Action::kNotCovered;
+  return Action::kAsyncStore;
+}
+
+// st.async: its bytes an async write of the lane (kFlagAsync, one of its
+// async records: ar += 1), ordered before other threads only through the
+// phase its complete-tx feeds; red.async: its element a stamped
+// read-modify-write at cluster scope. Then the complete-tx, a release with
+// kFlagAsync on the mbarrier, as for the bulk copies.
+absl::Status FunctionRewriter::AsyncStore(const Instruction& in, size_t stmt, std::string& before) const {
+  const bool reduce = in.op == Opcode::kRed;
+  const uint32_t elem = TypeSize(in.info.type());
+  const Operand& b = in.operands[1];
+  const uint32_t elements = b.kind == Operand::Kind::kVector ? static_cast<uint32_t>(b.elements.size()) : 1;
+  const abi::InstSpace space = *InstSpaceOf(in.info.space);
+  auto addr = AddressText(in, in.operands[0]);
+  if (!addr.ok()) return addr.status();
+  auto bar = AddressText(in, in.operands[2]);
+  if (!bar.ok()) return bar.status();
+  const uint32_t desc =
+      reduce ? abi::PackDesc(static_cast<uint8_t>(proto::Op::kAtomic), proto::kFlagLoad | proto::kFlagStore,
+                             static_cast<uint8_t>(elem), space, static_cast<uint8_t>(proto::Scope::kCluster))
+             : abi::PackDesc(static_cast<uint8_t>(proto::Op::kWrite), proto::kFlagAsync,
+                             static_cast<uint8_t>(elem * elements), space, 0);
+  const std::string a(snippet::kAddr), records(snippet::kAsyncRecords);
+  before += *addr + snippet::Call(abi::kLogAccess, {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))}, Arg{64, a}});
+  if (!reduce) before += Cat("add.u32 ", records, ", ", records, ", 1;\n");
+  const uint32_t tx_desc =
+      abi::PackDesc(static_cast<uint8_t>(proto::Op::kRelease), proto::kFlagLoad | proto::kFlagStore | proto::kFlagAsync,
+                    8, space, static_cast<uint8_t>(proto::Scope::kCta));
+  before += *bar + snippet::Call(abi::kLogAccess, {Arg{32, Cat(tx_desc)}, Arg{32, Cat(Site(stmt))}, Arg{64, a}});
+  return absl::OkStatus();
+}
+
 // fence.proxy.async*: a kFence with kFlagAsyncProxy for the active lanes.
 std::string FunctionRewriter::ProxyFence(size_t stmt) const {
   const uint32_t desc =

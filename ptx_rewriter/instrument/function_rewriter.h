@@ -56,6 +56,7 @@ enum class Action : uint8_t {
   kBulkCommit,   // cp.async.bulk.commit_group: no record, the thread's bulk group boundary
   kBulkWait,     // cp.async.bulk.wait_group{.read} N: kAsyncWait
   kTensorCopy,   // cp.async.bulk.tensor, tiled, load with complete_tx or store in the bulk group
+  kAsyncStore,   // st.async / red.async with mbarrier::complete_tx::bytes
   kProxyFence,   // fence.proxy.async*
   kMatrix,       // ldmatrix / stmatrix (.m8n8)
   kWmma,         // wmma.load / wmma.store
@@ -86,6 +87,8 @@ inline std::optional<abi::InstSpace> InstSpaceOf(StateSpace s) {
 // The cp.async family, as ptx_emulator/ops/async_copy_ops.cpp and
 // bulk_copy_ops.cpp select it (async_logging.cpp).
 Action DecideCp(const Instruction& in);
+// st.async / red.async (async_logging.cpp).
+Action DecideAsyncStore(const Instruction& in);
 // The bulk async-group forms DecideCp hands on (bulk_groups.cpp):
 // cp.async.bulk.global.shared::cta.bulk_group (true when logged),
 // cp.async.bulk.wait_group{.read} N, cp.reduce.async.bulk.
@@ -144,6 +147,7 @@ class FunctionRewriter {
   std::string AsyncWait(const Instruction& in, size_t stmt) const;
   absl::Status AsyncArrive(const Instruction& in, size_t stmt, std::string& before) const;
   absl::Status BulkCopy(const Instruction& in, size_t stmt, std::string& before) const;
+  absl::Status AsyncStore(const Instruction& in, size_t stmt, std::string& before) const;
   // The bulk async-groups (bulk_groups.cpp).
   // Both bulk forms' operands into the snippet registers: kValue the shared
   // source's address, kAddr the destination's, kTmp32 the byte count.

@@ -35,10 +35,9 @@ Action Decide(const Instruction& in, const AccessClass& c, bool is_entry, bool c
     case Opcode::kSt:
     case Opcode::kAtom:
     case Opcode::kRed:
-      // st.async / red.async: their complete-tx on a cluster CTA's mbarrier is
-      // not logged, so a plain record here would show the phase's waiters a
-      // race that the release orders (emulator: ops/async_store_ops.cpp).
-      if ((in.op == Opcode::kSt || in.op == Opcode::kRed) && in.HasModifier(".async")) return Action::kNotCovered;
+      // st.async / red.async: the access and its complete-tx on a cluster
+      // CTA's mbarrier (async_logging.cpp).
+      if ((in.op == Opcode::kSt || in.op == Opcode::kRed) && in.HasModifier(".async")) return DecideAsyncStore(in);
       if (c.kind == Kind::kNone) return Action::kNone;  // local/param/const
       if (in.opaque || !InstSpaceOf(in.info.space)) return Action::kNotCovered;
       return Action::kAccess;
@@ -437,6 +436,7 @@ absl::Status FunctionRewriter::Run() {
       case Action::kAsyncCommit:
       case Action::kAsyncArrive:
       case Action::kBulkCopy:
+      case Action::kAsyncStore:
         async = true;
         break;
       case Action::kBulkStore:
@@ -556,6 +556,10 @@ absl::Status FunctionRewriter::Run() {
       case Action::kTensorCopy:
         ++stats_.accesses;
         if (auto st = TensorCopy(*in, i, before); !st.ok()) return st;
+        break;
+      case Action::kAsyncStore:
+        ++stats_.accesses;
+        if (auto st = AsyncStore(*in, i, before); !st.ok()) return st;
         break;
       case Action::kBulkCommit:
         before = BulkCommit();
