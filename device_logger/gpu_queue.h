@@ -82,16 +82,20 @@ struct TensorMapEntry {
   uint64_t address;                           // the tensor's global address
   uint64_t dim[kTensorMapMaxRank];            // elements along each dimension
   uint64_t stride[kTensorMapMaxRank];         // bytes from one element to the next (stride[0]: element size)
-  uint16_t box[kTensorMapMaxRank];            // boxDim
+  // boxDim; an im2col map: box[0] = channelsPerPixel, box[1] = pixelsPerColumn.
+  uint16_t box[kTensorMapMaxRank];
   uint8_t element_stride[kTensorMapMaxRank];  // elementStrides (traversal strides)
   uint8_t rank;
   uint8_t element_bytes;
   uint8_t swizzle_span;  // 0 (none), 32, 64 or 128: 16-byte chunks permuted within 128-byte lines
-  // 1: a layout the logger walks (tiled, no interleave, whole-byte elements,
-  // no swizzle or one whose span is the box's inner dimension: what the
+  // 1: a layout the logger walks (no interleave, whole-byte elements, no
+  // swizzle or one whose span is the box's inner dimension: what the
   // emulator implements); 0: copies through it count as unchecked.
   uint8_t usable;
-  uint8_t reserved[13];
+  uint8_t im2col;  // 1: made by cuTensorMapEncodeIm2col
+  // An im2col map's bounding box corners (spatial dimensions 1 .. rank - 2: W, H, D).
+  int16_t lower[kTensorMapMaxRank - 2];
+  int16_t upper[kTensorMapMaxRank - 2];
 };
 static_assert(sizeof(TensorMapEntry) == 128, "a table entry is 128 bytes");
 

@@ -33,6 +33,9 @@ extern "C" __device__ uint64_t __barracuda_queue_set = 0;
 // kClusterShared): the owner and own-window offset of a distributed shared
 // memory address, ~0 when it is in no cluster CTA's window.
 extern "C" __device__ __noinline__ uint64_t __barracuda_cluster_shared(uint64_t addr, uint32_t cluster_space);
+// Also defined at merge time (logger_abi.h kClusterMap): mapa.shared::cluster
+// of `addr` to cluster rank `rank`, ~0 past the cluster's size.
+extern "C" __device__ __noinline__ uint32_t __barracuda_cluster_map(uint32_t addr, uint32_t rank);
 
 namespace {
 
@@ -370,14 +373,17 @@ __device__ uint32_t LogRun(uint32_t active, uint32_t l, uint32_t site, int space
   return records;
 }
 
-// The box of a tiled copy through map `m` at `coord`, as the emulator walks
-// it (ptx_emulator/ops/tensor_map_copy_ops.cpp Pieces, InShared): rows
-// (dimension 1 fastest), each split where it leaves the tensor, each part
-// placed in shared memory (per 16-byte chunk under a swizzle, whose pattern
-// starts at shared address `shared_phase`'s 128-byte line). Calls
-// f(offset in the box's shared bytes, global address, inside, bytes).
+// The box of a copy through map `m` at `coord`, as the emulator walks it
+// (ptx_emulator/ops/tensor_map_copy_ops.cpp Pieces, Im2colPieces, InShared):
+// rows (tiled: dimension 1 fastest; im2col: the pixels of the bounding box
+// from `coord`, moved by the im2col `offset`s), each split where it leaves
+// the tensor, each part placed in shared memory (per 16-byte chunk under a
+// swizzle, whose pattern starts at shared address `shared_phase`'s 128-byte
+// line). Calls f(offset in the box's shared bytes, global address, inside,
+// bytes).
 template <typename F>
-__device__ void WalkBox(const gq::TensorMapEntry& m, const int32_t* coord, uint32_t shared_phase, F&& f) {
+__device__ void WalkBox(const gq::TensorMapEntry& m, const int32_t* coord, const int32_t* offset,
+                        uint32_t shared_phase, F&& f) {
   const uint32_t rank = m.rank, eb = m.element_bytes, row_bytes = uint32_t{m.box[0]} * eb;
   uint32_t count[gq::kTensorMapMaxRank] = {};
   uint64_t rows = 1;
@@ -398,17 +404,13 @@ __device__ void WalkBox(const gq::TensorMapEntry& m, const int32_t* coord, uint3
       off += n;
     }
   };
-  uint32_t k[gq::kTensorMapMaxRank] = {};
-  for (uint64_t r = 0; r < rows; ++r) {
-    bool inside = true;
-    uint64_t base = m.address;
-    for (uint32_t i = 1; i < rank; ++i) {
-      const int64_t y = int64_t{coord[i]} + int64_t{k[i]} * m.element_stride[i];
-      if (y < 0 || static_cast<uint64_t>(y) >= m.dim[i])
-        inside = false;
-      else
-        base += static_cast<uint64_t>(y) * m.stride[i];
-    }
+  // Whether coordinate y of dimension i lies in the tensor; its offset added to `base` if so.
+  auto locate = [&](uint32_t i, int64_t y, uint64_t& base) {
+    if (y < 0 || static_cast<uint64_t>(y) >= m.dim[i]) return false;
+    base += static_cast<uint64_t>(y) * m.stride[i];
+    return true;
+  };
+  auto row = [&](uint64_t r, bool inside, uint64_t base) {
     const uint64_t lin = r * row_bytes;
     const int64_t x0 = coord[0], x1 = x0 + m.box[0];
     const int64_t lo = max(x0, int64_t{0}), hi = min(x1, static_cast<int64_t>(m.dim[0]));
@@ -420,24 +422,117 @@ __device__ void WalkBox(const gq::TensorMapEntry& m, const int32_t* coord, uint3
            base + static_cast<uint64_t>(lo) * eb);
       if (hi < x1) part(lin + static_cast<uint64_t>(hi - x0) * eb, static_cast<uint32_t>((x1 - hi) * eb), false, 0);
     }
+  };
+  if (m.im2col) {
+    // box[1] pixels; past the box's upper corner a spatial dimension
+    // restarts at the lower one and the next advances, past the last the
+    // batch dimension (rank - 1) advances.
+    const uint32_t n = rank - 1;
+    int64_t pos[gq::kTensorMapMaxRank] = {};
+    for (uint32_t i = 1; i < rank; ++i) pos[i] = coord[i];
+    for (uint64_t r = 0; r < m.box[1]; ++r) {
+      uint64_t base = m.address;
+      bool inside = locate(n, pos[n], base);
+      for (uint32_t i = 1; i < n; ++i) inside = locate(i, pos[i] + offset[i - 1], base) && inside;
+      row(r, inside, base);
+      uint32_t i = 1;
+      for (; i < n; ++i) {
+        pos[i] += m.element_stride[i];
+        if (pos[i] <= static_cast<int64_t>(m.dim[i]) - 1 + m.upper[i - 1]) break;
+        pos[i] = m.lower[i - 1];
+      }
+      if (i == n) ++pos[n];
+    }
+    return;
+  }
+  uint32_t k[gq::kTensorMapMaxRank] = {};
+  for (uint64_t r = 0; r < rows; ++r) {
+    bool inside = true;
+    uint64_t base = m.address;
+    for (uint32_t i = 1; i < rank; ++i)
+      inside = locate(i, int64_t{coord[i]} + int64_t{k[i]} * m.element_stride[i], base) && inside;
+    row(r, inside, base);
     for (uint32_t i = 1; i < rank && ++k[i] == count[i]; ++i) k[i] = 0;
+  }
+}
+
+// Lane `l`'s complete-tx of a multicast delivery: a release with kFlagAsync
+// on the mbarrier at `bar` (a .shared::cluster address), the lane alone,
+// stamped (bulk_copy_ops.cpp CompleteTx).
+__device__ void LogDeliveryTx(uint32_t active, uint32_t l, uint32_t site, uint32_t bar) {
+  uint64_t logged = bar;
+  Locate(abi::InstSpace::kSharedCluster, bar, logged);
+  Append(active,
+         Header(proto::Op::kRelease, proto::kFlagLoad | proto::kFlagStore | proto::kFlagAsync, 8,
+                proto::PackSpaceScope(proto::Space::kShared, proto::Scope::kCta), 1u << l, site),
+         true, 1u << l, logged, 0);
+}
+
+// The CTAs a multicast reaches: ranks set in `mask` within the cluster, in
+// rank order (bulk_copy_ops.cpp Multicast); f(dst, bar) with the rank's
+// .shared::cluster addresses of `dst` and `bar`.
+template <typename F>
+__device__ void ForEachDelivery(uint32_t mask, uint32_t dst, uint32_t bar, F&& f) {
+  for (uint32_t r = 0; r < 16; ++r) {
+    if (((mask >> r) & 1u) == 0) continue;
+    const uint32_t to = __barracuda_cluster_map(dst, r), to_bar = __barracuda_cluster_map(bar, r);
+    if (to == ~0u || to_bar == ~0u) continue;  // past the cluster's size: ignored, as the emulator does
+    f(to, to_bar);
   }
 }
 
 }  // namespace
 
+extern "C" __device__ __noinline__ uint32_t __barracuda_log_multicast(uint32_t desc, uint32_t site, uint64_t src,
+                                                                      uint64_t dst, uint64_t bar, uint32_t bytes,
+                                                                      uint32_t mask) {
+  // Lane by lane, per CTA of ctaMask in rank order: per 16 bytes a read of
+  // the source, then per 16 bytes a write of that CTA's destination, then
+  // the complete-tx on that CTA's mbarrier (CopyToSharedMulticast).
+  const uint32_t active = CallersOf(site);
+  uint32_t mine = 0;
+  for (uint32_t left = active; left != 0; left &= left - 1) {
+    const uint32_t l = __ffs(left) - 1;
+    const uint64_t src_l = __shfl_sync(active, src, l);
+    const uint32_t dst_l = __shfl_sync(active, static_cast<uint32_t>(dst), l);
+    const uint32_t bar_l = __shfl_sync(active, static_cast<uint32_t>(bar), l);
+    const uint32_t n = __shfl_sync(active, bytes, l), m = __shfl_sync(active, mask, l);
+    uint32_t records = 0;
+    ForEachDelivery(m, dst_l, bar_l, [&](uint32_t to, uint32_t to_bar) {
+      uint64_t to_log = to;
+      Locate(abi::InstSpace::kSharedCluster, to, to_log);
+      for (uint32_t off = 0; off < n; off += 16, ++records)
+        Append(active,
+               Header(proto::Op::kRead, abi::DescFlags(desc), 16,
+                      proto::PackSpaceScope(proto::Space::kGlobal, proto::Scope::kNone), 1u << l, site),
+               false, 1u << l, src_l + off, 0);
+      for (uint32_t off = 0; off < n; off += 16, ++records)
+        Append(active,
+               Header(proto::Op::kWrite, abi::DescFlags(desc), 16,
+                      proto::PackSpaceScope(proto::Space::kShared, proto::Scope::kNone), 1u << l, site),
+               false, 1u << l, to_log + off, 0);
+      LogDeliveryTx(active, l, site, to_bar);
+    });
+    if (LaneId() == l) mine = records;
+  }
+  return mine;
+}
+
 extern "C" __device__ __noinline__ uint64_t __barracuda_log_tensor(uint32_t desc, uint32_t site, uint64_t map,
                                                                    uint64_t shared, uint32_t c0, uint32_t c1,
-                                                                   uint32_t c2, uint32_t c3, uint32_t c4) {
+                                                                   uint32_t c2, uint32_t c3, uint32_t c4,
+                                                                   uint64_t bar, uint32_t mask, uint64_t offsets) {
   // Lane by lane, the emulator's order (TensorLoad / TensorStore /
   // TensorReduce): a load's box part by part, each inside part's global
   // reads then its shared writes, a part outside the tensor its (fill)
   // writes alone; a store's shared reads of every inside part, then its
   // global writes; a reduction's shared reads, then each global element.
   const uint32_t active = CallersOf(site);
-  const bool store = abi::DescOp(desc) != abi::kTensorLoad;
+  const bool multicast = abi::DescOp(desc) == abi::kTensorLoadMulticast;
+  const bool store = abi::DescOp(desc) != abi::kTensorLoad && !multicast;
   const bool reduce = abi::DescOp(desc) == abi::kTensorReduce;
   const uint32_t rank = abi::DescSize(desc);
+  const bool im2col = abi::DescScope(desc) == abi::kTensorIm2col;
   uint64_t shared_log = shared;
   const int shared_space = Locate(abi::DescSpace(desc), shared, shared_log);
   uint32_t my_reads = 0, my_writes = 0;
@@ -447,27 +542,45 @@ extern "C" __device__ __noinline__ uint64_t __barracuda_log_tensor(uint32_t desc
     const int space_l = __shfl_sync(active, shared_space, l);
     const uint64_t shared_l = __shfl_sync(active, shared_log, l);
     const uint32_t phase = __shfl_sync(active, static_cast<uint32_t>(shared) & 1023u, l);
+    const uint32_t shared_raw = __shfl_sync(active, static_cast<uint32_t>(shared), l);
+    const uint32_t bar_l = __shfl_sync(active, static_cast<uint32_t>(bar), l), mask_l = __shfl_sync(active, mask, l);
     const int32_t coord[gq::kTensorMapMaxRank] = {
         static_cast<int32_t>(__shfl_sync(active, c0, l)), static_cast<int32_t>(__shfl_sync(active, c1, l)),
         static_cast<int32_t>(__shfl_sync(active, c2, l)), static_cast<int32_t>(__shfl_sync(active, c3, l)),
         static_cast<int32_t>(__shfl_sync(active, c4, l))};
+    const uint64_t offsets_l = __shfl_sync(active, offsets, l);
+    const int32_t offset[gq::kTensorMapMaxRank - 2] = {static_cast<int16_t>(offsets_l),
+                                                      static_cast<int16_t>(offsets_l >> 16),
+                                                      static_cast<int16_t>(offsets_l >> 32)};
     const gq::TensorMapEntry* m = FindTensorMap(map_l);
-    if (m == nullptr || !m->usable || m->rank != rank || space_l < 0) {
+    if (m == nullptr || !m->usable || m->rank != rank || (m->im2col != 0) != im2col || space_l < 0) {
       auto* set = reinterpret_cast<gq::QueueSet*>(__barracuda_queue_set);
       if (LaneId() == l && set != nullptr) atomicAdd(&set->tensor_copies_unchecked, 1u);
       continue;
     }
     uint32_t reads = 0, writes = 0;
-    if (!store) {
-      WalkBox(*m, coord, phase, [&](uint64_t at, uint64_t global, bool inside, uint32_t n) {
+    auto load_into = [&](int space, uint64_t base) {
+      WalkBox(*m, coord, offset, phase, [&](uint64_t at, uint64_t global, bool inside, uint32_t n) {
         if (inside) reads += LogRun(active, l, site, 0, proto::Op::kRead, global, n);
-        writes += LogRun(active, l, site, space_l, proto::Op::kWrite, shared_l + at, n);
+        writes += LogRun(active, l, site, space, proto::Op::kWrite, base + at, n);
       });
+    };
+    if (multicast) {
+      // The box into each CTA of ctaMask, each followed by its complete-tx
+      // (TensorLoadMulticast).
+      ForEachDelivery(mask_l, shared_raw, bar_l, [&](uint32_t to, uint32_t to_bar) {
+        uint64_t to_log = to;
+        Locate(abi::InstSpace::kSharedCluster, to, to_log);
+        load_into(1, to_log);
+        LogDeliveryTx(active, l, site, to_bar);
+      });
+    } else if (!store) {
+      load_into(space_l, shared_l);
     } else {
-      WalkBox(*m, coord, phase, [&](uint64_t at, uint64_t, bool inside, uint32_t n) {
+      WalkBox(*m, coord, offset, phase, [&](uint64_t at, uint64_t, bool inside, uint32_t n) {
         if (inside) reads += LogRun(active, l, site, space_l, proto::Op::kRead, shared_l + at, n);
       });
-      WalkBox(*m, coord, phase, [&](uint64_t, uint64_t global, bool inside, uint32_t n) {
+      WalkBox(*m, coord, offset, phase, [&](uint64_t, uint64_t global, bool inside, uint32_t n) {
         if (!inside) return;
         if (!reduce) {
           writes += LogRun(active, l, site, 0, proto::Op::kWrite, global, n);

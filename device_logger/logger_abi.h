@@ -107,8 +107,9 @@ inline constexpr const char* kLogBulk = "__barracuda_log_bulk";
 inline constexpr const char* kLogBulkReduce = "__barracuda_log_bulk_reduce";
 
 // (.b64 counts) __barracuda_log_tensor(.b32 desc, .b32 site, .b64 map, .b64 shared,
-//   .b32 c0, .b32 c1, .b32 c2, .b32 c3, .b32 c4): a tiled TMA tensor copy
-//   (cp.async.bulk.tensor .tile, not multicast): desc's op kTensorLoad (global
+//   .b32 c0, .b32 c1, .b32 c2, .b32 c3, .b32 c4, .b64 bar, .b32 mask, .b64 offsets):
+//   a TMA tensor copy (cp.async.bulk.tensor .tile, or an .im2col load: desc's
+//   scope kTensorIm2col): desc's op kTensorLoad (global
 //   -> shared, before its complete_tx, which the caller logs as for a bulk
 //   copy), kTensorStore (shared::cta -> global, in the bulk group) or
 //   kTensorReduce (cp.reduce.async.bulk.tensor, shared::cta -> global in the
@@ -127,9 +128,26 @@ inline constexpr const char* kLogBulkReduce = "__barracuda_log_bulk_reduce";
 //   rewriter keeps in registers); 0 for a copy through a map not in the
 //   table, which it counts in QueueSet::tensor_copies_unchecked instead.
 inline constexpr const char* kLogTensor = "__barracuda_log_tensor";
+// (.b32 records) __barracuda_log_multicast(.b32 desc, .b32 site, .b64 src, .b64 dst,
+//   .b64 bar, .b32 bytes, .b32 mask): cp.async.bulk.shared::cluster.global
+//   .mbarrier::complete_tx::bytes.multicast::cluster: lane by lane, per CTA
+//   of ctaMask `mask` in rank order (ranks past the cluster's size ignored),
+//   per 16 bytes a kRead of src, then per 16 bytes a kWrite of that CTA's
+//   dst (desc's flags: kFlagAsync | kFlagAsyncProxy), then the complete-tx on
+//   that CTA's mbarrier (a stamped release with kFlagAsync, the lane alone),
+//   as bulk_copy_ops.cpp CopyToSharedMulticast; dst and bar are
+//   .shared::cluster addresses (kClusterMap moves them to each rank).
+//   Returns the lane's async records.
+inline constexpr const char* kLogMulticast = "__barracuda_log_multicast";
 inline constexpr uint8_t kTensorLoad = 0;
 inline constexpr uint8_t kTensorStore = 1;
 inline constexpr uint8_t kTensorReduce = 2;
+// A .multicast::cluster load: the box into the CTAs of `mask` (`bar`: the
+// mbarrier, whose complete-tx per CTA the logger logs itself).
+inline constexpr uint8_t kTensorLoadMulticast = 3;
+// desc's scope field of an .im2col load (the map must be an im2col one; the
+// offsets: `offsets`, four 16-bit values, rank - 2 of them used).
+inline constexpr uint8_t kTensorIm2col = 1;
 inline constexpr uint32_t kLogTensorCoords = 5;  // c0 .. c4
 
 // log_fi's packed word. kFiFell: this lane fell through at its last divergent
@@ -156,6 +174,12 @@ inline constexpr uint32_t kFiDepthMask = (1u << 29) - 1;
 //   same byte has in the caller's own window; ~0 for an address in no
 //   cluster CTA's window (and always on targets without clusters).
 inline constexpr const char* kClusterShared = "__barracuda_cluster_shared";
+// (.b32 mapped) __barracuda_cluster_map(.b32 addr, .b32 rank): the logger's
+//   other module-defined callee (cluster_hook.cpp): mapa.shared::cluster of
+//   `addr` (a .shared::cluster address) to the CTA of cluster rank `rank`;
+//   ~0 for a rank past the cluster's size (on targets without clusters:
+//   `addr` for rank 0, else ~0). The multicast copies' destinations.
+inline constexpr const char* kClusterMap = "__barracuda_cluster_map";
 
 // The queue array the host allocates; see gpu_queue.h. A .global .u64 in the
 // logger module holding the device address of the QueueSet.

@@ -19,6 +19,26 @@ uint32_t ElementBytes(uint32_t t) {
 
 }  // namespace
 
+TensorMapEntry Im2colMapEntry(const Im2colMapArgs& a, std::string* why) {
+  // The tiled geometry with box = channelsPerPixel x pixelsPerColumn (the
+  // rows the logger walks), then the corners.
+  const uint32_t box[kTensorMapMaxRank] = {a.channels_per_pixel, a.pixels_per_column, 1, 1, 1};
+  TiledMapArgs t = a;
+  t.box_dim = box;
+  std::string reason;
+  TensorMapEntry e = TiledMapEntry(t, &reason);
+  e.im2col = 1;
+  if (reason.empty() && (a.rank < 3 || a.rank > kTensorMapMaxRank)) reason = "an im2col rank outside 3..5";
+  if (reason.empty() && (a.lower_corner == nullptr || a.upper_corner == nullptr)) reason = "no bounding box";
+  for (uint32_t j = 0; reason.empty() && j + 2 < a.rank; ++j) {
+    e.lower[j] = static_cast<int16_t>(a.lower_corner[j]);
+    e.upper[j] = static_cast<int16_t>(a.upper_corner[j]);
+  }
+  e.usable = reason.empty() ? 1 : 0;
+  if (why != nullptr) *why = reason;
+  return e;
+}
+
 TensorMapEntry TiledMapEntry(const TiledMapArgs& a, std::string* why) {
   TensorMapEntry e{};
   std::string reason;

@@ -31,6 +31,16 @@ struct TiledMapArgs {
 // (gpu_queue.h TensorMapEntry); `why` says what is not modelled otherwise.
 TensorMapEntry TiledMapEntry(const TiledMapArgs& args, std::string* why = nullptr);
 
+// cuTensorMapEncodeIm2col's arguments: the tiled ones without box_dim, the
+// bounding box's corners (rank - 2 entries each) and the box's shape.
+struct Im2colMapArgs : TiledMapArgs {
+  const int* lower_corner = nullptr;
+  const int* upper_corner = nullptr;
+  uint32_t channels_per_pixel = 0;
+  uint32_t pixels_per_column = 0;
+};
+TensorMapEntry Im2colMapEntry(const Im2colMapArgs& args, std::string* why = nullptr);
+
 // TensorMapKey of 128 map bytes (any alignment).
 uint64_t TensorMapKeyOf(const void* map_bytes);
 // Puts `entry` (its key set) into the table, replacing an entry of the same

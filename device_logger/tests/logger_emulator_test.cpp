@@ -510,18 +510,123 @@ TEST_CASE("logger: bulk async-groups and bulk reductions", "[logger][async]") {
   CHECK(CountOp(o.logger, proto::Op::kAtomic) > 0);
 }
 
+// A launch of `kernel`(plain map, swizzled map, tensor address) over a 48 x 6
+// float tensor: the plain map's box 32 x 4 taking every other row, the other
+// one 128B-swizzled. The maps are the emulator's encoding; in the
+// instrumented run their geometry goes into the logger's table, as the agent
+// puts it there (gpu_agent/tensor_maps.h).
+//
+// With `im2col`, a fourth parameter: an im2col map over a 4 x 7 x 3 float NWC
+// tensor (channelsPerPixel 4, pixelsPerColumn 8, W traversal stride 2,
+// bounding box corners -1 / -1: a 3-wide filter with padding 1, stride 2).
+LaunchSpec TensorMapLaunch(std::string kernel, emu::Dim3 grid, emu::Dim3 block, bool im2col = false) {
+  LaunchSpec l;
+  l.kernel = std::move(kernel);
+  l.grid = grid;
+  l.block = block;
+  l.args = [im2col](emu::Device& device, std::vector<std::shared_ptr<void>>& storage, std::vector<Region>& regions) {
+    constexpr uint64_t kBytes = 48 * 6 * 4;  // 48 x 6 floats
+    auto mem = device.memory().Allocate(kBytes, emu::DeviceMemory::Kind::kDevice);
+    if (!mem.ok()) throw std::runtime_error(std::string(mem.status().message()));
+    std::memset(*mem, 0, kBytes);
+    regions.push_back(Region{reinterpret_cast<uintptr_t>(*mem), kBytes});
+    const uint64_t dim[2] = {48, 6}, stride[1] = {48 * 4};
+    const uint32_t box[2] = {32, 4}, every[2] = {1, 1}, every_other_row[2] = {1, 2};
+    std::vector<void*> args;
+    auto tensor = std::make_shared<uint64_t>(reinterpret_cast<uintptr_t>(*mem));
+    for (const uint32_t swizzle : {0u, 3u}) {  // none; 128B
+      auto map = std::shared_ptr<uint8_t>(new (std::align_val_t{64}) uint8_t[emu::tmap::kBytes],
+                                          [](uint8_t* p) { operator delete[](p, std::align_val_t{64}); });
+      emu::tmap::TiledArgs t;
+      t.data_type = emu::tmap::kFloat32;
+      t.rank = 2;
+      t.global_address = *mem;
+      t.global_dim = dim;
+      t.global_strides = stride;
+      t.box_dim = box;
+      t.element_strides = swizzle == 0 ? every_other_row : every;
+      t.swizzle = swizzle;
+      if (absl::Status st = emu::tmap::EncodeTiled(map.get(), t); !st.ok())
+        throw std::runtime_error(std::string(st.message()));
+      if (gpu_queue::QueueSet* set = CurrentQueueSet()) {
+        gpu_queue::TiledMapArgs a;
+        a.data_type = t.data_type;
+        a.rank = t.rank;
+        a.global_address = reinterpret_cast<uintptr_t>(*mem);
+        a.global_dim = dim;
+        a.global_strides = stride;
+        a.box_dim = box;
+        a.element_strides = t.element_strides;
+        a.swizzle = swizzle;
+        gpu_queue::TensorMapEntry e = gpu_queue::TiledMapEntry(a);
+        REQUIRE(e.usable == 1);
+        e.key = gpu_queue::TensorMapKeyOf(map.get());
+        REQUIRE(gpu_queue::AddTensorMap(set, e));
+      }
+      storage.push_back(map);
+      args.push_back(map.get());
+    }
+    storage.push_back(tensor);
+    args.push_back(tensor.get());
+    if (im2col) {
+      constexpr uint64_t kNwcBytes = 4 * 7 * 3 * 4;
+      auto nwc = device.memory().Allocate(kNwcBytes, emu::DeviceMemory::Kind::kDevice);
+      if (!nwc.ok()) throw std::runtime_error(std::string(nwc.status().message()));
+      std::memset(*nwc, 0, kNwcBytes);
+      regions.push_back(Region{reinterpret_cast<uintptr_t>(*nwc), kNwcBytes});
+      const uint64_t nwc_dim[3] = {4, 7, 3}, nwc_stride[2] = {4 * 4, 4 * 7 * 4};
+      const uint32_t nwc_every[3] = {1, 2, 1};
+      const int lower[1] = {-1}, upper[1] = {-1};
+      auto map = std::shared_ptr<uint8_t>(new (std::align_val_t{64}) uint8_t[emu::tmap::kBytes],
+                                          [](uint8_t* p) { operator delete[](p, std::align_val_t{64}); });
+      emu::tmap::Im2colArgs t;
+      t.data_type = emu::tmap::kFloat32;
+      t.rank = 3;
+      t.global_address = *nwc;
+      t.global_dim = nwc_dim;
+      t.global_strides = nwc_stride;
+      t.element_strides = nwc_every;
+      t.pixel_box_lower_corner = lower;
+      t.pixel_box_upper_corner = upper;
+      t.channels_per_pixel = 4;
+      t.pixels_per_column = 8;
+      if (absl::Status st = emu::tmap::EncodeIm2col(map.get(), t); !st.ok())
+        throw std::runtime_error(std::string(st.message()));
+      if (gpu_queue::QueueSet* set = CurrentQueueSet()) {
+        gpu_queue::Im2colMapArgs a;
+        a.data_type = t.data_type;
+        a.rank = 3;
+        a.global_address = reinterpret_cast<uintptr_t>(*nwc);
+        a.global_dim = nwc_dim;
+        a.global_strides = nwc_stride;
+        a.element_strides = nwc_every;
+        a.lower_corner = lower;
+        a.upper_corner = upper;
+        a.channels_per_pixel = 4;
+        a.pixels_per_column = 8;
+        gpu_queue::TensorMapEntry e = gpu_queue::Im2colMapEntry(a);
+        REQUIRE(e.usable == 1);
+        e.key = gpu_queue::TensorMapKeyOf(map.get());
+        REQUIRE(gpu_queue::AddTensorMap(set, e));
+      }
+      storage.push_back(map);
+      args.push_back(map.get());
+    }
+    return args;
+  };
+  return l;
+}
+
 // TMA tensor copies (ptx_rewriter/instrument/tensor_copy_logging.cpp): two
 // lanes load boxes of two maps (one with a traversal stride and its box
 // partly left of and below the tensor, one 128B-swizzled and partly right of
 // it), wait for the phase, store them back partly outside the tensor, and
-// reduce one into it. The maps are the emulator's encoding; the logger finds
-// their geometry in its table, put there as the agent does
-// (gpu_agent/tensor_maps.h). Records: the emulator's, piece by piece.
+// reduce one into it. Records: the emulator's, piece by piece.
 TEST_CASE("logger: TMA tensor loads, stores and reductions", "[logger][async][tma]") {
   const std::string ptx = R"(.version 8.0
 .target sm_90
 .address_size 64
-.visible .entry k(.param .align 64 .b8 plain[128], .param .align 64 .b8 swz[128])
+.visible .entry k(.param .align 64 .b8 plain[128], .param .align 64 .b8 swz[128], .param .u64 buf)
 {
   .reg .pred %p<6>;
   .reg .b32 %r<30>;
@@ -562,55 +667,106 @@ $Lwait:
   ret;
 }
 )";
-  LaunchSpec l;
-  l.kernel = "k";
-  l.block = {32, 1, 1};
-  l.args = [](emu::Device& device, std::vector<std::shared_ptr<void>>& storage, std::vector<Region>& regions) {
-    constexpr uint64_t kBytes = 48 * 6 * 4;  // 48 x 6 floats
-    auto mem = device.memory().Allocate(kBytes, emu::DeviceMemory::Kind::kDevice);
-    if (!mem.ok()) throw std::runtime_error(std::string(mem.status().message()));
-    std::memset(*mem, 0, kBytes);
-    regions.push_back(Region{reinterpret_cast<uintptr_t>(*mem), kBytes});
-    const uint64_t dim[2] = {48, 6}, stride[1] = {48 * 4};
-    const uint32_t box[2] = {32, 4}, every[2] = {1, 1}, every_other_row[2] = {1, 2};
-    std::vector<void*> args;
-    for (const uint32_t swizzle : {0u, 3u}) {  // none; 128B
-      auto map = std::shared_ptr<uint8_t>(new (std::align_val_t{64}) uint8_t[emu::tmap::kBytes],
-                                          [](uint8_t* p) { operator delete[](p, std::align_val_t{64}); });
-      emu::tmap::TiledArgs t;
-      t.data_type = emu::tmap::kFloat32;
-      t.rank = 2;
-      t.global_address = *mem;
-      t.global_dim = dim;
-      t.global_strides = stride;
-      t.box_dim = box;
-      t.element_strides = swizzle == 0 ? every_other_row : every;
-      t.swizzle = swizzle;
-      if (absl::Status st = emu::tmap::EncodeTiled(map.get(), t); !st.ok())
-        throw std::runtime_error(std::string(st.message()));
-      if (gpu_queue::QueueSet* set = CurrentQueueSet()) {
-        gpu_queue::TiledMapArgs a;
-        a.data_type = t.data_type;
-        a.rank = t.rank;
-        a.global_address = reinterpret_cast<uintptr_t>(*mem);
-        a.global_dim = dim;
-        a.global_strides = stride;
-        a.box_dim = box;
-        a.element_strides = t.element_strides;
-        a.swizzle = swizzle;
-        gpu_queue::TensorMapEntry e = gpu_queue::TiledMapEntry(a);
-        REQUIRE(e.usable == 1);
-        e.key = gpu_queue::TensorMapKeyOf(map.get());
-        REQUIRE(gpu_queue::AddTensorMap(set, e));
-      }
-      storage.push_back(map);
-      args.push_back(map.get());
-    }
-    return args;
-  };
-  const Outcome o = ExpectEquivalent(ptx, {l});
+  const Outcome o = ExpectEquivalent(ptx, {TensorMapLaunch("k", {1, 1, 1}, {32, 1, 1})});
   CHECK(CountOp(o.logger, proto::Op::kAtomic) > 0);  // the reduction's elements
   CHECK(CountOp(o.logger, proto::Op::kAsyncWait) > 0);
+}
+
+// A TMA .im2col load (log_tensor, kTensorIm2col): the pixels of a
+// convolution's column over two images, every other W position moved by the
+// im2col offset (through the bounding box's corners), as the emulator
+// records them.
+TEST_CASE("logger: TMA im2col load", "[logger][async][tma]") {
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .align 64 .b8 plain[128], .param .align 64 .b8 swz[128], .param .u64 buf,
+                  .param .align 64 .b8 nwc[128])
+{
+  .reg .pred %p<6>;
+  .reg .b16 %h<3>;
+  .reg .b32 %r<30>;
+  .reg .b64 %rd<10>;
+  .shared .align 1024 .b8 tile[1024];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r9, bar;
+  mov.u32 %r4, tile;
+  mov.b64 %rd1, nwc;
+  cvta.param.u64 %rd2, %rd1;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared.b64 [%r9], 1;
+  bar.sync 0;
+  mov.u32 %r10, 0;
+  mov.u32 %r11, -1;
+  mov.u32 %r12, 0;
+  mov.u16 %h0, 1;
+  @%p1 mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd6, [%r9], 128;
+  @%p1 cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r4], [%rd2, {%r10, %r11, %r12}], [%r9], {%h0};
+  mov.u32 %r13, 0;
+$Lwait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r9], %r13;
+  @!%p3 bra $Lwait;
+  ld.shared.u32 %r14, [%r4];
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {TensorMapLaunch("k", {1, 1, 1}, {32, 1, 1}, /*im2col=*/true)});
+  CHECK(CountOp(o.logger, proto::Op::kWrite) >= 8);  // 8 pixels of 16 bytes (and the mbarrier.init)
+}
+
+// Multicast copies into a cluster of two (log_multicast; log_tensor with
+// kTensorLoadMulticast): rank 0 multicasts a bulk copy to both CTAs (ctaMask
+// in a register), rank 1 a swizzled tensor box (a constant mask with a rank
+// past the cluster's size, ignored); each CTA's delivery is followed by its
+// complete-tx on that CTA's mbarrier, in rank order, as the emulator's.
+TEST_CASE("logger: multicast bulk and tensor copies into a cluster", "[logger][cluster][tma]") {
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .align 64 .b8 plain[128], .param .align 64 .b8 swz[128], .param .u64 buf)
+.explicitcluster
+.reqnctapercluster 2, 1, 1
+{
+  .reg .pred %p<6>;
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<30>;
+  .reg .b64 %rd<10>;
+  .shared .align 1024 .b8 tile[1024];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r9, bar;
+  mov.u32 %r4, tile;
+  mov.b64 %rd3, swz;
+  cvta.param.u64 %rd4, %rd3;
+  ld.param.u64 %rd7, [buf];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared.b64 [%r9], 1;
+  @%p1 mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd6, [%r9], 768;
+  barrier.cluster.arrive.release;
+  barrier.cluster.wait.acquire;
+  setp.eq.u32 %p2, %r2, 0;
+  and.pred %p3, %p1, %p2;
+  mov.u16 %rs1, 3;
+  @%p3 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r4+512], [%rd7], 256, [%r9], %rs1;
+  setp.ne.u32 %p4, %r2, 0;
+  and.pred %p5, %p1, %p4;
+  mov.u32 %r10, 8;
+  mov.u32 %r11, 1;
+  @%p5 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r4], [%rd4, {%r10, %r11}], [%r9], 7;
+  mov.u32 %r13, 0;
+$Lwait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r9], %r13;
+  @!%p3 bra $Lwait;
+  ld.shared.u32 %r14, [%r4+516];
+  barrier.cluster.arrive.release;
+  barrier.cluster.wait.acquire;
+  ret;
+}
+)";
+  const Outcome o = ExpectEquivalent(ptx, {TensorMapLaunch("k", {2, 1, 1}, {32, 1, 1})});
+  CHECK(CountOp(o.logger, proto::Op::kRelease) >= 4);  // a complete-tx per CTA and copy
 }
 
 // Distributed shared memory: each CTA of a cluster of two writes its

@@ -60,7 +60,7 @@ Exit status:
       like a race: --error-exitcode, with the report's memcheck-style entry;
   116 analysis incomplete: no races found, but the --memory-limit left some accesses
       unchecked, or the daemon ran out of memory, or (GPU backend) a kernel that ran
-      uses instructions the device logger does not log, such as multicast bulk copies
+      uses instructions the device logger does not log, such as texture fetches
       (the report says what was left out; races found win over it);
   117 with --schedules: no races, but the program ended differently under some
       schedules (exit status or signal); the report names them;

@@ -96,7 +96,7 @@ struct NotRunKernel {
 
 // Launches of one kernel that ran and were traced, but whose kernel reaches
 // instructions the producer does not log (transport kLaunchUnchecked: the GPU
-// backend's logger and multicast bulk copies, texture fetches, ...): races
+// backend's logger: texture fetches, surface accesses, ...): races
 // through them are not checked.
 struct UncheckedKernel {
   std::string mangled;

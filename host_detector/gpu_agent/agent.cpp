@@ -419,11 +419,22 @@ void Agent::OnTensorMapEncoded(const void* map_bytes, const gpu_queue::TiledMapA
   if (!producer_) return;
   std::lock_guard<std::mutex> lock(launch_mu_);
   if (detached_) return;
-  const std::string why = tensor_maps_.Encoded(map_bytes, args);
-  if (!why.empty() && tensor_layouts_noted_.insert(why).second)
-    Note(absl::StrCat("a TMA tensor map with ", why,
-                      ": the GPU backend does not log the copies through it (--backend=emu checks what it models)"));
+  NoteUnwalkedLayout(tensor_maps_.Encoded(map_bytes, args));
   NoteTableFull();
+}
+
+void Agent::OnTensorMapEncodedIm2col(const void* map_bytes, const gpu_queue::Im2colMapArgs& args) {
+  if (!producer_) return;
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  if (detached_) return;
+  NoteUnwalkedLayout(tensor_maps_.EncodedIm2col(map_bytes, args));
+  NoteTableFull();
+}
+
+void Agent::NoteUnwalkedLayout(const std::string& why) {
+  if (why.empty() || !tensor_layouts_noted_.insert(why).second) return;
+  Note(absl::StrCat("a TMA tensor map with ", why,
+                    ": the GPU backend does not log the copies through it (--backend=emu checks what it models)"));
 }
 
 void Agent::OnTensorMapAddressReplaced(uint64_t old_key, const void* new_bytes, uint64_t address) {

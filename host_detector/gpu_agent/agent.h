@@ -79,6 +79,7 @@ class Agent {
   // cuTensorMapEncodeTiled / cuTensorMapReplaceAddress succeeded: the map's
   // geometry for the logger (tensor_maps.h).
   void OnTensorMapEncoded(const void* map_bytes, const gpu_queue::TiledMapArgs& args);
+  void OnTensorMapEncodedIm2col(const void* map_bytes, const gpu_queue::Im2colMapArgs& args);
   void OnTensorMapAddressReplaced(uint64_t old_key, const void* new_bytes, uint64_t address);
   void Detach(int32_t status);  // at exit
 
@@ -144,6 +145,7 @@ class Agent {
   bool tensor_table_full_noted_ = false;
   absl::flat_hash_set<std::string> tensor_layouts_noted_;
   void NoteTableFull();
+  void NoteUnwalkedLayout(const std::string& why);  // under launch_mu_
   std::unique_ptr<transport::Producer> producer_;
   std::unique_ptr<ptx::Module> logger_;
   std::mutex mu_;  // modules, kernels, handles

@@ -311,6 +311,7 @@ BARRACUDA_DRIVER_FREE(cuMemFreeHost, void*)
 namespace {
 std::atomic<void*> fetched_encode_tiled{nullptr};
 std::atomic<void*> fetched_replace_address{nullptr};
+std::atomic<void*> fetched_encode_im2col{nullptr};
 
 template <typename Fn>
 Fn* RealTensorMapFunction(const std::atomic<void*>& fetched, const char* name) {
@@ -342,6 +343,37 @@ BARRACUDA_AGENT_EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtenso
     a.interleave = static_cast<uint32_t>(interleave);
     a.swizzle = static_cast<uint32_t>(swizzle);
     Agent::Get().OnTensorMapEncoded(map, a);
+  }
+  return r;
+}
+
+BARRACUDA_AGENT_EXPORT CUresult cuTensorMapEncodeIm2col(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                                                        void* address, const cuuint64_t* dim,
+                                                        const cuuint64_t* strides, const int* lower,
+                                                        const int* upper, cuuint32_t channels, cuuint32_t pixels,
+                                                        const cuuint32_t* element_strides,
+                                                        CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                                        CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
+  auto* real = RealTensorMapFunction<decltype(cuTensorMapEncodeIm2col)>(fetched_encode_im2col, "cuTensorMapEncodeIm2col");
+  if (real == nullptr) return CUDA_ERROR_NOT_FOUND;
+  HookScope scope;
+  const CUresult r = real(map, type, rank, address, dim, strides, lower, upper, channels, pixels, element_strides,
+                          interleave, swizzle, l2, fill);
+  if (r == CUDA_SUCCESS && map != nullptr && scope.outermost()) {
+    barracuda::gpu_queue::Im2colMapArgs a;
+    a.data_type = static_cast<uint32_t>(type);
+    a.rank = rank;
+    a.global_address = reinterpret_cast<uint64_t>(address);
+    a.global_dim = dim;
+    a.global_strides = strides;
+    a.element_strides = element_strides;
+    a.interleave = static_cast<uint32_t>(interleave);
+    a.swizzle = static_cast<uint32_t>(swizzle);
+    a.lower_corner = lower;
+    a.upper_corner = upper;
+    a.channels_per_pixel = channels;
+    a.pixels_per_column = pixels;
+    Agent::Get().OnTensorMapEncodedIm2col(map, a);
   }
   return r;
 }
@@ -450,6 +482,7 @@ const ProcAddressTable& Table() {
     add("cuMemFreeHost", &cuMemFreeHost);
     add("cuTensorMapEncodeTiled", &cuTensorMapEncodeTiled);
     add("cuTensorMapReplaceAddress", &cuTensorMapReplaceAddress);
+    add("cuTensorMapEncodeIm2col", &cuTensorMapEncodeIm2col);
     add("cuGetProcAddress", &cuGetProcAddress);
     add("cuGetProcAddress_v2", &cuGetProcAddress_v2, 12000);
     t->Resolve([](const char* name) { return barracuda::gpu_agent::FindRealDriver(name, /*quiet=*/true); });
@@ -463,6 +496,7 @@ void* SwapForHook(void* returned, const char* symbol, int version, bool per_thre
   if (hook != nullptr && hook != returned) {
     if (hook == reinterpret_cast<void*>(&cuTensorMapEncodeTiled)) fetched_encode_tiled.store(returned);
     if (hook == reinterpret_cast<void*>(&cuTensorMapReplaceAddress)) fetched_replace_address.store(returned);
+    if (hook == reinterpret_cast<void*>(&cuTensorMapEncodeIm2col)) fetched_encode_im2col.store(returned);
   }
   return hook != nullptr ? hook : returned;
 }

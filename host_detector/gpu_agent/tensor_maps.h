@@ -26,6 +26,7 @@ class TensorMapRegistry {
   // A map the encoder wrote to `map_bytes` (128 bytes) from `args`. Returns
   // why copies through it cannot be logged (empty: they can).
   std::string Encoded(const void* map_bytes, const gpu_queue::TiledMapArgs& args);
+  std::string EncodedIm2col(const void* map_bytes, const gpu_queue::Im2colMapArgs& args);
   // cuTensorMapReplaceAddress: `old_key` (TensorMapKeyOf the bytes before the
   // call) now holds `new_bytes`, the same geometry at `address`.
   void AddressReplaced(uint64_t old_key, const void* new_bytes, uint64_t address);
@@ -39,6 +40,7 @@ class TensorMapRegistry {
   uint32_t overflowed() const;
 
  private:
+  std::string Add(const void* map_bytes, gpu_queue::TensorMapEntry e, std::string why);
   void WriteLocked(const gpu_queue::TensorMapEntry& e);
   mutable std::mutex mu_;
   absl::flat_hash_map<uint64_t, gpu_queue::TensorMapEntry> by_key_;

@@ -9,6 +9,8 @@
 
 namespace barracuda::ptx::logging_pass {
 
+bool CtaMaskOperand(const Operand& o) { return o.is_register() || o.kind == Operand::Kind::kImmediate; }
+
 Action DecideCp(const Instruction& in) {
   if (!in.modifiers.empty() && in.modifiers[0] == ".reduce") return DecideBulkReduce(in);
   if (in.modifiers.empty() || in.modifiers[0] != ".async" || in.opaque) return Action::kNotCovered;
@@ -22,10 +24,13 @@ Action DecideCp(const Instruction& in) {
     const bool to_shared =
         in.modifiers.size() > 2 && (in.modifiers[2] == ".shared::cluster" || in.modifiers[2] == ".shared::cta");
     if (to_shared && from_global && in.HasModifier(".mbarrier::complete_tx::bytes") &&
-        !in.HasModifier(".multicast::cluster") && !in.HasModifier(".tensor") && in.operands.size() >= 4 &&
-        in.operands[0].is_address() && in.operands[1].is_address() && in.operands[3].is_address())
-      return Action::kBulkCopy;
-    return Action::kNotCovered;  // multicast, shared::cluster -> shared::cta, byte masks: not logged
+        !in.HasModifier(".tensor") && in.operands.size() >= 4 && in.operands[0].is_address() &&
+        in.operands[1].is_address() && in.operands[3].is_address()) {
+      if (!in.HasModifier(".multicast::cluster")) return Action::kBulkCopy;
+      if (in.modifiers[2] == ".shared::cluster" && in.operands.size() >= 5 && CtaMaskOperand(in.operands[4]))
+        return Action::kBulkMulticast;
+    }
+    return Action::kNotCovered;  // shared::cluster -> shared::cta, byte masks: not logged
   }
   if (in.HasModifier(".commit_group")) return Action::kAsyncCommit;
   if (in.HasModifier(".wait_all")) return Action::kAsyncWait;
@@ -288,6 +293,46 @@ absl::Status FunctionRewriter::AsyncStore(const Instruction& in, size_t stmt, st
       abi::PackDesc(static_cast<uint8_t>(proto::Op::kRelease), proto::kFlagLoad | proto::kFlagStore | proto::kFlagAsync,
                     8, space, static_cast<uint8_t>(proto::Scope::kCta));
   before += *bar + snippet::Call(abi::kLogAccess, {Arg{32, Cat(tx_desc)}, Arg{32, Cat(Site(stmt))}, Arg{64, a}});
+  return absl::OkStatus();
+}
+
+// A multicast's ctaMask (a .b16 register or a constant) into kDiverged, free
+// outside a branch's own snippet.
+absl::StatusOr<std::string> FunctionRewriter::CtaMaskText(const Instruction& in, const Operand& mask) const {
+  const std::string d(snippet::kDiverged);
+  if (mask.kind == Operand::Kind::kImmediate) return Cat("mov.u32 ", d, ", ", static_cast<uint32_t>(mask.value) & 0xffff, ";\n");
+  switch (TypeSize(regs_.Lookup(mask.text))) {
+    case 2: return Cat("cvt.u32.u16 ", d, ", ", mask.text, ";\n");
+    case 4: return Cat("and.b32 ", d, ", ", mask.text, ", 65535;\n");
+    default: return Error(in, "a 16-bit ctaMask expected");
+  }
+}
+
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+//   [dst], [src], size, [mbar], ctaMask: log_multicast (per CTA of the mask:
+//   the copy's reads and writes, then its complete-tx), ar += its records.
+absl::Status FunctionRewriter::BulkMulticast(const Instruction& in, size_t stmt, std::string& before) const {
+  auto src = AddressText(in, in.operands[1]);
+  if (!src.ok()) return src.status();
+  auto bar = AddressText(in, in.operands[3]);
+  if (!bar.ok()) return bar.status();
+  auto dst = AddressText(in, in.operands[0]);
+  if (!dst.ok()) return dst.status();
+  const std::string t(snippet::kTmp32), a(snippet::kAddr), v(snippet::kValue), vh(snippet::kValueHi),
+      d(snippet::kDiverged), records(snippet::kAsyncRecords);
+  auto bytes = U32Text(in, in.operands[2], t);
+  if (!bytes.ok()) return bytes.status();
+  auto mask = CtaMaskText(in, in.operands[4]);
+  if (!mask.ok()) return mask.status();
+  before += *src + Cat("mov.b64 ", v, ", ", a, ";\n") + *bar + Cat("mov.b64 ", vh, ", ", a, ";\n") + *dst + *bytes +
+            *mask;
+  const uint32_t desc =
+      abi::PackDesc(0, proto::kFlagAsync | proto::kFlagAsyncProxy, 16, abi::InstSpace::kSharedCluster, 0);
+  before += snippet::Call(abi::kLogMulticast,
+                          {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))}, Arg{64, v}, Arg{64, a}, Arg{64, vh},
+                           Arg{32, t}, Arg{32, d}},
+                          t);
+  before += Cat("add.u32 ", records, ", ", records, ", ", t, ";\n");
   return absl::OkStatus();
 }
 

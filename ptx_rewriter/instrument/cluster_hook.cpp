@@ -87,4 +87,41 @@ ret;
 )";
 }
 
+std::string ClusterMapDefinition(bool clusters) {
+  const std::string head = Cat(".func (.param .b32 __bcda_r) ", abi::kClusterMap,
+                               "(.param .b32 __bcda_a, .param .b32 __bcda_k)\n{\n");
+  if (!clusters)
+    return head + R"(.reg .pred %p<2>;
+.reg .b32 %r<3>;
+ld.param.b32 %r1, [__bcda_a];
+ld.param.b32 %r2, [__bcda_k];
+setp.ne.u32 %p1, %r2, 0;
+@%p1 mov.u32 %r1, -1;
+st.param.b32 [__bcda_r], %r1;
+ret;
+}
+)";
+  return head + R"(.reg .pred %p<2>;
+.reg .b32 %r<5>;
+ld.param.b32 %r1, [__bcda_a];
+ld.param.b32 %r2, [__bcda_k];
+mov.u32 %r3, %cluster_nctarank;
+setp.ge.u32 %p1, %r2, %r3;
+@%p1 bra $__bcda_past;
+mapa.shared::cluster.u32 %r4, %r1, %r2;
+st.param.b32 [__bcda_r], %r4;
+ret;
+$__bcda_past:
+st.param.b32 [__bcda_r], -1;
+ret;
+}
+)";
+}
+
+std::string LoggerHookDefinition(std::string_view name, bool clusters) {
+  if (name == abi::kClusterShared) return ClusterSharedDefinition(clusters);
+  if (name == abi::kClusterMap) return ClusterMapDefinition(clusters);
+  return {};
+}
+
 }  // namespace barracuda::ptx

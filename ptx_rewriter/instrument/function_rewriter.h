@@ -51,6 +51,7 @@ enum class Action : uint8_t {
   kAsyncWait,    // cp.async.wait_group N / wait_all: kAsyncWait
   kAsyncArrive,  // cp.async.mbarrier.arrive[.noinc]
   kBulkCopy,     // cp.async.bulk global -> shared with mbarrier::complete_tx::bytes
+  kBulkMulticast,  // ... with .multicast::cluster
   kBulkStore,    // cp.async.bulk.global.shared::cta.bulk_group: in the thread's open bulk async-group
   kBulkReduce,   // cp.reduce.async.bulk (not .tensor): to global with bulk_group, to shared::cluster with complete_tx
   kBulkCommit,   // cp.async.bulk.commit_group: no record, the thread's bulk group boundary
@@ -87,6 +88,8 @@ inline std::optional<abi::InstSpace> InstSpaceOf(StateSpace s) {
 // The cp.async family, as ptx_emulator/ops/async_copy_ops.cpp and
 // bulk_copy_ops.cpp select it (async_logging.cpp).
 Action DecideCp(const Instruction& in);
+// A multicast's ctaMask operand (register or constant).
+bool CtaMaskOperand(const Operand& o);
 // st.async / red.async (async_logging.cpp).
 Action DecideAsyncStore(const Instruction& in);
 // The bulk async-group forms DecideCp hands on (bulk_groups.cpp):
@@ -147,6 +150,8 @@ class FunctionRewriter {
   std::string AsyncWait(const Instruction& in, size_t stmt) const;
   absl::Status AsyncArrive(const Instruction& in, size_t stmt, std::string& before) const;
   absl::Status BulkCopy(const Instruction& in, size_t stmt, std::string& before) const;
+  absl::Status BulkMulticast(const Instruction& in, size_t stmt, std::string& before) const;
+  absl::StatusOr<std::string> CtaMaskText(const Instruction& in, const Operand& mask) const;
   absl::Status AsyncStore(const Instruction& in, size_t stmt, std::string& before) const;
   // The bulk async-groups (bulk_groups.cpp).
   // Both bulk forms' operands into the snippet registers: kValue the shared

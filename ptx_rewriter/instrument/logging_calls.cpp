@@ -429,20 +429,24 @@ absl::Status FunctionRewriter::Run() {
     return absl::OkStatus();
   };
   std::string prologue = snippet::PrologueDecls(branch_registers);
-  bool async = false, bulk = false, tensor = false, cluster_barrier = false;
+  bool async = false, bulk = false, tensor = false, cluster_barrier = false, im2col = false;
   for (size_t i = 0; i < n; ++i) {
     switch (actions[i]) {
       case Action::kAsyncCopy:
       case Action::kAsyncCommit:
       case Action::kAsyncArrive:
       case Action::kBulkCopy:
+      case Action::kBulkMulticast:
       case Action::kAsyncStore:
         async = true;
+        break;
+      case Action::kTensorCopy:
+        im2col |= std::get<Instruction>(f_.body[i]).HasModifier(".im2col");
+        async = bulk = true;
         break;
       case Action::kBulkStore:
       case Action::kBulkReduce:
       case Action::kBulkCommit:
-      case Action::kTensorCopy:
         async = bulk = true;
         break;
       case Action::kBulkWait: {
@@ -472,6 +476,7 @@ absl::Status FunctionRewriter::Run() {
   if (async) prologue += snippet::AsyncPrologue(async_groups_);
   if (bulk) prologue += snippet::BulkPrologue(bulk_groups_);
   if (cluster_barrier) prologue += snippet::ClusterBarrierPrologue();
+  if (im2col) prologue += Cat(".reg .b64 ", snippet::kIm2colOffsets, ";\n");
   for (int k = 0; k < branch_registers; ++k)
     prologue += Cat("mov.u32 ", snippet::DepthReg(k), ", 0;\nmov.u32 ", snippet::FellReg(k), ", 0;\nmov.u32 ",
                     snippet::JoinMaskReg(k), ", 0;\n");
@@ -544,6 +549,10 @@ absl::Status FunctionRewriter::Run() {
       case Action::kBulkCopy:
         ++stats_.accesses;
         if (auto st = BulkCopy(*in, i, before); !st.ok()) return st;
+        break;
+      case Action::kBulkMulticast:
+        ++stats_.accesses;
+        if (auto st = BulkMulticast(*in, i, before); !st.ok()) return st;
         break;
       case Action::kBulkStore:
         ++stats_.accesses;

@@ -59,7 +59,7 @@ absl::flat_hash_set<std::string> ReachableLoggerFunctions(const Module& module, 
   auto reach_logger = [&](std::string_view name) {
     // (Debian's Abseil hashes absl::string_view, not std::string_view.)
     std::string key(name);
-    if (!logger_functions.contains(key) && key != abi::kClusterShared) return;
+    if (!logger_functions.contains(key) && key != abi::kClusterShared && key != abi::kClusterMap) return;
     if (!reached.insert(key).second) return;
     if (auto it = bodies.find(key); it != bodies.end()) work.push_back(it->second);
   };
@@ -92,9 +92,10 @@ absl::Status MergeLogger(Module& module, const Module& logger) {
     // Debug info and file tables of the logger would clash with the module's.
     if (std::holds_alternative<FileDirective>(item) || std::holds_alternative<SectionDirective>(item)) continue;
     if (const auto* f = std::get_if<Function>(&item); f != nullptr && !needed.contains(f->name)) continue;
-    if (const auto* f = std::get_if<Function>(&item); f != nullptr && !f->has_body && f->name == abi::kClusterShared) {
-      // The logger's external callee: this module defines it (cluster_hook.h).
-      auto hook = snippet::ParseItems(ClusterSharedDefinition(TargetHasClusters(module)));
+    if (const auto* f = std::get_if<Function>(&item);
+        f != nullptr && !f->has_body && !LoggerHookDefinition(f->name, false).empty()) {
+      // The logger's external callees: this module defines them (cluster_hook.h).
+      auto hook = snippet::ParseItems(LoggerHookDefinition(f->name, TargetHasClusters(module)));
       if (!hook.ok()) return absl::InternalError(Cat("cluster hook: ", hook.status().message()));
       for (ModuleItem& h : *hook) merged.push_back(std::move(h));
       continue;

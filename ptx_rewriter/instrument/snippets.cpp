@@ -104,7 +104,11 @@ std::string LoggerDeclarations() {
              "(.param .b32 desc, .param .b32 site, .param .b64 src, .param .b64 dst, .param .b32 bytes);\n",
              ".extern .func (.param .b64 counts) ", abi::kLogTensor,
              "(.param .b32 desc, .param .b32 site, .param .b64 map, .param .b64 shared, .param .b32 c0, "
-             ".param .b32 c1, .param .b32 c2, .param .b32 c3, .param .b32 c4);\n");
+             ".param .b32 c1, .param .b32 c2, .param .b32 c3, .param .b32 c4, .param .b64 bar, .param .b32 mask, "
+             ".param .b64 offsets);\n",
+             ".extern .func (.param .b32 records) ", abi::kLogMulticast,
+             "(.param .b32 desc, .param .b32 site, .param .b64 src, .param .b64 dst, .param .b64 bar, "
+             ".param .b32 bytes, .param .b32 mask);\n");
 }
 
 namespace {

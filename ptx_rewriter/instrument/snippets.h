@@ -60,6 +60,7 @@ std::string ClusterTmpReg(int k);  // %__bcda_cc<k>, k < 4
 std::string ClusterBarrierPrologue();
 // Temporaries of the wmma address computation (declared with AsyncPrologue's
 // companion TensorPrologue).
+inline constexpr std::string_view kIm2colOffsets = "%__bcda_o";  // .b64: a TMA .im2col load's offsets, 4 x 16 bits
 inline constexpr std::string_view kTensorBase = "%__bcda_wb";    // .b64: the instruction's address
 inline constexpr std::string_view kTensorOffset = "%__bcda_wo";  // .b64: element offset
 inline constexpr std::string_view kTensorX = "%__bcda_wx";       // .b32

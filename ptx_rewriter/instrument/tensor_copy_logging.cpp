@@ -46,6 +46,14 @@ bool MapOperand(const Operand& o, uint32_t rank) {
   return true;
 }
 
+// {o0, ...}: an .im2col load's rank - 2 offsets, 16-bit registers.
+bool Im2colOffsets(const Operand& o, uint32_t rank) {
+  if (o.kind != Operand::Kind::kVector || o.elements.size() + 2 != rank) return false;
+  for (const Operand& e : o.elements)
+    if (!e.is_register()) return false;
+  return true;
+}
+
 }  // namespace
 
 Action DecideTensorCopy(const Instruction& in) {
@@ -53,15 +61,22 @@ Action DecideTensorCopy(const Instruction& in) {
   const uint32_t rank = RankOf(in, dim_at);
   if (rank == 0 || dim_at + 2 >= in.modifiers.size()) return Action::kNotCovered;
   for (const std::string& m : in.modifiers)
-    if (m.rfind(".im2col", 0) == 0 || m.rfind(".tile::", 0) == 0 || m == ".multicast::cluster" ||
+    if ((m.rfind(".im2col", 0) == 0 && m != ".im2col") || m.rfind(".tile::", 0) == 0 ||
         (m.rfind(".cta_group::", 0) == 0 && m != ".cta_group::1"))
       return Action::kNotCovered;
+  const bool multicast = in.HasModifier(".multicast::cluster");
+  const bool im2col = in.HasModifier(".im2col");
+  const size_t mask_at = im2col ? 4 : 3;
   const std::string& dst = in.modifiers[dim_at + 1];
   const std::string& src = in.modifiers[dim_at + 2];
   if ((dst == ".shared::cluster" || dst == ".shared::cta") && src == ".global" &&
       in.HasModifier(".mbarrier::complete_tx::bytes") && in.operands.size() >= 3 && in.operands[0].is_address() &&
-      MapOperand(in.operands[1], rank) && in.operands[2].is_address())
+      MapOperand(in.operands[1], rank) && in.operands[2].is_address() &&
+      (!im2col || (rank >= 3 && in.operands.size() >= 4 && Im2colOffsets(in.operands[3], rank))) &&
+      (!multicast ||
+       (dst == ".shared::cluster" && in.operands.size() > mask_at && CtaMaskOperand(in.operands[mask_at]))))
     return Action::kTensorCopy;
+  if (multicast || im2col) return Action::kNotCovered;
   if (dst == ".global" && src == ".shared::cta" && in.HasModifier(".bulk_group") && in.operands.size() >= 2 &&
       MapOperand(in.operands[0], rank) && in.operands[1].is_address())
     return Action::kTensorCopy;
@@ -93,6 +108,8 @@ absl::Status FunctionRewriter::TensorCopy(const Instruction& in, size_t stmt, st
   const uint32_t rank = RankOf(in, dim_at);
   const bool load = in.modifiers[dim_at + 2] == ".global";
   const bool reduce = !in.modifiers.empty() && in.modifiers[0] == ".reduce";
+  const bool multicast = in.HasModifier(".multicast::cluster");
+  const bool im2col = in.HasModifier(".im2col");
   const Operand& map = in.operands[load ? 1 : 0];
   const Operand& shared = in.operands[load ? 0 : 1];
   const abi::InstSpace shared_space =
@@ -103,18 +120,45 @@ absl::Status FunctionRewriter::TensorCopy(const Instruction& in, size_t stmt, st
   auto shared_text = AddressText(in, shared);
   if (!shared_text.ok()) return shared_text.status();
   const std::string t(snippet::kTmp32), a(snippet::kAddr), v(snippet::kValue), records(snippet::kAsyncRecords);
-  before += *map_text + *shared_text;
-  const uint32_t desc = abi::PackDesc(load ? abi::kTensorLoad : reduce ? abi::kTensorReduce : abi::kTensorStore,
+  before += *map_text;
+  if (multicast) {
+    // The mbarrier (kValueHi) and the ctaMask (kDiverged): the logger logs
+    // each CTA's complete-tx itself.
+    auto bar = AddressText(in, in.operands[2]);
+    if (!bar.ok()) return bar.status();
+    auto mask = CtaMaskText(in, in.operands[im2col ? 4 : 3]);
+    if (!mask.ok()) return mask.status();
+    before += *bar + Cat("mov.b64 ", snippet::kValueHi, ", ", a, ";\n") + *mask;
+  }
+  if (im2col) {
+    // The offsets, four 16-bit lanes of kIm2colOffsets (the unused ones 0).
+    std::string lanes;
+    for (size_t j = 0; j < 4; ++j) {
+      const std::vector<Operand>& o = in.operands[3].elements;
+      lanes += Cat(j ? ", " : "", j < o.size() ? o[j].text : std::string(snippet::kTmp16));
+    }
+    before += Cat("mov.u16 ", snippet::kTmp16, ", 0;\nmov.b64 ", snippet::kIm2colOffsets, ", {", lanes, "};\n");
+  }
+  before += *shared_text;
+  const uint8_t op = multicast ? abi::kTensorLoadMulticast
+                     : load    ? abi::kTensorLoad
+                     : reduce  ? abi::kTensorReduce
+                               : abi::kTensorStore;
+  const uint32_t desc = abi::PackDesc(op,
                                       proto::kFlagAsync | proto::kFlagAsyncProxy, static_cast<uint8_t>(rank),
-                                      shared_space, 0);
+                                      shared_space, im2col ? abi::kTensorIm2col : 0);
   std::vector<snippet::Arg> args = {Arg{32, Cat(desc)}, Arg{32, Cat(Site(stmt))}, Arg{64, v}, Arg{64, a}};
   const std::vector<Operand>& coords = map.elements[1].elements;
   for (uint32_t i = 0; i < abi::kLogTensorCoords; ++i)
     args.push_back(Arg{32, i < coords.size() ? PrintOperand(coords[i]) : std::string("0")});
+  args.push_back(Arg{64, multicast ? std::string(snippet::kValueHi) : std::string("0")});
+  args.push_back(Arg{32, multicast ? std::string(snippet::kDiverged) : std::string("0")});
+  args.push_back(Arg{64, im2col ? std::string(snippet::kIm2colOffsets) : std::string("0")});
   before += snippet::Call(abi::kLogTensor, args, v, {}, 64);
   if (load) {
     before += Cat("cvt.u32.u64 ", t, ", ", v, ";\nadd.u32 ", records, ", ", records, ", ", t, ";\nshr.u64 ", v, ", ",
                   v, ", 32;\ncvt.u32.u64 ", t, ", ", v, ";\nadd.u32 ", records, ", ", records, ", ", t, ";\n");
+    if (multicast) return absl::OkStatus();
     auto bar = AddressText(in, in.operands[2]);
     if (!bar.ok()) return bar.status();
       const uint32_t tx_desc = abi::PackDesc(static_cast<uint8_t>(proto::Op::kRelease),

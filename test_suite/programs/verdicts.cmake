@@ -54,7 +54,7 @@ set_tests_properties("suite: static cudart builds" PROPERTIES LABELS suite TIMEO
 # logger does not log are no longer skipped: their runs must end incomplete
 # (--expect-unchecked); 5 programs skipped. 2026-12-03 (session 33): TMA
 # tensor copies are logged (the agent's tensor map table): the six tma/
-# programs are checked in full.
+# programs are checked in full; so are the multicast and st.async programs.
 if(TARGET barracuda_gpu)
   set(_gpu_path_skips
     "--skip=graphs/graph_kernel_race_racy: the GPU agent does not analyse launches captured into CUDA graphs"
@@ -64,8 +64,6 @@ if(TARGET barracuda_gpu)
     "--skip=locks/warp_lock_no_acquire_fence_racy: the logger's warp-wide record calls order the lanes of a divergent warp (only the inter-warp pairs are seen)"
     # Checked in part: the logger does not log these instructions, and the run
     # must say so (exit 116, "analysed in part"), never "0 races" alone.
-    "--expect-unchecked=clusters/cluster_multicast_read_before_phase_racy: multicast bulk copies are not logged"
-    "--expect-unchecked=clusters/cluster_multicast_phase_wait_ok: multicast bulk copies are not logged"
     "--expect-unchecked=textures/surface_write_texture_read_racy: texture fetches and surface accesses are not logged"
     "--expect-unchecked=textures/surface_write_texture_read_ok: texture fetches and surface accesses are not logged")
   add_test(NAME "suite: gpu backend on the emulator"
