@@ -389,8 +389,8 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
       unchecked = it->second;
     if (const uint32_t copies = tensor_maps_.TakeUnchecked(); copies > 0)
       absl::StrAppend(&unchecked, unchecked.empty() ? "" : "; ", copies, " TMA tensor cop", copies == 1 ? "y" : "ies",
-                      " through tensor maps not made by cuTensorMapEncodeTiled in this process (or changed on the "
-                      "device, or of a layout the logger does not walk)");
+                      " through tensor maps not made by cuTensorMapEncodeTiled or cuTensorMapEncodeIm2col in this "
+                      "process (or changed on the device, or of a layout the logger does not walk)");
     if (!unchecked.empty()) producer_->SendLaunchUnchecked(k->name, unchecked);
   }
   // A fault (illegal or misaligned address, trap, assert, ...: DeviceFault),
