@@ -19,12 +19,14 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "device_logger/gpu_queue.h"
@@ -349,12 +351,39 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
     std::vector<Region> regions;
     variable_regions(device, *unit, regions);
     auto* set = static_cast<gpu_queue::QueueSet*>(*mem);
+    // Drained while the launches run, as the agent drains them on a GPU: a
+    // producer waits for room in a full queue, so a spin loop's records
+    // (warp_lock_*: 128 lanes retrying a CAS) would otherwise stop the run
+    // until the caller's time limit. Kept raw until the launches are done
+    // (launch_all still adds regions meanwhile), at most as many as the
+    // original run may keep.
+    std::vector<proto::Record> drained;
+    bool overflowed = false;
+    std::atomic<bool> launches_done{false};
+    auto drain_all = [&] {
+      size_t n = 0;
+      for (uint32_t q = 0; q < queues; ++q)
+        n += gpu_queue::Drain(set, q, [&](const proto::Record& r) {
+          if (drained.size() < kMaxEquivalenceRecords) drained.push_back(r);
+          else overflowed = true;
+        });
+      return n;
+    };
+    std::thread drainer([&] {
+      while (!launches_done.load(std::memory_order_acquire))
+        if (drain_all() == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    });
     CurrentQueueSet() = set;
     const std::string launched = launch_all(device, *unit, regions);
     CurrentQueueSet() = nullptr;
+    launches_done.store(true, std::memory_order_release);
+    drainer.join();
+    drain_all();
     if (!launched.empty()) return out.error = "instrumented " + launched, out;
-    for (uint32_t q = 0; q < queues; ++q)
-      gpu_queue::Drain(set, q, [&](const proto::Record& r) { Add(out.logger, r, regions), ++out.logger_records; });
+    if (overflowed)
+      return out.error = "instrumented run: more than " + std::to_string(kMaxEquivalenceRecords) + " records",
+             out;
+    for (const proto::Record& r : drained) Add(out.logger, r, regions), ++out.logger_records;
   }
   Sort(out.emulator);
   Sort(out.logger);

@@ -54,13 +54,28 @@ constexpr KnownGap kKnownGaps[] = {
     {"dynamic_parallelism/child_grid_tile_sum_ok.cu", "device-side launch parameter buffers differ per run"},
     {"dynamic_parallelism/child_grid_tile_sum_racy.cu", "device-side launch parameter buffers differ per run"},
 };
-const KnownGap* FindKnownGap(const std::string& source) {
-  for (const KnownGap& g : kKnownGaps) {
+// Not compared at all: lanes of one warp spin on one lock, so which lanes
+// retry together (each retry's active mask, the divergence records) depends on
+// how many instructions an iteration takes, which the logger changes; neither
+// the per-warp sets nor the one-block-at-a-time rerun can agree. Running them
+// cost ~25 s each (before the instrumented run's queues were drained during
+// the launch, they stopped at the 60 s time limit). On the GPU path the suite's
+// gpu-backend test checks warp_lock_fenced_ok's verdict (and skips the racy
+// twin, test_suite/programs/verdicts.cmake).
+constexpr KnownGap kNotComparable[] = {
+    {"locks/warp_lock_fenced_ok.cu", "lanes of one warp spin on one lock: retry masks depend on the schedule"},
+    {"locks/warp_lock_no_acquire_fence_racy.cu", "lanes of one warp spin on one lock: retry masks depend on the schedule"},
+};
+
+template <size_t N>
+const KnownGap* FindIn(const KnownGap (&list)[N], const std::string& source) {
+  for (const KnownGap& g : list) {
     const std::string p = g.program;
     if (source.size() >= p.size() && source.compare(source.size() - p.size(), p.size(), p) == 0) return &g;
   }
   return nullptr;
 }
+const KnownGap* FindKnownGap(const std::string& source) { return FindIn(kKnownGaps, source); }
 
 uint64_t ParamBytes(const ptx::VarDecl& p) {
   uint64_t n = ptx::TypeSize(p.type);
@@ -208,6 +223,11 @@ int main(int argc, char** argv) {
     if (!filter.empty() && source.find(filter) == std::string::npos) continue;
     const std::string path = e.value("output", "");
     std::cout << source << "\n" << std::flush;
+    if (const KnownGap* not_comparable = FindIn(kNotComparable, source)) {
+      std::cout << "  skipped: not comparable (" << not_comparable->why << ")\n";
+      ++skipped;
+      continue;
+    }
     const pid_t child = fork();
     if (child == 0) {
       const int rc = CheckFile(path);
