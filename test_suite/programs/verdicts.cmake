@@ -81,7 +81,7 @@ if(TARGET barracuda_gpu)
   # Alone (RUN_SERIAL; each runs two programs at a time): on the emulator a
   # lane spinning on the logger's stamp lock cannot let a lane of its warp
   # waiting in the caller's frame run (ptx_emulator/README.md, "Known gaps"),
-  # so locks/warp_lock_fenced_ok takes ~21 s here (0.6 s on the emulator
+  # so locks/warp_lock_fenced_ok takes ~9 s here (0.25 s on the emulator
   # backend), and past its 55 s when the two tests ran side by side.
   set_tests_properties("suite: gpu backend on the emulator"
     "suite: static cudart builds, gpu backend on the emulator" PROPERTIES LABELS "suite;gpu_emulated" TIMEOUT 600
