@@ -15,6 +15,15 @@
 namespace barracuda::logger_test {
 namespace {
 
+// `bytes` of zeroed device memory, listed among the launch's regions.
+void* ZeroedRegion(emu::Device& device, uint64_t bytes, std::vector<Region>& regions) {
+  auto mem = device.memory().Allocate(bytes, emu::DeviceMemory::Kind::kDevice);
+  if (!mem.ok()) throw std::runtime_error(std::string(mem.status().message()));
+  std::memset(*mem, 0, bytes);
+  regions.push_back(Region{reinterpret_cast<uintptr_t>(*mem), bytes});
+  return *mem;
+}
+
 // Arguments: one zeroed device buffer of `bytes`, then `n`.
 LaunchSpec BufferLaunch(std::string kernel, emu::Dim3 grid, emu::Dim3 block, uint64_t bytes, uint32_t n) {
   LaunchSpec l;
@@ -23,11 +32,7 @@ LaunchSpec BufferLaunch(std::string kernel, emu::Dim3 grid, emu::Dim3 block, uin
   l.block = block;
   l.args = [bytes, n](emu::Device& device, std::vector<std::shared_ptr<void>>& storage,
                       std::vector<Region>& regions) {
-    auto mem = device.memory().Allocate(bytes, emu::DeviceMemory::Kind::kDevice);
-    if (!mem.ok()) throw std::runtime_error(std::string(mem.status().message()));
-    std::memset(*mem, 0, bytes);
-    regions.push_back(Region{reinterpret_cast<uintptr_t>(*mem), bytes});
-    auto p = std::make_shared<uint64_t>(reinterpret_cast<uintptr_t>(*mem));
+    auto p = std::make_shared<uint64_t>(reinterpret_cast<uintptr_t>(ZeroedRegion(device, bytes, regions)));
     auto c = std::make_shared<uint32_t>(n);
     storage.push_back(p);
     storage.push_back(c);
@@ -519,28 +524,39 @@ TEST_CASE("logger: bulk async-groups and bulk reductions", "[logger][async]") {
 // With `im2col`, a fourth parameter: an im2col map over a 4 x 7 x 3 float NWC
 // tensor (channelsPerPixel 4, pixelsPerColumn 8, W traversal stride 2,
 // bounding box corners -1 / -1: a 3-wide filter with padding 1, stride 2).
+// A CUtensorMap's 128 bytes, 64-byte aligned as CUDA requires.
+std::shared_ptr<uint8_t> NewTensorMap() {
+  return std::shared_ptr<uint8_t>(new (std::align_val_t{64}) uint8_t[emu::tmap::kBytes],
+                                  [](uint8_t* p) { operator delete[](p, std::align_val_t{64}); });
+}
+
+// In the instrumented run, the map's geometry `e` goes into the logger's
+// table under the hash of the map's bytes, as the agent's encoder hooks do.
+void RegisterTensorMap(const uint8_t* map, gpu_queue::TensorMapEntry e) {
+  gpu_queue::QueueSet* set = CurrentQueueSet();
+  if (set == nullptr) return;  // the emulator's own run
+  REQUIRE(e.usable == 1);
+  e.key = gpu_queue::TensorMapKeyOf(map);
+  REQUIRE(gpu_queue::AddTensorMap(set, e));
+}
+
 LaunchSpec TensorMapLaunch(std::string kernel, emu::Dim3 grid, emu::Dim3 block, bool im2col = false) {
   LaunchSpec l;
   l.kernel = std::move(kernel);
   l.grid = grid;
   l.block = block;
   l.args = [im2col](emu::Device& device, std::vector<std::shared_ptr<void>>& storage, std::vector<Region>& regions) {
-    constexpr uint64_t kBytes = 48 * 6 * 4;  // 48 x 6 floats
-    auto mem = device.memory().Allocate(kBytes, emu::DeviceMemory::Kind::kDevice);
-    if (!mem.ok()) throw std::runtime_error(std::string(mem.status().message()));
-    std::memset(*mem, 0, kBytes);
-    regions.push_back(Region{reinterpret_cast<uintptr_t>(*mem), kBytes});
+    void* const mem = ZeroedRegion(device, 48 * 6 * 4, regions);  // 48 x 6 floats
     const uint64_t dim[2] = {48, 6}, stride[1] = {48 * 4};
     const uint32_t box[2] = {32, 4}, every[2] = {1, 1}, every_other_row[2] = {1, 2};
     std::vector<void*> args;
-    auto tensor = std::make_shared<uint64_t>(reinterpret_cast<uintptr_t>(*mem));
+    auto tensor = std::make_shared<uint64_t>(reinterpret_cast<uintptr_t>(mem));
     for (const uint32_t swizzle : {0u, 3u}) {  // none; 128B
-      auto map = std::shared_ptr<uint8_t>(new (std::align_val_t{64}) uint8_t[emu::tmap::kBytes],
-                                          [](uint8_t* p) { operator delete[](p, std::align_val_t{64}); });
+      auto map = NewTensorMap();
       emu::tmap::TiledArgs t;
       t.data_type = emu::tmap::kFloat32;
       t.rank = 2;
-      t.global_address = *mem;
+      t.global_address = mem;
       t.global_dim = dim;
       t.global_strides = stride;
       t.box_dim = box;
@@ -548,41 +564,31 @@ LaunchSpec TensorMapLaunch(std::string kernel, emu::Dim3 grid, emu::Dim3 block, 
       t.swizzle = swizzle;
       if (absl::Status st = emu::tmap::EncodeTiled(map.get(), t); !st.ok())
         throw std::runtime_error(std::string(st.message()));
-      if (gpu_queue::QueueSet* set = CurrentQueueSet()) {
-        gpu_queue::TiledMapArgs a;
-        a.data_type = t.data_type;
-        a.rank = t.rank;
-        a.global_address = reinterpret_cast<uintptr_t>(*mem);
-        a.global_dim = dim;
-        a.global_strides = stride;
-        a.box_dim = box;
-        a.element_strides = t.element_strides;
-        a.swizzle = swizzle;
-        gpu_queue::TensorMapEntry e = gpu_queue::TiledMapEntry(a);
-        REQUIRE(e.usable == 1);
-        e.key = gpu_queue::TensorMapKeyOf(map.get());
-        REQUIRE(gpu_queue::AddTensorMap(set, e));
-      }
+      gpu_queue::TiledMapArgs a;
+      a.data_type = t.data_type;
+      a.rank = t.rank;
+      a.global_address = reinterpret_cast<uintptr_t>(mem);
+      a.global_dim = dim;
+      a.global_strides = stride;
+      a.box_dim = box;
+      a.element_strides = t.element_strides;
+      a.swizzle = swizzle;
+      RegisterTensorMap(map.get(), gpu_queue::TiledMapEntry(a));
       storage.push_back(map);
       args.push_back(map.get());
     }
     storage.push_back(tensor);
     args.push_back(tensor.get());
     if (im2col) {
-      constexpr uint64_t kNwcBytes = 4 * 7 * 3 * 4;
-      auto nwc = device.memory().Allocate(kNwcBytes, emu::DeviceMemory::Kind::kDevice);
-      if (!nwc.ok()) throw std::runtime_error(std::string(nwc.status().message()));
-      std::memset(*nwc, 0, kNwcBytes);
-      regions.push_back(Region{reinterpret_cast<uintptr_t>(*nwc), kNwcBytes});
+      void* const nwc = ZeroedRegion(device, 4 * 7 * 3 * 4, regions);
       const uint64_t nwc_dim[3] = {4, 7, 3}, nwc_stride[2] = {4 * 4, 4 * 7 * 4};
       const uint32_t nwc_every[3] = {1, 2, 1};
       const int lower[1] = {-1}, upper[1] = {-1};
-      auto map = std::shared_ptr<uint8_t>(new (std::align_val_t{64}) uint8_t[emu::tmap::kBytes],
-                                          [](uint8_t* p) { operator delete[](p, std::align_val_t{64}); });
+      auto map = NewTensorMap();
       emu::tmap::Im2colArgs t;
       t.data_type = emu::tmap::kFloat32;
       t.rank = 3;
-      t.global_address = *nwc;
+      t.global_address = nwc;
       t.global_dim = nwc_dim;
       t.global_strides = nwc_stride;
       t.element_strides = nwc_every;
@@ -592,23 +598,18 @@ LaunchSpec TensorMapLaunch(std::string kernel, emu::Dim3 grid, emu::Dim3 block, 
       t.pixels_per_column = 8;
       if (absl::Status st = emu::tmap::EncodeIm2col(map.get(), t); !st.ok())
         throw std::runtime_error(std::string(st.message()));
-      if (gpu_queue::QueueSet* set = CurrentQueueSet()) {
-        gpu_queue::Im2colMapArgs a;
-        a.data_type = t.data_type;
-        a.rank = 3;
-        a.global_address = reinterpret_cast<uintptr_t>(*nwc);
-        a.global_dim = nwc_dim;
-        a.global_strides = nwc_stride;
-        a.element_strides = nwc_every;
-        a.lower_corner = lower;
-        a.upper_corner = upper;
-        a.channels_per_pixel = 4;
-        a.pixels_per_column = 8;
-        gpu_queue::TensorMapEntry e = gpu_queue::Im2colMapEntry(a);
-        REQUIRE(e.usable == 1);
-        e.key = gpu_queue::TensorMapKeyOf(map.get());
-        REQUIRE(gpu_queue::AddTensorMap(set, e));
-      }
+      gpu_queue::Im2colMapArgs a;
+      a.data_type = t.data_type;
+      a.rank = 3;
+      a.global_address = reinterpret_cast<uintptr_t>(nwc);
+      a.global_dim = nwc_dim;
+      a.global_strides = nwc_stride;
+      a.element_strides = nwc_every;
+      a.lower_corner = lower;
+      a.upper_corner = upper;
+      a.channels_per_pixel = 4;
+      a.pixels_per_column = 8;
+      RegisterTensorMap(map.get(), gpu_queue::Im2colMapEntry(a));
       storage.push_back(map);
       args.push_back(map.get());
     }
