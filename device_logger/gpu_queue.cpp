@@ -10,7 +10,7 @@ bool InitQueueSet(void* memory, uint32_t queues, uint32_t slots) {
   // slots: a slot is read only below the commit index, after its record was
   // written, and lanes a record does not name hold what an earlier record
   // left there once a queue wraps anyway. Clearing them touched every page of
-  // the set (87 MiB by default: 0.2 s of page faults per run of the GPU path
+  // the set (87 MiB by default: ~0.25 s of page faults per run of the GPU path
   // on the emulator, whose mapped pinned memory is plain anonymous memory).
   std::memset(memory, 0, sizeof(QueueSet) + TensorMapTableBytes());
   for (uint32_t q = 0; q < queues; ++q)

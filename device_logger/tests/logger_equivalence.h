@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -359,7 +360,6 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
     // original run may keep.
     std::vector<proto::Record> drained;
     bool overflowed = false;
-    std::atomic<bool> launches_done{false};
     auto drain_all = [&] {
       size_t n = 0;
       for (uint32_t q = 0; q < queues; ++q)
@@ -369,14 +369,16 @@ inline Outcome RunBoth(const std::string& ptx, const std::vector<LaunchSpec>& la
         });
       return n;
     };
-    std::thread drainer([&] {
-      while (!launches_done.load(std::memory_order_acquire))
+    // A jthread: an argument builder that throws (a failed allocation) still
+    // stops and joins it on the way out.
+    std::jthread drainer([&](std::stop_token stop) {
+      while (!stop.stop_requested())
         if (drain_all() == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
     });
     CurrentQueueSet() = set;
     const std::string launched = launch_all(device, *unit, regions);
     CurrentQueueSet() = nullptr;
-    launches_done.store(true, std::memory_order_release);
+    drainer.request_stop();
     drainer.join();
     drain_all();
     if (!launched.empty()) return out.error = "instrumented " + launched, out;
