@@ -415,19 +415,11 @@ cudaError_t Agent::LaunchKernel(Kernel* k, const void* function, const LaunchSha
   return launched;
 }
 
-void Agent::OnTensorMapEncoded(const void* map_bytes, const gpu_queue::TiledMapArgs& args) {
+void Agent::OnTensorMapEncoded(const void* map_bytes, const gpu_queue::TensorMapEntry& entry, std::string why) {
   if (!producer_) return;
   std::lock_guard<std::mutex> lock(launch_mu_);
   if (detached_) return;
-  NoteUnwalkedLayout(tensor_maps_.Encoded(map_bytes, args));
-  NoteTableFull();
-}
-
-void Agent::OnTensorMapEncodedIm2col(const void* map_bytes, const gpu_queue::Im2colMapArgs& args) {
-  if (!producer_) return;
-  std::lock_guard<std::mutex> lock(launch_mu_);
-  if (detached_) return;
-  NoteUnwalkedLayout(tensor_maps_.EncodedIm2col(map_bytes, args));
+  NoteUnwalkedLayout(tensor_maps_.Encoded(map_bytes, entry, std::move(why)));
   NoteTableFull();
 }
 

@@ -78,8 +78,7 @@ class Agent {
   void OnGraphLaunch();
   // cuTensorMapEncodeTiled / cuTensorMapReplaceAddress succeeded: the map's
   // geometry for the logger (tensor_maps.h).
-  void OnTensorMapEncoded(const void* map_bytes, const gpu_queue::TiledMapArgs& args);
-  void OnTensorMapEncodedIm2col(const void* map_bytes, const gpu_queue::Im2colMapArgs& args);
+  void OnTensorMapEncoded(const void* map_bytes, const gpu_queue::TensorMapEntry& entry, std::string why);
   void OnTensorMapAddressReplaced(uint64_t old_key, const void* new_bytes, uint64_t address);
   void Detach(int32_t status);  // at exit
 

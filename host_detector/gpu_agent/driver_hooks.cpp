@@ -319,6 +319,23 @@ Fn* RealTensorMapFunction(const std::atomic<void*>& fetched, const char* name) {
   static void* driver = barracuda::gpu_agent::FindRealDriver(name);
   return reinterpret_cast<Fn*>(driver);
 }
+
+// The arguments cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col share.
+barracuda::gpu_queue::TiledMapArgs SharedMapArgs(CUtensorMapDataType type, cuuint32_t rank, void* address,
+                                                 const cuuint64_t* dim, const cuuint64_t* strides,
+                                                 const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+                                                 CUtensorMapSwizzle swizzle) {
+  barracuda::gpu_queue::TiledMapArgs a;
+  a.data_type = static_cast<uint32_t>(type);
+  a.rank = rank;
+  a.global_address = reinterpret_cast<uint64_t>(address);
+  a.global_dim = dim;
+  a.global_strides = strides;
+  a.element_strides = element_strides;
+  a.interleave = static_cast<uint32_t>(interleave);
+  a.swizzle = static_cast<uint32_t>(swizzle);
+  return a;
+}
 }  // namespace
 
 BARRACUDA_AGENT_EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
@@ -332,17 +349,12 @@ BARRACUDA_AGENT_EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtenso
   HookScope scope;
   const CUresult r = real(map, type, rank, address, dim, strides, box, element_strides, interleave, swizzle, l2, fill);
   if (r == CUDA_SUCCESS && map != nullptr && scope.outermost()) {
-    barracuda::gpu_queue::TiledMapArgs a;
-    a.data_type = static_cast<uint32_t>(type);
-    a.rank = rank;
-    a.global_address = reinterpret_cast<uint64_t>(address);
-    a.global_dim = dim;
-    a.global_strides = strides;
+    barracuda::gpu_queue::TiledMapArgs a =
+        SharedMapArgs(type, rank, address, dim, strides, element_strides, interleave, swizzle);
     a.box_dim = box;
-    a.element_strides = element_strides;
-    a.interleave = static_cast<uint32_t>(interleave);
-    a.swizzle = static_cast<uint32_t>(swizzle);
-    Agent::Get().OnTensorMapEncoded(map, a);
+    std::string why;
+    const barracuda::gpu_queue::TensorMapEntry entry = barracuda::gpu_queue::TiledMapEntry(a, &why);
+    Agent::Get().OnTensorMapEncoded(map, entry, std::move(why));
   }
   return r;
 }
@@ -361,19 +373,15 @@ BARRACUDA_AGENT_EXPORT CUresult cuTensorMapEncodeIm2col(CUtensorMap* map, CUtens
                           interleave, swizzle, l2, fill);
   if (r == CUDA_SUCCESS && map != nullptr && scope.outermost()) {
     barracuda::gpu_queue::Im2colMapArgs a;
-    a.data_type = static_cast<uint32_t>(type);
-    a.rank = rank;
-    a.global_address = reinterpret_cast<uint64_t>(address);
-    a.global_dim = dim;
-    a.global_strides = strides;
-    a.element_strides = element_strides;
-    a.interleave = static_cast<uint32_t>(interleave);
-    a.swizzle = static_cast<uint32_t>(swizzle);
+    static_cast<barracuda::gpu_queue::TiledMapArgs&>(a) =
+        SharedMapArgs(type, rank, address, dim, strides, element_strides, interleave, swizzle);
     a.lower_corner = lower;
     a.upper_corner = upper;
     a.channels_per_pixel = channels;
     a.pixels_per_column = pixels;
-    Agent::Get().OnTensorMapEncodedIm2col(map, a);
+    std::string why;
+    const barracuda::gpu_queue::TensorMapEntry entry = barracuda::gpu_queue::Im2colMapEntry(a, &why);
+    Agent::Get().OnTensorMapEncoded(map, entry, std::move(why));
   }
   return r;
 }

@@ -4,19 +4,7 @@
 
 namespace barracuda::gpu_agent {
 
-std::string TensorMapRegistry::Encoded(const void* map_bytes, const gpu_queue::TiledMapArgs& args) {
-  std::string why;
-  gpu_queue::TensorMapEntry e = gpu_queue::TiledMapEntry(args, &why);
-  return Add(map_bytes, e, std::move(why));
-}
-
-std::string TensorMapRegistry::EncodedIm2col(const void* map_bytes, const gpu_queue::Im2colMapArgs& args) {
-  std::string why;
-  gpu_queue::TensorMapEntry e = gpu_queue::Im2colMapEntry(args, &why);
-  return Add(map_bytes, e, std::move(why));
-}
-
-std::string TensorMapRegistry::Add(const void* map_bytes, gpu_queue::TensorMapEntry e, std::string why) {
+std::string TensorMapRegistry::Encoded(const void* map_bytes, gpu_queue::TensorMapEntry e, std::string why) {
   e.key = gpu_queue::TensorMapKeyOf(map_bytes);
   std::lock_guard<std::mutex> lock(mu_);
   if (by_key_.insert_or_assign(e.key, e).second) order_.push_back(e.key);

@@ -23,10 +23,11 @@ namespace barracuda::gpu_agent {
 
 class TensorMapRegistry {
  public:
-  // A map the encoder wrote to `map_bytes` (128 bytes) from `args`. Returns
-  // why copies through it cannot be logged (empty: they can).
-  std::string Encoded(const void* map_bytes, const gpu_queue::TiledMapArgs& args);
-  std::string EncodedIm2col(const void* map_bytes, const gpu_queue::Im2colMapArgs& args);
+  // A map the encoder wrote to `map_bytes` (128 bytes): `e` is its entry made
+  // from the encoder's arguments (gpu_queue::TiledMapEntry / Im2colMapEntry;
+  // the key is set here), `why` what those said copies through it cannot be
+  // logged for (empty: they can). Returns `why`.
+  std::string Encoded(const void* map_bytes, gpu_queue::TensorMapEntry e, std::string why);
   // cuTensorMapReplaceAddress: `old_key` (TensorMapKeyOf the bytes before the
   // call) now holds `new_bytes`, the same geometry at `address`.
   void AddressReplaced(uint64_t old_key, const void* new_bytes, uint64_t address);
@@ -40,7 +41,6 @@ class TensorMapRegistry {
   uint32_t overflowed() const;
 
  private:
-  std::string Add(const void* map_bytes, gpu_queue::TensorMapEntry e, std::string why);
   void WriteLocked(const gpu_queue::TensorMapEntry& e);
   mutable std::mutex mu_;
   absl::flat_hash_map<uint64_t, gpu_queue::TensorMapEntry> by_key_;

@@ -42,6 +42,13 @@ gpu_queue::TiledMapArgs FloatArgs(uint64_t address, uint32_t swizzle = 0) {
   return a;
 }
 
+// As the encoder hook does: the entry from the arguments, then the registry.
+std::string Encode(TensorMapRegistry& registry, const void* map_bytes, const gpu_queue::TiledMapArgs& args) {
+  std::string why;
+  const gpu_queue::TensorMapEntry e = gpu_queue::TiledMapEntry(args, &why);
+  return registry.Encoded(map_bytes, e, std::move(why));
+}
+
 TEST_CASE("tensor maps: geometry from the encoder's arguments, usable layouts only", "[tensor_maps]") {
   std::string why;
   gpu_queue::TensorMapEntry e = gpu_queue::TiledMapEntry(FloatArgs(0x1000), &why);
@@ -73,10 +80,10 @@ TEST_CASE("tensor maps: geometry from the encoder's arguments, usable layouts on
 TEST_CASE("tensor maps: written when a table is attached, found by the bytes' hash", "[tensor_maps]") {
   TensorMapRegistry registry;
   Map a(1), b(2), c(3);
-  CHECK(registry.Encoded(a.bytes, FloatArgs(0x1000)).empty());  // before the queues exist
+  CHECK(Encode(registry, a.bytes, FloatArgs(0x1000)).empty());  // before the queues exist
   Queues q;
   registry.Attach(q.set());
-  CHECK(registry.Encoded(b.bytes, FloatArgs(0x2000)).empty());
+  CHECK(Encode(registry, b.bytes, FloatArgs(0x2000)).empty());
   const gpu_queue::TensorMapEntry* ea = gpu_queue::FindTensorMap(q.set(), gpu_queue::TensorMapKeyOf(a.bytes));
   const gpu_queue::TensorMapEntry* eb = gpu_queue::FindTensorMap(q.set(), gpu_queue::TensorMapKeyOf(b.bytes));
   REQUIRE(ea != nullptr);
@@ -110,7 +117,7 @@ TEST_CASE("tensor maps: a full table refuses and counts, colliding slots probe o
   for (uint32_t i = 0; i < gpu_queue::kTensorMapSlots + 2; ++i) {
     maps.emplace_back(0);
     std::memcpy(maps.back().bytes, &i, sizeof i);
-    registry.Encoded(maps.back().bytes, FloatArgs(0x1000 + i * 0x100));
+    Encode(registry, maps.back().bytes, FloatArgs(0x1000 + i * 0x100));
   }
   CHECK(registry.overflowed() == 2);
   for (uint32_t i = 0; i < gpu_queue::kTensorMapSlots; ++i) {
